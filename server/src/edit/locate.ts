@@ -1,0 +1,272 @@
+// Places each hunk of a diff in the current text by its context and removed
+// lines. The header's line number is only a hint. Uniqueness is the invariant:
+// a hunk lands where it fits and nowhere else, or it does not land at all.
+import type { ParsedHunk } from "./diff-parse.js";
+import { foldWhitespace, type LineIndex } from "./line-index.js";
+
+/** How closely the hunk's old lines match the file where it was placed. */
+export type MatchTier = "exact" | "whitespace" | "fuzzy";
+
+export interface Placement {
+  /** 0-based first file line the hunk's old side covers. */
+  start: number;
+  tier: MatchTier;
+  /** Indices (into the hunk's old-side lines) of context lines that did not match. */
+  mismatched: number[];
+}
+
+export type LocateError =
+  | { kind: "not_found"; hunk: number; nearest?: NearMiss }
+  | { kind: "ambiguous"; hunk: number; candidates: number[] }
+  | { kind: "no_context"; hunk: number }
+  | { kind: "order"; hunk: number; other: number };
+
+/** The best partial fit of a hunk that did not match: where, and which lines differed. */
+export interface NearMiss {
+  start: number;
+  matched: number;
+  total: number;
+  /** Old-side line index and the file line number (0-based) of each difference. */
+  differences: { oldIndex: number; fileLine: number }[];
+}
+
+interface OldLine {
+  text: string;
+  folded: string;
+  removed: boolean;
+}
+
+const MAX_REPORTED_CANDIDATES = 10;
+
+function oldSide(hunk: ParsedHunk): OldLine[] {
+  const out: OldLine[] = [];
+  for (const l of hunk.lines) if (l.op !== "+") out.push({ text: l.text, folded: foldWhitespace(l.text), removed: l.op === "-" });
+  return out;
+}
+
+/** Fuzzy matching allows this many differing context lines, given enough lines that agree. */
+function fuzzAllowance(old: OldLine[]): number {
+  const solid = old.filter((l) => l.folded !== "").length;
+  if (solid >= 8) return 2;
+  if (solid >= 4) return 1;
+  return 0;
+}
+
+class HunkMatcher {
+  readonly old: OldLine[];
+  readonly fuzz: number;
+
+  constructor(
+    private readonly index: LineIndex,
+    hunk: ParsedHunk,
+  ) {
+    this.old = oldSide(hunk);
+    this.fuzz = fuzzAllowance(this.old);
+  }
+
+  /** Start positions in [lo, hi] where the hunk fits at `tier`; stops early past `limit`. */
+  candidates(tier: MatchTier, lo: number, hi: number, limit = Infinity): number[] {
+    const m = this.old.length;
+    const maxStart = Math.min(hi, this.index.lines.length - m);
+    if (m === 0 || maxStart < lo) return [];
+    const found: number[] = [];
+    const seen = new Set<number>();
+    for (const [offset, positions] of this.generators(tier)) {
+      for (const pos of positions) {
+        const start = pos - offset;
+        if (start < lo || start > maxStart || seen.has(start)) continue;
+        seen.add(start);
+        if (this.fits(start, tier) !== undefined) {
+          found.push(start);
+          if (found.length > limit) return found.sort((a, b) => a - b);
+        }
+      }
+    }
+    return found.sort((a, b) => a - b);
+  }
+
+  /** Context lines that differ at `start`, or undefined when the hunk does not fit there. */
+  fits(start: number, tier: MatchTier): number[] | undefined {
+    const lines = this.index.lines;
+    const folded = this.index.folded;
+    const mismatched: number[] = [];
+    let agreeing = 0;
+    for (let i = 0; i < this.old.length; i++) {
+      const want = this.old[i]!;
+      if (tier === "exact") {
+        if (lines[start + i] !== want.text) return undefined;
+        continue;
+      }
+      if (folded[start + i] === want.folded) {
+        if (want.folded !== "") agreeing++;
+        continue;
+      }
+      if (tier === "whitespace" || want.removed) return undefined;
+      mismatched.push(i);
+      if (mismatched.length > this.fuzz) return undefined;
+    }
+    if (tier === "fuzzy" && (mismatched.length === 0 || agreeing < 3 * mismatched.length)) return undefined;
+    return mismatched;
+  }
+
+  /**
+   * Lines whose occurrences generate every possible start: at the exact and
+   * whitespace tiers one rare line suffices; with up to k differing context
+   * lines, one of any k+1 lines must agree (and every removed line must).
+   */
+  private generators(tier: MatchTier): [number, readonly number[]][] {
+    const look = (i: number): readonly number[] =>
+      tier === "exact" ? this.index.exact(this.old[i]!.text) : this.index.loose(this.old[i]!.folded);
+    const ranked = this.old
+      .map((l, i) => ({ i, removed: l.removed, n: look(i).length }))
+      .sort((a, b) => a.n - b.n);
+    if (tier !== "fuzzy") return [[ranked[0]!.i, look(ranked[0]!.i)]];
+    const removed = ranked.find((r) => r.removed);
+    if (removed) return [[removed.i, look(removed.i)]];
+    return ranked.slice(0, this.fuzz + 1).map((r) => [r.i, look(r.i)]);
+  }
+
+  /** Where the hunk comes closest, for the error message. */
+  nearMiss(): NearMiss | undefined {
+    const votes = new Map<number, number>();
+    for (let i = 0; i < this.old.length; i++) {
+      const l = this.old[i]!;
+      if (l.folded === "") continue;
+      const positions = this.index.loose(l.folded);
+      if (positions.length > 200) continue; // too common to say anything
+      for (const p of positions) votes.set(p - i, (votes.get(p - i) ?? 0) + 1);
+    }
+    let best: [number, number] | undefined;
+    for (const [start, n] of votes) if (!best || n > best[1] || (n === best[1] && start < best[0])) best = [start, n];
+    if (!best) return undefined;
+    const differences: NearMiss["differences"] = [];
+    for (let i = 0; i < this.old.length; i++) {
+      const fileLine = best[0] + i;
+      if (this.index.folded[fileLine] !== this.old[i]!.folded) differences.push({ oldIndex: i, fileLine });
+    }
+    return { start: best[0], matched: this.old.length - differences.length, total: this.old.length, differences };
+  }
+}
+
+const TIERS: MatchTier[] = ["exact", "whitespace", "fuzzy"];
+
+/**
+ * Places every hunk or reports the first that cannot be placed. First, each
+ * hunk that fits exactly one place in the whole file is fixed; then the others
+ * are searched between their fixed neighbours (diff order is file order), and
+ * as a last resort a header line number that names one candidate exactly picks it.
+ */
+export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { ok: true; placements: Placement[] } | { ok: false; error: LocateError } {
+  const matchers = hunks.map((h) => new HunkMatcher(index, h));
+  const placed: (Placement | undefined)[] = hunks.map(() => undefined);
+  const fileEnd = index.lines.length;
+
+  for (let h = 0; h < hunks.length; h++) {
+    if (matchers[h]!.old.length === 0) {
+      if (fileEnd !== 0) return { ok: false, error: { kind: "no_context", hunk: h } };
+      placed[h] = { start: 0, tier: "exact", mismatched: [] };
+    }
+  }
+
+  // Pass 1: hunks unique in the whole file at their best tier.
+  for (let h = 0; h < hunks.length; h++) {
+    if (placed[h]) continue;
+    const m = matchers[h]!;
+    for (const tier of TIERS) {
+      const c = m.candidates(tier, 0, fileEnd, 1);
+      if (c.length === 0) continue;
+      if (c.length === 1) placed[h] = { start: c[0]!, tier, mismatched: m.fits(c[0]!, tier)! };
+      break;
+    }
+  }
+  const orderError = checkOrder(placed);
+  if (orderError) return { ok: false, error: orderError };
+
+  // Pass 2: the rest, between their placed neighbours, until nothing changes.
+  let progress = true;
+  while (progress) {
+    progress = false;
+    for (let h = 0; h < hunks.length; h++) {
+      if (placed[h]) continue;
+      const { lo, hi } = windowFor(placed, h, fileEnd);
+      const m = matchers[h]!;
+      for (const tier of TIERS) {
+        const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
+        if (c.length === 0) continue;
+        const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, c);
+        if (pick !== undefined) {
+          placed[h] = { start: pick, tier, mismatched: m.fits(pick, tier)! };
+          progress = true;
+        }
+        break;
+      }
+    }
+  }
+
+  for (let h = 0; h < hunks.length; h++) {
+    if (placed[h]) continue;
+    const { lo, hi } = windowFor(placed, h, fileEnd);
+    const m = matchers[h]!;
+    for (const tier of TIERS) {
+      const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
+      if (c.length > 1) return { ok: false, error: { kind: "ambiguous", hunk: h, candidates: c.slice(0, MAX_REPORTED_CANDIDATES) } };
+    }
+    const nearest = m.nearMiss();
+    return { ok: false, error: nearest ? { kind: "not_found", hunk: h, nearest } : { kind: "not_found", hunk: h } };
+  }
+  const finalOrder = checkOrder(placed);
+  if (finalOrder) return { ok: false, error: finalOrder };
+  return { ok: true, placements: placed as Placement[] };
+}
+
+function checkOrder(placed: (Placement | undefined)[]): LocateError | undefined {
+  let prev: number | undefined;
+  for (let h = 0; h < placed.length; h++) {
+    const p = placed[h];
+    if (!p) continue;
+    if (prev !== undefined && p.start <= placed[prev]!.start) return { kind: "order", hunk: h, other: prev };
+    prev = h;
+  }
+  return undefined;
+}
+
+/** Starts strictly between the placed neighbours, so hunks stay in file order. */
+function windowFor(placed: (Placement | undefined)[], h: number, fileEnd: number): { lo: number; hi: number } {
+  let lo = 0;
+  let hi = fileEnd;
+  for (let j = h - 1; j >= 0; j--) {
+    const p = placed[j];
+    if (p) {
+      lo = p.start + 1;
+      break;
+    }
+  }
+  for (let j = h + 1; j < placed.length; j++) {
+    const p = placed[j];
+    if (p) {
+      hi = p.start - 1;
+      break;
+    }
+  }
+  return { lo, hi };
+}
+
+/**
+ * Among several fits, the one the header names exactly: either its own line
+ * number, or that number shifted by how far off the nearest placed earlier hunk's was.
+ */
+function byHint(hunks: readonly ParsedHunk[], placed: (Placement | undefined)[], h: number, candidates: number[]): number | undefined {
+  const own = hunks[h]!.oldStart;
+  if (own === undefined) return undefined;
+  const expected = new Set<number>([Math.max(0, own - 1)]);
+  for (let j = h - 1; j >= 0; j--) {
+    const p = placed[j];
+    const hint = hunks[j]!.oldStart;
+    if (p && hint !== undefined) {
+      expected.add(Math.max(0, own - 1 + (p.start - Math.max(0, hint - 1))));
+      break;
+    }
+  }
+  const hits = candidates.filter((c) => expected.has(c));
+  return hits.length === 1 ? hits[0] : undefined;
+}

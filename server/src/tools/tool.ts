@@ -1,0 +1,78 @@
+// What a tool is. One definition serves the LSP command, the CLI and the model's
+// function declaration, so they cannot drift apart.
+import type { z } from "zod";
+import type { Envelope } from "./envelope.js";
+import type { FileState } from "../workspace/file-state.js";
+import type { Workspace } from "../workspace/workspace.js";
+
+/** The kind, not a list of names, decides approval and what may run in parallel. */
+export type ToolKind = "read" | "modify";
+
+/** A change a modifying tool is about to deliver, shown to the user for approval. */
+export interface ProposedChange {
+  tool: string;
+  file_path: string;
+  /** `null` when the change creates the file. */
+  before: FileState | null;
+  after: string;
+  /** Unified diff of before → after, for the approval prompt. */
+  diff: string;
+  added: number;
+  removed: number;
+}
+
+export type ApprovalDecision = "apply" | "reject";
+
+/** Asks whoever runs the tool whether a change may land. Direct commands always answer "apply". */
+export type Approver = (change: ProposedChange, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+/** Optional second chance for `edit` when every matching tier failed (the agent provides it). */
+export interface EditCorrector {
+  correct(request: CorrectionRequest, signal: AbortSignal): Promise<CorrectionAnswer | undefined>;
+}
+
+export interface CorrectionRequest {
+  instruction: string;
+  old_string: string;
+  new_string: string;
+  error: string;
+  content: string;
+}
+
+export interface CorrectionAnswer {
+  search: string;
+  replace: string;
+  noChangesRequired: boolean;
+  explanation: string;
+}
+
+/** Per-session facts a tool may read or record (which files the model has seen). */
+export interface SessionContext {
+  /** Workspace-relative paths whose content the model received in this session. */
+  readonly filesInContext: Set<string>;
+}
+
+export interface ToolContext {
+  workspace: Workspace;
+  signal: AbortSignal;
+  approve: Approver;
+  session?: SessionContext;
+  corrector?: EditCorrector;
+  /** Work-done progress, where the front door can show it. */
+  progress?: (message: string, percentage?: number) => void;
+}
+
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  /** What the model reads: the usage protocol in plain words. */
+  description: string;
+  kind: ToolKind;
+  /** Validates every argument and is the JSON Schema the model is shown. */
+  params: Schema;
+  run(args: z.output<Schema>, ctx: ToolContext): Promise<Envelope>;
+}
+
+/** Keeps the schema's inferred type attached to `run` while storing tools in one list. */
+export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<Schema> {
+  return tool;
+}
