@@ -1,0 +1,222 @@
+// Disk I/O for paths the sandbox already resolved: read text, write atomically,
+// list a directory. Expected failures come back as Outcome values whose message
+// names the path and the next step; nothing here throws for a bad file.
+import { randomBytes } from "node:crypto";
+import { constants, promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { fail, succeed } from "../edit/outcome.js";
+import type { Outcome } from "../edit/outcome.js";
+import { decodeUtf8, looksBinary } from "../edit/text.js";
+import { compareNames } from "./suggest.js";
+
+/** Files larger than this are refused: a model cannot use them and hashing them stalls the server. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export interface DiskText {
+  content: string;
+  /** Permission bits (`st_mode & 0o7777`), so a rewrite can keep them. */
+  mode: number;
+}
+
+export type EntryType = "file" | "directory" | "symlink" | "other";
+
+export interface DirectoryEntry {
+  name: string;
+  type: EntryType;
+}
+
+// Opening a FIFO for reading blocks until a writer appears; non-blocking open
+// returns at once and the type check below refuses it. No effect on regular files.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+export async function readTextFile(abs: string): Promise<Outcome<DiskText>> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fs.open(abs, READ_FLAGS);
+    const stats = await handle.stat();
+    if (stats.isDirectory()) return isDirectory(abs);
+    if (!stats.isFile()) return notRegular(abs);
+    if (stats.size > MAX_FILE_BYTES) return tooLarge(abs, stats.size);
+    const bytes = await handle.readFile();
+    // The file may have grown since the stat.
+    if (bytes.length > MAX_FILE_BYTES) return tooLarge(abs, bytes.length);
+    if (looksBinary(bytes)) {
+      return fail(
+        "binary_file",
+        `${abs} looks like a binary file (it has a NUL byte in its first 8 KB). lockstep reads and edits text files only; leave this file alone or change it with a tool made for its format.`,
+      );
+    }
+    const content = decodeUtf8(bytes);
+    if (content === undefined) {
+      return fail(
+        "binary_file",
+        `${abs} is not valid UTF-8 text (it may be binary or in another encoding such as Latin-1 or UTF-16). lockstep reads and edits UTF-8 text only; convert the file to UTF-8 first if it is meant to be edited.`,
+      );
+    }
+    return succeed({ content, mode: stats.mode & 0o7777 });
+  } catch (error) {
+    return ioFailure(error, abs, "read");
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Replaces `abs` with `content` (UTF-8) so that a reader sees either the old
+ * file or the new one, never a mix: write a temporary file beside it, fsync,
+ * rename over the target. Missing parent directories are created. The mode is
+ * `options.mode` if given, else the existing file's, else the default for new
+ * files. On failure the temporary file is removed and the target is untouched.
+ */
+export async function writeTextFileAtomic(
+  abs: string,
+  content: string,
+  options: { mode?: number } = {},
+): Promise<Outcome<void>> {
+  const dir = path.dirname(abs);
+  let mode = options.mode;
+  try {
+    const stats = await fs.stat(abs);
+    if (stats.isDirectory()) return isDirectory(abs);
+    if (!stats.isFile()) return notRegular(abs);
+    // Renaming over a read-only file would succeed; honour the file's protection instead.
+    await fs.access(abs, constants.W_OK);
+    mode ??= stats.mode & 0o7777;
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") return ioFailure(error, abs, "write");
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (mkdirError) {
+      return ioFailure(mkdirError, dir, "create the directory");
+    }
+  }
+
+  const temp = temporaryPath(abs);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fs.open(temp, "wx", mode ?? 0o666);
+    await handle.writeFile(content, "utf8");
+    // open() filters the mode through the umask; chmod sets the exact bits to keep.
+    if (mode !== undefined) await handle.chmod(mode);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.rename(temp, abs);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    return ioFailure(error, abs, "write");
+  }
+  await syncDirectory(dir);
+  return succeed(undefined);
+}
+
+/** The entries of a directory: directories first, then by name in code-unit order. */
+export async function listDirectory(abs: string): Promise<Outcome<DirectoryEntry[]>> {
+  try {
+    const dirents = await fs.readdir(abs, { withFileTypes: true });
+    const entries = dirents.map(
+      (d): DirectoryEntry => ({
+        name: d.name,
+        type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other",
+      }),
+    );
+    const rank = (e: DirectoryEntry) => (e.type === "directory" ? 0 : 1);
+    return succeed(entries.sort((a, b) => rank(a) - rank(b) || compareNames(a.name, b.name)));
+  } catch (error) {
+    return ioFailure(error, abs, "list");
+  }
+}
+
+/** The `code` of a Node system error (`ENOENT`, `EACCES`, …), if it is one. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
+type Action = "read" | "write" | "list" | "create the directory" | "resolve";
+
+/** Turns a file-system error into a Failure that names the path and the next step. */
+export function ioFailure(error: unknown, target: string, action: Action): Outcome<never> {
+  const code = errnoCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case "ENOENT":
+      return fail("not_found", `${target} does not exist. Check the path, or list its directory to see what is there.`);
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return fail(
+        "permission_denied",
+        `The operating system does not allow lockstep to ${action} ${target} (${code}). Choose another path, or ask the user to change the permissions.`,
+      );
+    case "EISDIR":
+      return isDirectory(target);
+    case "ENOTDIR":
+    case "EEXIST":
+      return fail(
+        "invalid_argument",
+        `Cannot ${action} ${target}: a part of the path that should be a directory is a file (${code}). Check the path; list the parent directory to see what is there.`,
+      );
+    case "ENAMETOOLONG":
+      return fail("invalid_argument", `Cannot ${action} ${target}: the path or a name in it is too long. Use a shorter path.`);
+    case "ELOOP":
+      return fail(
+        "invalid_argument",
+        `Cannot ${action} ${target}: its symbolic links form a loop (ELOOP). Use a path that does not go through the looping link.`,
+      );
+    case "ENOSPC":
+    case "EDQUOT":
+      return fail("io_error", `Cannot ${action} ${target}: the disk or quota is full (${code}). Nothing was changed; tell the user.`);
+    default:
+      return fail(
+        "io_error",
+        `Cannot ${action} ${target}: ${code ?? "error"} (${detail}). Nothing was changed; try again, and tell the user if it keeps failing.`,
+      );
+  }
+}
+
+function isDirectory(abs: string): Outcome<never> {
+  return fail("invalid_argument", `${abs} is a directory, not a file. Use list_files to see its entries, then read or write one of them.`);
+}
+
+function notRegular(abs: string): Outcome<never> {
+  return fail(
+    "invalid_argument",
+    `${abs} is not a regular file (it is a pipe, socket or device). lockstep works with regular text files only; choose another path.`,
+  );
+}
+
+function tooLarge(abs: string, size: number): Outcome<never> {
+  return fail(
+    "invalid_argument",
+    `${abs} is ${formatBytes(size)}, over the ${formatBytes(MAX_FILE_BYTES)} limit for files lockstep reads. Work on a smaller file, or ask the user to change this one another way.`,
+  );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const mib = bytes / (1024 * 1024);
+  if (mib < 1) return `${(bytes / 1024).toFixed(1)} KiB (${bytes} bytes)`;
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB (${bytes} bytes)`;
+}
+
+/** A unique sibling of `abs`: same directory (so rename is atomic), hidden, length-bounded. */
+function temporaryPath(abs: string): string {
+  const base = path.basename(abs).slice(0, 100);
+  return path.join(path.dirname(abs), `.${base}.${process.pid}-${randomBytes(4).toString("hex")}.lockstep-tmp`);
+}
+
+/** Makes the rename itself durable. Best effort: some platforms cannot open a directory. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, "r");
+    await handle.sync();
+  } catch {
+    // The data is already fsynced; only the directory entry's durability is at stake.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
