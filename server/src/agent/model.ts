@@ -1,0 +1,98 @@
+// The narrow interface the turn loop depends on. The Gemini SDK's own types stop
+// at gemini-model.ts; everything else in agent/ speaks these plain shapes, so the
+// replay model and tests need no SDK at all.
+
+export interface FunctionCall {
+  /** Set by the API on some models; echoed back on the matching functionResponse. */
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface FunctionResponse {
+  id?: string;
+  name: string;
+  response: Record<string, unknown>;
+}
+
+export type Part =
+  | { text: string }
+  /**
+   * `thoughtSignature` is opaque model state that thinking models attach to a call
+   * and require back, unchanged, in the history of the next request.
+   */
+  | { functionCall: FunctionCall; thoughtSignature?: string }
+  | { functionResponse: FunctionResponse };
+
+export interface Message {
+  role: "user" | "model";
+  parts: Part[];
+}
+
+export interface FunctionDeclaration {
+  name: string;
+  description: string;
+  parametersJsonSchema: Record<string, unknown>;
+}
+
+export interface GenerateRequest {
+  system: string;
+  history: Message[];
+  tools: FunctionDeclaration[];
+}
+
+export type ModelEvent =
+  | { type: "text"; text: string }
+  | { type: "functionCall"; call: FunctionCall; thoughtSignature?: string };
+
+export interface JsonRequest {
+  system: string;
+  prompt: string;
+  /** JSON Schema the answer must follow. */
+  schema: Record<string, unknown>;
+}
+
+export interface Model {
+  readonly name: string;
+  /** One model turn: text deltas as they arrive, and every function call. Throws ModelError. */
+  stream(request: GenerateRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** One structured-output call (used for edit self-correction); resolves to the parsed JSON. */
+  generateJson(request: JsonRequest, signal: AbortSignal): Promise<unknown>;
+}
+
+export type ModelErrorCode =
+  | "no_api_key"
+  | "rate_limited"
+  | "network"
+  | "server"
+  | "bad_response"
+  | "cancelled"
+  | "timeout";
+
+/** The one error a Model throws. Its message never contains the API key. */
+export class ModelError extends Error {
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
+
+export function isModelError(error: unknown): error is ModelError {
+  return error instanceof ModelError;
+}
+
+/** Type guards over Part, so callers need no `in` checks of their own. */
+export function isTextPart(part: Part): part is { text: string } {
+  return "text" in part;
+}
+
+export function isFunctionCallPart(part: Part): part is { functionCall: FunctionCall; thoughtSignature?: string } {
+  return "functionCall" in part;
+}
+
+export function isFunctionResponsePart(part: Part): part is { functionResponse: FunctionResponse } {
+  return "functionResponse" in part;
+}
