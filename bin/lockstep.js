@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The installed entry point: everything lives in the compiled CLI.
-import { main } from "../dist/server/src/cli/main.js";
+// The installed entry point: the CLI bundled into a few files, so start-up reads little.
+import { main } from "../dist/bundle/main.js";
 
 process.exitCode = await main(process.argv.slice(2));

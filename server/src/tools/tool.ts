@@ -12,6 +12,8 @@ export type ToolKind = "read" | "modify";
 export interface ProposedChange {
   tool: string;
   file_path: string;
+  /** `file://` URI of the file (real path). */
+  uri: string;
   /** `null` when the change creates the file. */
   before: FileState | null;
   after: string;

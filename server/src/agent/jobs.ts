@@ -1,0 +1,210 @@
+// Agent runs as jobs: `ask` starts one and answers with its id at once (eglot
+// waits synchronously on commands, Helix times requests out); the run streams
+// events and `job` reports what it did; `cancel` stops it within a second.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
+import { functionDeclarations, invokeTool } from "../tools/registry.js";
+import { describeIssues } from "../tools/registry.js";
+import type { Approver, EditCorrector, ToolContext } from "../tools/tool.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { expandMentions } from "./mentions.js";
+import { isModelError, type Model } from "./model.js";
+import type { Session } from "./session.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { runTurnLoop, type ToolRunner } from "./turn-loop.js";
+
+const position = z.object({ line: z.number().int().min(0), character: z.number().int().min(0) });
+
+export const askParams = z
+  .object({
+    prompt: z.string().trim().min(1, "must say what to do"),
+    file_path: z.string().trim().min(1).optional(),
+    range: z.object({ start: position, end: position }).optional(),
+    /** The `lockstep: …` comment line the request came from, removed when the run succeeds. */
+    instruction_line: z.object({ line: z.number().int().min(0), text: z.string() }).optional(),
+  })
+  .strict();
+export type AskParams = z.output<typeof askParams>;
+
+const jobParams = z.object({ job_id: z.string().min(1, "must name a job (the job_id returned by lockstep.ask)") }).strict();
+
+export type JobStatus = "running" | "done" | "failed" | "cancelled";
+
+export type StreamEvent =
+  | { job_id: string; kind: "text"; text: string }
+  | { job_id: string; kind: "tool_call"; tool: string; file_path?: string }
+  | { job_id: string; kind: "tool_result"; tool: string; ok: boolean; message: string; file_path?: string }
+  | { job_id: string; kind: "status"; status: JobStatus; message?: string }
+  | { job_id: string; kind: "done"; status: JobStatus; text: string; message?: string };
+
+export interface AgentDeps {
+  workspace: () => Workspace;
+  session: Session;
+  /** Creates the model; throws a ModelError (no_api_key) when none is configured. */
+  model: () => Promise<Model>;
+  approve: Approver;
+  corrector?: EditCorrector;
+  emit: (event: StreamEvent) => void;
+  limits: () => { maxTurns: number; maxToolCalls: number };
+  /** Called when a run succeeded; the front door removes the instruction line, writes the transcript. */
+  finished?: (job: JobRecord, params: AskParams) => Promise<void>;
+}
+
+export interface JobRecord {
+  id: string;
+  prompt: string;
+  status: JobStatus;
+  text: string;
+  tool_calls: { name: string; file_path?: string; ok: boolean; message: string }[];
+  files_changed: string[];
+  error?: { code: string; message: string };
+  done: Promise<void>;
+  controller: AbortController;
+}
+
+const MODIFYING = new Set(["write_file", "safe_patch", "edit"]);
+
+export class AgentService {
+  private readonly jobs = new Map<string, JobRecord>();
+  /** One run at a time per session: the history is a single conversation. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: AgentDeps) {}
+
+  ask(raw: unknown): Envelope {
+    const parsed = askParams.safeParse(raw);
+    if (!parsed.success) return errorEnvelope("invalid_argument", describeIssues("lockstep.ask", parsed.error));
+    const id = randomUUID();
+    let finish = (): void => undefined;
+    const job: JobRecord = {
+      id,
+      prompt: parsed.data.prompt,
+      status: "running",
+      text: "",
+      tool_calls: [],
+      files_changed: [],
+      done: new Promise<void>((resolve) => (finish = resolve)),
+      controller: new AbortController(),
+    };
+    this.jobs.set(id, job);
+    this.queue = this.queue.then(() => this.run(job, parsed.data)).finally(finish);
+    return okEnvelope({ job_id: id });
+  }
+
+  job(raw: unknown): Envelope {
+    const found = this.find(raw);
+    if (!found.ok) return found.envelope;
+    const { id, status, text, tool_calls, files_changed, error, prompt } = found.job;
+    return okEnvelope({ job_id: id, prompt, status, text, tool_calls, files_changed, ...(error ? { error } : {}) });
+  }
+
+  cancel(raw: unknown): Envelope {
+    const found = this.find(raw);
+    if (!found.ok) return found.envelope;
+    found.job.controller.abort();
+    return okEnvelope({ job_id: found.job.id, status: found.job.status === "running" ? "cancelling" : found.job.status });
+  }
+
+  /** For tests and shutdown: resolves when the job has ended. */
+  async settled(id: string): Promise<JobRecord | undefined> {
+    const job = this.jobs.get(id);
+    await job?.done;
+    return job;
+  }
+
+  cancelAll(): void {
+    for (const job of this.jobs.values()) job.controller.abort();
+  }
+
+  private find(raw: unknown): { ok: true; job: JobRecord } | { ok: false; envelope: Envelope } {
+    const parsed = jobParams.safeParse(raw);
+    if (!parsed.success) return { ok: false, envelope: errorEnvelope("invalid_argument", describeIssues("lockstep.job", parsed.error)) };
+    const job = this.jobs.get(parsed.data.job_id);
+    if (!job) return { ok: false, envelope: errorEnvelope("not_found", `No job ${parsed.data.job_id} in this server session.`, ["Start one with lockstep.ask."]) };
+    return { ok: true, job };
+  }
+
+  private end(job: JobRecord, status: JobStatus, error?: { code: string; message: string }): void {
+    job.status = status;
+    if (error) job.error = error;
+    this.deps.emit({ job_id: job.id, kind: "done", status, text: job.text, ...(error ? { message: error.message } : {}) });
+  }
+
+  private async run(job: JobRecord, params: AskParams): Promise<void> {
+    const { session } = this.deps;
+    const signal = job.controller.signal;
+    if (signal.aborted) return this.end(job, "cancelled");
+    let model: Model;
+    try {
+      model = await this.deps.model();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return this.end(job, "failed", { code: isModelError(error) ? error.code : "internal_error", message });
+    }
+    const ctx: ToolContext = { workspace: this.deps.workspace(), signal, approve: this.deps.approve, session, ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}) };
+    this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}` });
+
+    const prompt = await this.promptText(params, ctx);
+    const runner: ToolRunner = {
+      declarations: () => functionDeclarations(),
+      run: async (call, callSignal) => {
+        const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
+        this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
+        const result = await invokeTool(call.name, call.args, { ...ctx, signal: callSignal });
+        const message = result.ok ? String(result.data["message"] ?? "ok") : result.error.message;
+        const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
+        const changed = result.ok && MODIFYING.has(call.name) && result.data["applied"] === true && state?.file_path;
+        if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);
+        job.tool_calls.push({ name: call.name, ...(file ? { file_path: file } : {}), ok: result.ok, message });
+        this.deps.emit({ job_id: job.id, kind: "tool_result", tool: call.name, ok: result.ok, message, ...(file ? { file_path: file } : {}) });
+        return result;
+      },
+    };
+    const result = await runTurnLoop({
+      model,
+      tools: runner,
+      system: buildSystemPrompt(),
+      history: session.history,
+      prompt: [{ text: prompt }],
+      limits: this.deps.limits(),
+      signal,
+      events: {
+        onText: (delta) => {
+          job.text += delta;
+          this.deps.emit({ job_id: job.id, kind: "text", text: delta });
+        },
+      },
+    });
+    session.history = result.history;
+    job.text = result.text;
+    if (result.status === "done") {
+      await this.applyEditBlocksInAnswer(job, ctx);
+      await this.deps.finished?.(job, params);
+      return this.end(job, "done");
+    }
+    if (result.status === "cancelled") return this.end(job, "cancelled");
+    return this.end(job, "failed", result.error ?? { code: result.status, message: `The run stopped: ${result.status}.` });
+  }
+
+  /** The prompt as the model reads it: the user's words, the mentioned files, and where the cursor is. */
+  private async promptText(params: AskParams, ctx: ToolContext): Promise<string> {
+    const expanded = await expandMentions(params.prompt, ctx);
+    if (!params.file_path) return expanded.text;
+    const read = await invokeTool("read_file", { file_path: params.file_path }, ctx);
+    if (!read.ok) return `${expanded.text}\n\n(The user is in ${params.file_path}, which could not be read: ${read.error.message})`;
+    const where = params.range ? ` Their selection is lines ${params.range.start.line + 1}-${params.range.end.line + 1}.` : "";
+    return `${expanded.text}\n\nThe user is working in ${params.file_path}.${where} Its current state:\n${JSON.stringify(read.data)}`;
+  }
+
+  /** Edit blocks the model wrote in its answer are applied like any other change (approved, hash-safe). */
+  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext): Promise<void> {
+    if (!job.text.includes("««« EDIT")) return;
+    const result = await invokeTool("apply_edit_blocks", { text: job.text }, ctx);
+    const changed = (result.data?.["files_changed"] ?? []) as string[];
+    for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);
+    const message = result.ok ? `Applied the edit blocks in the answer to ${changed.join(", ") || "no file"}.` : result.error.message;
+    job.tool_calls.push({ name: "apply_edit_blocks", ok: result.ok, message });
+    this.deps.emit({ job_id: job.id, kind: "tool_result", tool: "apply_edit_blocks", ok: result.ok, message });
+  }
+}

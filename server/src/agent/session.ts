@@ -1,0 +1,26 @@
+// What one server process remembers about the conversation: the files the
+// model has seen, the tools the user allowed for the session, the history.
+// Held in memory only; nothing is persisted, and a restart forgets it all.
+import type { SessionContext } from "../tools/tool.js";
+import type { Message } from "./model.js";
+
+export class Session implements SessionContext {
+  readonly filesInContext = new Set<string>();
+  /** Tools the user chose "Always allow … this session" for. */
+  readonly alwaysAllowed = new Set<string>();
+  history: Message[] = [];
+
+  reset(): void {
+    this.filesInContext.clear();
+    this.alwaysAllowed.clear();
+    this.history = [];
+  }
+
+  facts(): Record<string, unknown> {
+    return {
+      files_in_context: [...this.filesInContext].sort(),
+      always_allowed: [...this.alwaysAllowed].sort(),
+      history_messages: this.history.length,
+    };
+  }
+}

@@ -1,0 +1,42 @@
+// The conversation as a markdown file, for editors that cannot show the
+// lockstep/stream notification (Helix drops custom notifications).
+import { appendFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { StreamEvent } from "./jobs.js";
+
+export class Transcript {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
+  record(event: StreamEvent, prompt: string | undefined, onError: (message: string) => void): void {
+    const text = render(event, prompt);
+    if (text === "") return;
+    this.chain = this.chain
+      .then(async () => {
+        await mkdir(path.dirname(this.file), { recursive: true });
+        await appendFile(this.file, text, "utf8");
+      })
+      .catch((error: unknown) => onError(`Could not write the transcript ${this.file}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  flushed(): Promise<void> {
+    return this.chain;
+  }
+}
+
+function render(event: StreamEvent, prompt: string | undefined): string {
+  switch (event.kind) {
+    case "status":
+      return event.status === "running" && prompt !== undefined ? `\n## You\n\n${prompt}\n\n## lockstep\n\n` : "";
+    case "text":
+      return event.text;
+    case "tool_call":
+      return `\n\n> ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`;
+    case "tool_result":
+      return `> ${event.ok ? "ok" : "failed"}: ${event.message.split("\n")[0]}\n\n`;
+    case "done":
+      return `\n\n*(${event.status}${event.message ? `: ${event.message}` : ""})*\n`;
+  }
+}

@@ -1,0 +1,170 @@
+// The `lockstep` command: the language server (default), and the same tools
+// from the shell. Every tool command prints exactly one envelope as JSON on
+// stdout and exits 0 when it applied, 1 when it refused, 2 on a usage error.
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { parseArgs, promisify } from "node:util";
+import { errorEnvelope, type Envelope } from "../tools/envelope.js";
+import { invokeTool } from "../tools/registry.js";
+import type { ToolContext } from "../tools/tool.js";
+import { Sandbox } from "../workspace/sandbox.js";
+import { Workspace } from "../workspace/workspace.js";
+import { VERSION } from "../version.js";
+
+const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
+
+  lockstep [--stdio] [--debug]          run the language server over stdio (the default)
+  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
+                [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
+  lockstep read FILE... [--root DIR]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
+  lockstep demo [--keep]
+
+Tool commands print one JSON envelope {"ok": ...} on stdout.
+Exit status: 0 applied, 1 refused, 2 usage error.`;
+
+class UsageError extends Error {}
+
+type Io = { stdout: (s: string) => void; stderr: (s: string) => void; stdin: () => Promise<string> };
+
+const defaultIo: Io = {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  stdin: readStdin,
+};
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function toolContext(root: string | undefined): Promise<ToolContext> {
+  const sandbox = await Sandbox.create([root ?? process.cwd()]);
+  return { workspace: new Workspace(sandbox), signal: new AbortController().signal, approve: async () => "apply" };
+}
+
+/** Without --base-sha256 the file as it is now is the base. */
+async function currentSha(ctx: ToolContext, file: string): Promise<string | undefined> {
+  const read = await invokeTool("read_file", { file_path: file }, ctx);
+  return read.ok ? String(read.data["sha256"]) : undefined;
+}
+
+const common = { root: { type: "string" }, "dry-run": { type: "boolean" }, "base-sha256": { type: "string" } } as const;
+
+async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...common, diff: { type: "string" } } });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError("apply-patch takes exactly one FILE");
+  const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await readFile(values.diff, "utf8");
+  const ctx = await toolContext(values.root);
+  const base = values["base-sha256"] ?? (await currentSha(ctx, file)) ?? (await import("../edit/text.js")).EMPTY_SHA256;
+  return invokeTool("safe_patch", { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: values["dry-run"] ?? false }, ctx);
+}
+
+async function editCommand(args: string[]): Promise<Envelope> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...common, old: { type: "string" }, new: { type: "string" }, "old-file": { type: "string" }, "new-file": { type: "string" }, "expected-replacements": { type: "string" } },
+  });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError("edit takes exactly one FILE");
+  const text = async (inline: string | undefined, path: string | undefined, name: string): Promise<string> => {
+    if (inline !== undefined && path !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both`);
+    if (path !== undefined) return readFile(path, "utf8");
+    if (inline === undefined) throw new UsageError(`--${name} (or --${name}-file) is required`);
+    return inline;
+  };
+  const ctx = await toolContext(values.root);
+  const count = values["expected-replacements"];
+  if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError("--expected-replacements takes a whole number");
+  return invokeTool(
+    "edit",
+    {
+      file_path: file,
+      old_string: await text(values.old, values["old-file"], "old"),
+      new_string: await text(values.new, values["new-file"], "new"),
+      ...(count !== undefined ? { expected_replacements: Number(count) } : {}),
+      ...(values["base-sha256"] !== undefined ? { base_content_sha256: values["base-sha256"] } : {}),
+      dry_run: values["dry-run"] ?? false,
+    },
+    ctx,
+  );
+}
+
+async function applyBlocksCommand(args: string[], io: Io): Promise<Envelope> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: common.root, "dry-run": common["dry-run"], stage: { type: "boolean" } } });
+  if (positionals.length > 0) throw new UsageError("apply-blocks reads the model output on stdin and takes no FILE");
+  const ctx = await toolContext(values.root);
+  const result = await invokeTool("apply_edit_blocks", { text: await io.stdin(), dry_run: values["dry-run"] ?? false }, ctx);
+  const changed = result.data?.["files_changed"];
+  if (values.stage && Array.isArray(changed) && changed.length > 0) {
+    try {
+      await promisify(execFile)("git", ["add", "--", ...changed.map(String)], { cwd: ctx.workspace.sandbox.roots[0] });
+      if (result.data) result.data["staged"] = changed;
+    } catch (error) {
+      if (result.data) result.data["stage_error"] = `git add failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  return result;
+}
+
+async function readCommand(args: string[]): Promise<Envelope> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: common.root } });
+  if (positionals.length === 0) throw new UsageError("read takes at least one FILE");
+  const ctx = await toolContext(values.root);
+  if (positionals.length === 1) return invokeTool("read_file", { file_path: positionals[0] }, ctx);
+  return invokeTool("read_many_files", { file_paths: positionals }, ctx);
+}
+
+const TOOL_COMMANDS: Record<string, (args: string[], io: Io) => Promise<Envelope>> = {
+  "apply-patch": applyPatchCommand,
+  edit: (args) => editCommand(args),
+  "apply-blocks": applyBlocksCommand,
+  read: (args) => readCommand(args),
+};
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === "--help" || command === "-h" || command === "help") {
+    io.stdout(USAGE + "\n");
+    return 0;
+  }
+  if (command === "--version" || command === "-v") {
+    io.stdout(VERSION + "\n");
+    return 0;
+  }
+  if (command === undefined || command.startsWith("--")) {
+    const { runServer } = await import("../lsp/server.js");
+    return runServer(argv);
+  }
+  if (command === "ask" || command === "demo") {
+    const { runTerminalClient } = await import("./terminal-client.js");
+    return runTerminalClient(command, rest, io);
+  }
+  const run = TOOL_COMMANDS[command];
+  if (!run) {
+    io.stderr(`lockstep: unknown command '${command}'\n\n${USAGE}\n`);
+    io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Unknown command '${command}'. Run lockstep --help.`)) + "\n");
+    return 2;
+  }
+  try {
+    const envelope = await run(rest, io);
+    io.stdout(JSON.stringify(envelope) + "\n");
+    return envelope.ok ? 0 : 1;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+    const message = error instanceof Error ? error.message : String(error);
+    if (usage) {
+      io.stderr(`lockstep ${command}: ${message}\n\n${USAGE}\n`);
+      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep --help.`)) + "\n");
+      return 2;
+    }
+    const code = error instanceof Error && "code" in error && error.code === "ENOENT" ? "not_found" : "io_error";
+    io.stdout(JSON.stringify(errorEnvelope(code, `lockstep ${command}: ${message}`)) + "\n");
+    return 1;
+  }
+}

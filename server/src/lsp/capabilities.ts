@@ -1,0 +1,46 @@
+// Capabilities are decided once, here: the client's become plain flags the
+// rest of the server reads, and the server's own are one snapshot-tested object.
+import type { ClientCapabilities, ServerCapabilities } from "vscode-languageserver";
+import { CodeActionKind, TextDocumentSyncKind } from "vscode-languageserver";
+
+export interface ClientFlags {
+  /** workspace/applyEdit is available. */
+  canApplyEdit: boolean;
+  /** TextDocumentEdit with versions (documentChanges) is understood. */
+  versionedEdits: boolean;
+  /** CreateFile resource operations are understood. */
+  createFiles: boolean;
+  /** window/showMessageRequest with action items. */
+  messageActions: boolean;
+  /** Server-initiated $/progress. */
+  workDoneProgress: boolean;
+  /** window/showDocument. */
+  showDocument: boolean;
+  /** workspace/configuration is advertised. */
+  configuration: boolean;
+  /** workspace/didChangeConfiguration can be registered dynamically. */
+  configurationChanges: boolean;
+}
+
+export function clientFlags(caps: ClientCapabilities): ClientFlags {
+  const edit = caps.workspace?.workspaceEdit;
+  return {
+    canApplyEdit: caps.workspace?.applyEdit === true,
+    versionedEdits: edit?.documentChanges === true,
+    createFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("create"),
+    messageActions: caps.window?.showMessage !== undefined,
+    workDoneProgress: caps.window?.workDoneProgress === true,
+    showDocument: caps.window?.showDocument?.support === true,
+    configuration: caps.workspace?.configuration === true,
+    configurationChanges: caps.workspace?.didChangeConfiguration?.dynamicRegistration === true,
+  };
+}
+
+export function serverCapabilities(commands: readonly string[]): ServerCapabilities {
+  return {
+    textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+    executeCommandProvider: { commands: [...commands] },
+    codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source, CodeActionKind.RefactorRewrite] },
+    workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+  };
+}

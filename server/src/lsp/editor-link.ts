@@ -1,0 +1,59 @@
+// The workspace's view of the editor, implemented over LSP: open buffers, and
+// edits sent as workspace/applyEdit, one request per file.
+import type { Connection, CreateFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver";
+import { ApplyWorkspaceEditRequest, CancellationTokenSource } from "vscode-languageserver";
+import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/workspace.js";
+import type { ClientFlags } from "./capabilities.js";
+import type { OpenDocuments } from "./documents.js";
+import { toLspEdits } from "./positions.js";
+
+export class LspEditorLink implements EditorLink {
+  constructor(
+    private readonly connection: Connection,
+    private readonly documents: OpenDocuments,
+    private readonly flags: ClientFlags,
+    private readonly timeoutMs: () => number,
+  ) {}
+
+  get canApplyEdit(): boolean {
+    return this.flags.canApplyEdit;
+  }
+
+  get createFiles(): boolean {
+    return this.flags.createFiles;
+  }
+
+  document(uri: string): EditorDocument | undefined {
+    const doc = this.documents.get(uri);
+    return doc ? { version: doc.version, text: doc.getText() } : undefined;
+  }
+
+  async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
+    const uri = this.documents.editorUri(edit.uri);
+    const edits = toLspEdits(edit.before, edit.edits);
+    let workspaceEdit: WorkspaceEdit;
+    if (this.flags.versionedEdits) {
+      const textEdit: TextDocumentEdit = { textDocument: { uri, version: edit.version }, edits };
+      const create: CreateFile = { kind: "create", uri };
+      workspaceEdit = { documentChanges: edit.create ? [create, textEdit] : [textEdit] };
+    } else {
+      workspaceEdit = { changes: { [uri]: edits } };
+    }
+    const source = new CancellationTokenSource();
+    const cancel = (): void => source.cancel();
+    signal.addEventListener("abort", cancel, { once: true });
+    const timer = setTimeout(cancel, this.timeoutMs());
+    try {
+      const reply = await this.connection.sendRequest(ApplyWorkspaceEditRequest.type, { label: "lockstep", edit: workspaceEdit }, source.token);
+      if (reply.applied) return { applied: true };
+      return { applied: false, reason: reply.failureReason ?? "the editor did not apply it" };
+    } catch (error) {
+      // eglot answers a stale version with a JSON-RPC error rather than applied: false.
+      return { applied: false, reason: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", cancel);
+      source.dispose();
+    }
+  }
+}

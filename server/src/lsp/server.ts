@@ -1,0 +1,262 @@
+// The one file that binds LSP to the domain: each handler converts params,
+// calls into tools/, workspace/ or agent/, and converts the answer back.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  createConnection,
+  DidChangeConfigurationNotification,
+  ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
+  TextDocuments,
+  MessageType,
+  ShowMessageNotification,
+  type CodeAction,
+  type InitializeParams,
+  type InitializeResult,
+} from "vscode-languageserver/node.js";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { sessionApprover } from "../agent/approvals.js";
+import { ModelEditCorrector } from "../agent/corrector.js";
+import { AgentService, type StreamEvent } from "../agent/jobs.js";
+import type { Model } from "../agent/model.js";
+import { createReplayModel, loadReplayScript } from "../agent/replay-model.js";
+import { Session } from "../agent/session.js";
+import { Transcript } from "../agent/transcript.js";
+import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
+import { invokeTool } from "../tools/registry.js";
+import { Sandbox } from "../workspace/sandbox.js";
+import { Workspace } from "../workspace/workspace.js";
+import { VERSION } from "../version.js";
+import { agentActions } from "./agent-actions.js";
+import { ApprovalDesk } from "./approval.js";
+import { clientFlags, serverCapabilities, type ClientFlags } from "./capabilities.js";
+import { editBlockActions, patchActions } from "./code-actions.js";
+import { commandNames, executeCommand, type AgentCommand } from "./commands.js";
+import { OpenDocuments } from "./documents.js";
+import { LspEditorLink } from "./editor-link.js";
+import { readSettings, DEFAULT_SETTINGS, type Settings } from "./settings.js";
+import { signalOf } from "./cancellation.js";
+
+/** Roots from the initialize params: workspace folders, else rootUri, else the current directory. */
+function rootsOf(params: InitializeParams): string[] {
+  const folders = params.workspaceFolders?.map((f) => f.uri) ?? [];
+  const uris = folders.length > 0 ? folders : params.rootUri ? [params.rootUri] : [];
+  const paths = uris.filter((u) => u.startsWith("file:")).map((u) => fileURLToPath(u));
+  if (paths.length === 0 && params.rootPath) paths.push(params.rootPath);
+  return paths.length > 0 ? paths : [process.cwd()];
+}
+
+export async function runServer(argv: string[]): Promise<number> {
+  const connection = createConnection(ProposedFeatures.all, new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+  const textDocuments = new TextDocuments(TextDocument);
+  const open = new OpenDocuments(textDocuments);
+  const session = new Session();
+  let flags: ClientFlags = clientFlags({});
+  let settings: Settings = DEFAULT_SETTINGS;
+  let workspace: Workspace | undefined;
+  const debugFlag = argv.includes("--debug");
+  const debug = (what: string, value: unknown): void => {
+    if (debugFlag || settings.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+  };
+  const notify = (type: MessageType, message: string): void => void connection.sendNotification(ShowMessageNotification.type, { type, message });
+  const warn = (message: string): void => notify(MessageType.Warning, message);
+
+  const applySettings = (raw: unknown): void => {
+    const read = readSettings(raw, settings);
+    settings = read.settings;
+    if (read.problems.length > 0) warn(`lockstep settings: ${read.problems.join("; ")}. Defaults are used for those.`);
+  };
+  const fetchSettings = async (): Promise<void> => {
+    if (!flags.configuration) return;
+    try {
+      const [section] = (await connection.workspace.getConfiguration([{ section: "lockstep" }])) as unknown[];
+      if (section !== null && section !== undefined) applySettings(section);
+    } catch {
+      // A client that advertises configuration but fails to answer keeps its initializationOptions.
+    }
+  };
+
+  let model: { key: string; value: Model } | undefined;
+  // The Gemini SDK is loaded on first use: most sessions start without asking the model anything.
+  const currentModel = async (): Promise<Model> => {
+    const key = `${settings.replay ?? ""}|${settings.model}|${settings.modelTimeoutMs}`;
+    if (model?.key === key) return model.value;
+    let value: Model;
+    if (settings.replay) {
+      const script = loadReplayScript(JSON.parse(readFileSync(settings.replay, "utf8")));
+      if (!script.ok) throw new Error(`The replay script ${settings.replay} is invalid: ${script.error.message}`);
+      value = createReplayModel(script.value);
+    } else {
+      const { createGeminiModel } = await import("../agent/gemini-model.js");
+      value = createGeminiModel({ model: settings.model, timeoutMs: settings.modelTimeoutMs });
+    }
+    model = { key, value };
+    return value;
+  };
+
+  const desk = new ApprovalDesk(connection, () => flags, (uri) => open.editorUri(uri));
+  const transcripts = new Map<string, Transcript>();
+  const prompts = new Map<string, string>();
+  const requireWorkspace = (): Workspace => {
+    if (!workspace) throw new Error("the server is not initialized");
+    return workspace;
+  };
+  const stream = (event: StreamEvent): void => {
+    void connection.sendNotification("lockstep/stream", event);
+    if (settings.transcript) {
+      const file = settings.transcript;
+      const t = transcripts.get(file) ?? new Transcript(file);
+      transcripts.set(file, t);
+      t.record(event, prompts.get(event.job_id), warn);
+    }
+  };
+  const agent = new AgentService({
+    workspace: requireWorkspace,
+    session,
+    model: currentModel,
+    approve: sessionApprover(session, () => settings.approval, desk.prompt),
+    corrector: new ModelEditCorrector(currentModel),
+    emit: stream,
+    limits: () => ({ maxTurns: settings.maxTurns, maxToolCalls: settings.maxToolCalls }),
+    finished: async (job, params) => {
+      if (params.instruction_line && params.file_path) {
+        // The `lockstep: …` comment did its work; take it out (the user asked for this run).
+        await invokeTool(
+          "edit",
+          { file_path: params.file_path, old_string: params.instruction_line.text + "\n", new_string: "" },
+          { workspace: requireWorkspace(), signal: job.controller.signal, approve: async () => "apply" },
+        );
+      }
+    },
+  });
+
+  const agentCommand = async (command: AgentCommand, args: unknown): Promise<Envelope> => {
+    switch (command) {
+      case "ask": {
+        const started = agent.ask(args);
+        if (started.ok) {
+          const id = String(started.data["job_id"]);
+          prompts.set(id, (args as { prompt: string }).prompt);
+          if (settings.transcript && flags.showDocument) {
+            void connection.window.showDocument({ uri: new URL(`file://${settings.transcript}`).href, takeFocus: false }).catch(() => undefined);
+          }
+        }
+        return started;
+      }
+      case "job":
+        return agent.job(args);
+      case "cancel":
+        return agent.cancel(args);
+      case "session":
+        return okEnvelope({ ...session.facts(), model: settings.model, approval: settings.approval, version: VERSION });
+      case "reset_session":
+        agent.cancelAll();
+        desk.rejectAll();
+        session.reset();
+        return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });
+      case "decide": {
+        const a = (args ?? {}) as { id?: unknown; decision?: unknown };
+        const decision = a.decision === "apply" || a.decision === "always" || a.decision === "reject" ? a.decision : undefined;
+        if (typeof a.id !== "string" || !decision) return errorEnvelope("invalid_argument", "lockstep.decide needs {id, decision: apply | always | reject}.");
+        return desk.decide(a.id, decision) ? okEnvelope({ id: a.id, decision }) : errorEnvelope("not_found", `No staged change ${a.id}; it was decided or cancelled already.`);
+      }
+    }
+  };
+
+  connection.onInitialize(async (params): Promise<InitializeResult> => {
+    flags = clientFlags(params.capabilities);
+    applySettings(params.initializationOptions);
+    const sandbox = await Sandbox.create(rootsOf(params));
+    workspace = new Workspace(sandbox, {
+      editor: new LspEditorLink(connection, open, flags, () => settings.applyEditTimeoutMs),
+      closedFileEdits: settings.closedFileEdits,
+    });
+    debug("initialize", { roots: sandbox.roots, flags });
+    return { capabilities: serverCapabilities(commandNames()), serverInfo: { name: "lockstep", version: VERSION } };
+  });
+
+  connection.onInitialized(() => {
+    if (flags.configurationChanges) void connection.client.register(DidChangeConfigurationNotification.type, { section: "lockstep" });
+    void fetchSettings();
+  });
+  connection.onDidChangeConfiguration((change) => {
+    const raw = (change.settings as { lockstep?: unknown } | null)?.lockstep;
+    if (raw !== undefined) applySettings(raw);
+    else void fetchSettings();
+  });
+
+  textDocuments.onDidOpen((e) => workspace?.documentChanged(open.opened(e.document.uri)));
+  textDocuments.onDidChangeContent((e) => workspace?.documentChanged(open.realUri(e.document.uri)));
+  textDocuments.onDidClose((e) => workspace?.documentChanged(open.closed(e.document.uri)));
+
+  connection.onExecuteCommand(async (params, token) => {
+    const signal = signalOf(token);
+    debug("command", { command: params.command, arguments: params.arguments });
+    let result: Envelope;
+    if (!workspace) result = errorEnvelope("internal_error", "Internal Error: the server was not initialized.");
+    else {
+      const ws = workspace;
+      result = await executeCommand(
+        {
+          toolContext: (s) => ({ workspace: ws, signal: s, approve: async () => "apply", progress: progressReporter() }),
+          agent: (command, args) => agentCommand(command, args),
+        },
+        params.command,
+        params.arguments,
+        signal,
+      );
+    }
+    debug("result", result);
+    if (!result.ok && /^lockstep\.(safe_patch|edit|write_file|apply_edit_blocks)$/.test(params.command)) warn(result.error.message);
+    else if (result.ok && params.command === "lockstep.apply_edit_blocks") {
+      const blocks = (result.data["blocks"] ?? []) as unknown[];
+      notify(MessageType.Info, `lockstep: ${blocks.length} edit block${blocks.length === 1 ? "" : "s"} ${params.arguments?.[0] && (params.arguments[0] as { dry_run?: boolean }).dry_run ? "checked" : "applied"}.`);
+    }
+    return result;
+  });
+
+  /** $/progress for long commands, created on first use where the client supports it. */
+  const progressReporter = (): ((message: string, percentage?: number) => void) | undefined => {
+    if (!flags.workDoneProgress) return undefined;
+    let reporter: Promise<{ report(p: number, m?: string): void; done(): void }> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    return (message, percentage) => {
+      reporter ??= connection.window.createWorkDoneProgress().then((r) => {
+        r.begin("lockstep", 0, message);
+        return r;
+      });
+      void reporter.then((r) => {
+        r.report(percentage ?? 0, message);
+        clearTimeout(timer);
+        timer = setTimeout(() => r.done(), 250);
+      });
+    };
+  };
+
+  connection.onCodeAction(async (params): Promise<CodeAction[]> => {
+    const doc = open.byEditorUri(params.textDocument.uri);
+    if (!doc || !workspace) return [];
+    const ws = workspace;
+    const text = doc.getText();
+    const relative = ws.sandbox.relativize(open.realUri(doc.uri));
+    const actions: CodeAction[] = [...desk.actionsFor(params.textDocument.uri), ...editBlockActions(text)];
+    actions.push(
+      ...(await patchActions(doc.uri, doc.languageId, text, async (target) => {
+        const read = await invokeTool("read_file", { file_path: target }, { workspace: ws, signal: new AbortController().signal, approve: async () => "apply" });
+        return read.ok ? { file_path: String(read.data["file_path"]), sha256: String(read.data["sha256"]) } : undefined;
+      })),
+    );
+    if (relative !== undefined) actions.push(...agentActions(doc, relative, params.range, params.context.diagnostics));
+    return actions;
+  });
+
+  connection.onShutdown(() => {
+    agent.cancelAll();
+    desk.rejectAll();
+  });
+
+  textDocuments.listen(connection);
+  connection.listen();
+  return new Promise<number>(() => undefined); // the connection ends the process on exit
+}

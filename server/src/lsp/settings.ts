@@ -1,0 +1,43 @@
+// Settings: defaults, types and validation from one schema. They come from
+// initializationOptions and from workspace/configuration (section `lockstep`).
+import { z } from "zod";
+
+export const settingsSchema = z.object({
+  model: z.string().min(1).default("gemini-2.5-flash").describe("Gemini model for the agent."),
+  approval: z.enum(["ask", "auto"]).default("ask").describe("ask: the user approves every change the agent makes; auto: changes land at once."),
+  closedFileEdits: z.enum(["editor", "disk"]).default("editor").describe("Where changes to files that are not open go: to the editor as a reviewable edit, or straight to disk."),
+  transcript: z.string().optional().describe("Path of a markdown file the agent's conversations are written to (for editors without custom notifications)."),
+  replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling Gemini: the offline demo and tests use it."),
+  debug: z.boolean().default(false).describe("Log every command and result as JSON to stderr."),
+  applyEditTimeoutMs: z.number().int().positive().default(10_000).describe("How long to wait for the editor to answer an edit."),
+  modelTimeoutMs: z.number().int().positive().default(120_000).describe("How long one model call may take."),
+  maxTurns: z.number().int().positive().default(20).describe("Model turns per request before the agent stops."),
+  maxToolCalls: z.number().int().positive().default(50).describe("Tool calls per request before the agent stops."),
+});
+
+export type Settings = z.output<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
+
+/**
+ * Reads settings leniently: a field with a bad value falls back to its default
+ * and is reported, so one typo does not cost the user every other setting.
+ */
+export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): { settings: Settings; problems: string[] } {
+  if (raw === undefined || raw === null) return { settings: base, problems: [] };
+  if (typeof raw !== "object" || Array.isArray(raw)) return { settings: base, problems: ["settings must be an object"] };
+  const merged: Record<string, unknown> = { ...base };
+  const problems: string[] = [];
+  const shape = settingsSchema.shape;
+  for (const [key, value] of Object.entries(raw)) {
+    const field = shape[key as keyof typeof shape];
+    if (!field) {
+      problems.push(`unknown setting \`${key}\``);
+      continue;
+    }
+    const parsed = field.safeParse(value);
+    if (parsed.success) merged[key] = parsed.data;
+    else problems.push(`\`${key}\`: ${parsed.error.issues[0]?.message ?? "invalid value"}`);
+  }
+  return { settings: settingsSchema.parse(merged), problems };
+}

@@ -1,0 +1,135 @@
+// apply_edit_blocks: the ««« EDIT blocks in a model's answer (or a pasted one),
+// applied file by file, blocks of one file in order. Each block reports its own
+// status; each file is delivered once, with the blocks that fit.
+import { z } from "zod";
+import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/edit-blocks.js";
+import { succeed, type ErrorCode } from "../edit/outcome.js";
+import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
+import { modifyFile } from "./modify.js";
+import { dryRun } from "./schemas.js";
+import { defineTool, type ToolContext } from "./tool.js";
+
+export type BlockStatus = "applied" | "validated" | "failed" | "skipped" | "not_in_context";
+
+export interface BlockReport {
+  index: number;
+  file_path: string;
+  status: BlockStatus;
+  message: string;
+  /** 1-based line of the block in the given text. */
+  line: number;
+  code?: ErrorCode;
+}
+
+function groupByFile(blocks: EditBlock[]): Map<string, EditBlock[]> {
+  const files = new Map<string, EditBlock[]>();
+  for (const b of blocks) {
+    const list = files.get(b.file_path);
+    if (list) list.push(b);
+    else files.set(b.file_path, [b]);
+  }
+  return files;
+}
+
+async function applyFileBlocks(ctx: ToolContext, filePath: string, blocks: EditBlock[], dry: boolean, reports: BlockReport[]): Promise<boolean> {
+  const report = (b: EditBlock, status: BlockStatus, message: string, code?: ErrorCode): void => {
+    reports.push({ index: b.index, file_path: b.file_path, status, message, line: b.line, ...(code ? { code } : {}) });
+  };
+  const resolved = await ctx.workspace.resolve(filePath, "write");
+  if (!resolved.ok) {
+    const outside = resolved.error.code === "permission_denied";
+    for (const b of blocks) report(b, outside ? "skipped" : "failed", resolved.error.message, resolved.error.code);
+    return false;
+  }
+  const rel = resolved.value.rel;
+  const session = ctx.session;
+  // The model never saw this file's content: its anchors are guesses. Defer, and add the file to the context.
+  const unseen = session !== undefined && resolved.value.exists && !session.filesInContext.has(rel);
+  const attempted = blocks.filter((b) => !(unseen && !isCreateBlock(b)));
+  for (const b of blocks) {
+    if (!attempted.includes(b)) report(b, "not_in_context", `Not applied: the content of ${rel} was not in this conversation; it has been added, so ask again to retry these edits.`);
+  }
+  if (attempted.length === 0) return false;
+
+  const outcomes = new Map<EditBlock, { ok: boolean; message: string; code?: ErrorCode }>();
+  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: filePath, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, (current) => {
+    let content = current.content;
+    for (const b of attempted) {
+      const applied = applyEditBlock(content, b);
+      if (applied.ok) {
+        content = applied.value.content;
+        outcomes.set(b, { ok: true, message: `Edit landed at line ${applied.value.anchorLine}.` });
+      } else {
+        outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
+      }
+    }
+    return succeed({ content, message: `${rel} updated.` });
+  });
+  const delivered = envelope.ok;
+  for (const b of attempted) {
+    const o = outcomes.get(b);
+    if (!o) {
+      // The file could not be read or written at all: binary, missing, refused by the user or the editor.
+      const error = envelope.ok ? undefined : envelope.error;
+      const skipped = error?.code === "binary_file";
+      report(b, skipped ? "skipped" : "failed", error?.message ?? "Not applied.", error?.code);
+    } else if (!o.ok) {
+      report(b, "failed", o.message, o.code);
+    } else if (!delivered) {
+      report(b, "failed", envelope.ok ? o.message : envelope.error.message, envelope.ok ? undefined : envelope.error.code);
+    } else {
+      report(b, dry ? "validated" : "applied", o.message);
+    }
+  }
+  const changed = delivered && !dry && attempted.some((b) => outcomes.get(b)?.ok);
+  return changed;
+}
+
+export const applyEditBlocks = defineTool({
+  name: "apply_edit_blocks",
+  kind: "modify",
+  description:
+    "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading lines both sections share locate the edit and must occur exactly once in the file; an empty EDIT section creates a file. Returns each block's status.",
+  params: z
+    .object({
+      text: z.string().min(1, "must contain the text with the edit blocks").describe("Text containing one or more edit blocks (prose around them is ignored)."),
+      dry_run: dryRun,
+    })
+    .strict(),
+  async run(args, ctx) {
+    const blocks = parseEditBlocks(args.text);
+    if (blocks.length === 0) {
+      return errorEnvelope("invalid_argument", "No complete edit block found: each needs a path line, then `««« EDIT`, `═══════ REPL` and `»»» EDIT END` lines.", [
+        "Check that every block ends with a `»»» EDIT END` line and that the line before `««« EDIT` is the file's path.",
+      ]);
+    }
+    const reports: BlockReport[] = [];
+    const filesChanged: string[] = [];
+    const filesAutoAdded: string[] = [];
+    const before = new Set(ctx.session?.filesInContext ?? []);
+    for (const [filePath, fileBlocks] of groupByFile(blocks)) {
+      if (ctx.signal.aborted) break;
+      if (await applyFileBlocks(ctx, filePath, fileBlocks, args.dry_run ?? false, reports)) filesChanged.push(filePath);
+    }
+    for (const r of reports) {
+      if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path)) filesAutoAdded.push(r.file_path);
+    }
+    for (const f of filesAutoAdded) {
+      const resolved = await ctx.workspace.resolve(f, "read");
+      if (resolved.ok && !before.has(resolved.value.rel)) ctx.session?.filesInContext.add(resolved.value.rel);
+    }
+    reports.sort((a, b) => a.index - b.index);
+    const data = { blocks: reports, files_auto_added: filesAutoAdded, files_changed: filesChanged };
+    const failed = reports.filter((r) => r.status === "failed" || r.status === "skipped");
+    if (failed.length === 0) return okEnvelope(data);
+    const first = failed[0]!;
+    return failureEnvelope(
+      {
+        code: first.code ?? "invalid_argument",
+        message: `${failed.length} of ${reports.length} edit blocks did not apply. First: block ${first.index + 1} (${first.file_path}): ${first.message}`,
+        suggestions: ["Fix the failed blocks from the latest file content and send only those again; the applied ones are in place."],
+      },
+      data,
+    );
+  },
+});

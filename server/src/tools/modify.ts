@@ -1,0 +1,96 @@
+// The one path every modifying tool takes: resolve, lock the file, read its
+// current state, check the hash, compute, ask, deliver. A failure anywhere
+// leaves the file as it was and carries the latest state, so the model can
+// retry in one step.
+import { structuredPatch, formatPatch, FILE_HEADERS_ONLY } from "diff";
+import type { Failure, Outcome } from "../edit/outcome.js";
+import { EMPTY_SHA256 } from "../edit/text.js";
+import type { FileState } from "../workspace/file-state.js";
+import type { ResolvedPath } from "../workspace/sandbox.js";
+import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
+import type { ProposedChange, ToolContext } from "./tool.js";
+
+export interface ModifyRequest {
+  tool: string;
+  file_path: string;
+  /** The sha256 the change was built on; undefined where the tool allows it (the current state is then the base). */
+  base?: string;
+  dry_run?: boolean;
+  /** Whether a file that does not exist may be created by this call. */
+  mayCreate: boolean;
+}
+
+/** What a tool computed from the current text: the new text and what to report beside it. */
+export type Computed = Outcome<{ content: string; message: string; extra?: Data }>;
+
+/** The state a model sees for a file that does not exist yet. */
+function missingState(path: ResolvedPath): FileState {
+  return { file_path: path.rel, uri: path.uri, version: null, sha256: EMPTY_SHA256, content: "", open: false };
+}
+
+/** The approval prompt's view of a change: its diff and +/- line counts. */
+export function changeSummary(tool: string, path: string, before: string, after: string): Omit<ProposedChange, "before" | "uri"> {
+  const patch = structuredPatch(path, path, before, after, "", "", { context: 3 });
+  let added = 0;
+  let removed = 0;
+  for (const h of patch.hunks) {
+    for (const l of h.lines) {
+      if (l.startsWith("+")) added++;
+      else if (l.startsWith("-")) removed++;
+    }
+  }
+  return { tool, file_path: path, after, diff: formatPatch(patch, FILE_HEADERS_ONLY), added, removed };
+}
+
+function withState(error: Failure, state: FileState | undefined): Envelope {
+  return failureEnvelope(error, state ? { latest_file_state: state } : undefined);
+}
+
+export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compute: (current: FileState, exists: boolean) => Computed): Promise<Envelope> {
+  const resolved = await ctx.workspace.resolve(request.file_path, "write");
+  if (!resolved.ok) return failureEnvelope(resolved.error);
+  const path = resolved.value;
+
+  return ctx.workspace.withLock(path, async () => {
+    const read = await ctx.workspace.read(path);
+    if (!read.ok && (read.error.code !== "not_found" || !request.mayCreate)) return failureEnvelope(read.error);
+    const exists = read.ok;
+    const current = read.ok ? read.value : missingState(path);
+
+    if (request.base !== undefined && request.base.toLowerCase() !== current.sha256) {
+      const what = exists
+        ? `the file is now at sha256 ${current.sha256}${current.version !== null ? ` (editor version ${current.version})` : ""}`
+        : "the file does not exist (create it with the sha256 of the empty string)";
+      // A base for a file that does not exist is most likely a wrong path: name the near ones.
+      const near = exists ? [] : await ctx.workspace.sandbox.suggest(path.rel);
+      return errorEnvelope(
+        "state_mismatch",
+        `State Mismatch: ${request.file_path} has changed since the version you read (base_content_sha256 ${request.base}); ${what}. Nothing was applied.`,
+        [...near.map((n) => `Did you mean ${n}?`), "Rebuild the change from latest_file_state (attached) and pass its sha256 as base_content_sha256."],
+        { latest_file_state: current },
+      );
+    }
+
+    const computed = compute(current, exists);
+    if (!computed.ok) return withState(computed.error, current);
+    const { content, message, extra } = computed.value;
+
+    if (request.dry_run) {
+      return okEnvelope({ message: `Dry run: ${message} Nothing was written.`, applied: false, latest_file_state: current, ...extra });
+    }
+    const change = changeSummary(request.tool, path.rel, current.content, content);
+    const decision = await ctx.approve({ ...change, uri: path.uri, before: exists ? current : null }, ctx.signal);
+    if (decision !== "apply") {
+      return errorEnvelope("rejected", `Rejected: the user declined the change to ${path.rel}. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."], {
+        latest_file_state: current,
+      });
+    }
+    if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: nothing was applied.", [], { latest_file_state: current });
+    const delivered = await ctx.workspace.deliver(path, exists ? current : null, content, ctx.signal);
+    if (!delivered.ok) {
+      const latest = await ctx.workspace.read(path);
+      return withState(delivered.error, latest.ok ? latest.value : current);
+    }
+    return okEnvelope({ message, applied: delivered.value.applied, latest_file_state: delivered.value.state, ...extra });
+  });
+}

@@ -1,0 +1,69 @@
+// The one list of tools. LSP commands, the CLI and the model's function
+// declarations all come from here, and every argument is validated here first.
+import { z } from "zod";
+import { closestNames } from "../workspace/suggest.js";
+import { applyEditBlocks } from "./apply-edit-blocks.js";
+import { errorEnvelope, type Envelope } from "./envelope.js";
+import { listFiles, readFile, readManyFiles } from "./read-tools.js";
+import type { Tool, ToolContext } from "./tool.js";
+import { edit, safePatch, writeFile } from "./write-tools.js";
+
+export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, writeFile, safePatch, edit, applyEditBlocks];
+
+/** The tools the agent's model is given (edit blocks come from its text, not a call). */
+export const MODEL_TOOL_NAMES = ["read_file", "read_many_files", "list_files", "write_file", "safe_patch", "edit"] as const;
+
+export function findTool(name: string): Tool | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
+
+/** Names each problem by its field, in words a model can act on. */
+export function describeIssues(tool: string, error: z.ZodError): string {
+  const parts = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join(".") : "(arguments)";
+    if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")}`;
+    if (issue.code === "invalid_type" && issue.input === undefined) return `\`${field}\` is required`;
+    return `\`${field}\` ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}: ${parts.join("; ")}.`;
+}
+
+export interface FunctionDeclaration {
+  name: string;
+  description: string;
+  parametersJsonSchema: Record<string, unknown>;
+}
+
+export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete schema["$schema"];
+  return schema;
+}
+
+export function functionDeclarations(names: readonly string[] = MODEL_TOOL_NAMES): FunctionDeclaration[] {
+  return names.map((name) => {
+    const tool = findTool(name);
+    if (!tool) throw new Error(`no tool named ${name}`);
+    return { name: tool.name, description: tool.description, parametersJsonSchema: jsonSchemaOf(tool) };
+  });
+}
+
+/** Validates, then runs. Expected failures come back as envelopes; a thrown error is a bug, reported as internal_error. */
+export async function invokeTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<Envelope> {
+  const tool = findTool(name);
+  if (!tool) {
+    const near = closestNames(name, TOOLS.map((t) => t.name));
+    return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${TOOLS.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
+  }
+  const parsed = tool.params.safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    return errorEnvelope("invalid_argument", describeIssues(name, parsed.error), [`Call ${name} again with arguments that match its schema.`]);
+  }
+  if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled before it started; nothing was done.");
+  try {
+    return await tool.run(parsed.data, ctx);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return errorEnvelope("internal_error", `Internal Error: ${name} failed unexpectedly (${message}). Nothing was applied; please report this.`);
+  }
+}

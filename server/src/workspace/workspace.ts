@@ -1,0 +1,205 @@
+// The ledger of file states and the way a change reaches a file. Open editor
+// buffers win over disk; a change goes to the editor as an edit it can apply,
+// undo and refuse, or to disk atomically when there is no editor to take it.
+import { fail, succeed, type Outcome } from "../edit/outcome.js";
+import { sha256 } from "../edit/text.js";
+import { computeTextEdits, type TextEdit } from "../edit/text-edits.js";
+import { listDirectory, readTextFile, writeTextFileAtomic, type DirectoryEntry } from "./disk.js";
+import type { FileState } from "./file-state.js";
+import type { Access, ResolvedPath, Sandbox } from "./sandbox.js";
+
+export interface EditorDocument {
+  version: number;
+  text: string;
+}
+
+/** One file's change as the editor receives it (the LSP layer turns it into a WorkspaceEdit). */
+export interface FileEdit {
+  uri: string;
+  /** The buffer version the edits were computed against; `null` when not open or unknown. */
+  version: number | null;
+  /** Offsets into `before`. */
+  edits: TextEdit[];
+  before: string;
+  /** The file does not exist yet: create it, then insert. */
+  create: boolean;
+}
+
+export interface EditReply {
+  applied: boolean;
+  reason?: string;
+}
+
+/** What the workspace needs from an editor. Implemented by the LSP layer, and by tests in-process. */
+export interface EditorLink {
+  /** The open buffer for a (real-path) file URI. */
+  document(uri: string): EditorDocument | undefined;
+  applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply>;
+  readonly canApplyEdit: boolean;
+  readonly createFiles: boolean;
+}
+
+export type ClosedFileEdits = "editor" | "disk";
+
+export interface WorkspaceOptions {
+  editor?: EditorLink;
+  /** Where changes to files that are not open go, when an editor can take them. */
+  closedFileEdits?: ClosedFileEdits;
+  /** How long a second edit waits for the editor to report the first (ms). */
+  pendingWaitMs?: number;
+}
+
+export interface Delivered {
+  state: FileState;
+  /** The editor or the disk took the change (the editor's word is a hint; the hash decides later). */
+  applied: boolean;
+  via: "editor" | "disk";
+}
+
+/** Text we delivered that the editor has not reported back yet. */
+interface Pending {
+  text: string;
+  /** Buffer version the edit was based on; `null` for a file that was not open. */
+  baseVersion: number | null;
+  settled: Promise<void>;
+  settle: () => void;
+}
+
+export class Workspace {
+  private readonly pending = new Map<string, Pending>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly sandbox: Sandbox,
+    private readonly options: WorkspaceOptions = {},
+  ) {}
+
+  resolve(userPath: string, access: Access): Promise<Outcome<ResolvedPath>> {
+    return this.sandbox.resolve(userPath, access);
+  }
+
+  /** The file as the user sees it: open buffer, else text we delivered, else disk. */
+  async read(path: ResolvedPath): Promise<Outcome<FileState>> {
+    const state = (content: string, version: number | null, open: boolean): FileState => ({
+      file_path: path.rel,
+      uri: path.uri,
+      version,
+      sha256: sha256(content),
+      content,
+      open,
+    });
+    const doc = this.options.editor?.document(path.uri);
+    const pending = this.pending.get(path.uri);
+    if (doc) {
+      if (pending && pending.baseVersion === doc.version) return succeed(state(pending.text, null, true));
+      this.settle(path.uri);
+      return succeed(state(doc.text, doc.version, true));
+    }
+    if (pending && pending.baseVersion === null) return succeed(state(pending.text, null, false));
+    if (!path.exists) {
+      const suggestions = await this.sandbox.suggest(path.rel);
+      return fail(
+        "not_found",
+        `File not found: ${path.rel}.` + (suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(", ")}?` : ""),
+        suggestions.length ? suggestions.map((s) => `Did you mean ${s}?`) : ["Call list_files to see which files exist."],
+      );
+    }
+    const disk = await readTextFile(path.abs);
+    if (!disk.ok) return disk;
+    return succeed(state(disk.value.content, null, false));
+  }
+
+  async list(path: ResolvedPath): Promise<Outcome<DirectoryEntry[]>> {
+    return listDirectory(path.abs);
+  }
+
+  /** Runs `fn` alone for this file: edits to one file are serialized, different files run concurrently. */
+  async withLock<T>(path: ResolvedPath, fn: () => Promise<T>): Promise<T> {
+    const key = path.abs;
+    const prior = this.locks.get(key) ?? Promise.resolve();
+    const run = prior.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+
+  /** The editor reported a change, an open or a close: its buffer is the truth again. */
+  documentChanged(uri: string): void {
+    this.settle(uri);
+  }
+
+  /**
+   * Delivers `after` as the file's new text. `before` is the state the change
+   * was computed from (`null` to create the file). Never waits for the editor's
+   * didChange (eglot cannot send one while it waits on us); until it comes, a
+   * read returns the text delivered here with version `null`.
+   */
+  async deliver(path: ResolvedPath, before: FileState | null, after: string, signal: AbortSignal): Promise<Outcome<Delivered>> {
+    const editor = this.options.editor;
+    const doc = editor?.document(path.uri);
+    const toEditor =
+      editor !== undefined &&
+      editor.canApplyEdit &&
+      (doc !== undefined || (this.options.closedFileEdits ?? "editor") === "editor") &&
+      (before !== null || editor.createFiles);
+    if (!toEditor) return this.writeDisk(path, before, after);
+
+    let version = doc?.version ?? null;
+    const earlier = this.pending.get(path.uri);
+    if (earlier && doc) {
+      // The editor has not reported our previous edit; give it a moment, then send unversioned.
+      await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? 1500, signal)]);
+      const now = editor.document(path.uri);
+      version = this.pending.has(path.uri) ? null : (now?.version ?? null);
+    }
+    if (signal.aborted) return fail("cancelled", "Cancelled before the edit was sent; the file is unchanged.");
+    const base = before?.content ?? "";
+    const reply = await editor.applyEdit({ uri: path.uri, version, edits: computeTextEdits(base, after), before: base, create: before === null }, signal);
+    if (!reply.applied) {
+      return fail(
+        "state_mismatch",
+        `State Mismatch: the editor refused the edit${reply.reason ? ` (${reply.reason})` : ""}; the buffer most likely changed meanwhile. Nothing was applied.`,
+        ["Retry from the latest file state attached here."],
+      );
+    }
+    this.settle(path.uri);
+    let settle = (): void => undefined;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.pending.set(path.uri, { text: after, baseVersion: doc?.version ?? null, settled, settle });
+    return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
+  }
+
+  private async writeDisk(path: ResolvedPath, before: FileState | null, after: string): Promise<Outcome<Delivered>> {
+    const written = await writeTextFileAtomic(path.abs, after);
+    if (!written.ok) return written;
+    void before;
+    return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
+  }
+
+  private stateOf(path: ResolvedPath, content: string, version: number | null, open: boolean): FileState {
+    return { file_path: path.rel, uri: path.uri, version, sha256: sha256(content), content, open };
+  }
+
+  private settle(uri: string): void {
+    const p = this.pending.get(uri);
+    if (!p) return;
+    this.pending.delete(uri);
+    p.settle();
+  }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
