@@ -65,6 +65,14 @@ export interface JobRecord {
 
 const MODIFYING = new Set(["write_file", "safe_patch", "edit"]);
 
+/** A one-line account of what a read returned, for the stream. */
+function readSummary(data: Record<string, unknown>): string {
+  if (typeof data["sha256"] === "string") return `${String(data["file_path"])} at sha256 ${data["sha256"].slice(0, 12)}…`;
+  if (Array.isArray(data["files"])) return `${data["files"].length} files read`;
+  if (Array.isArray(data["entries"])) return `${data["entries"].length} entries`;
+  return "ok";
+}
+
 export class AgentService {
   private readonly jobs = new Map<string, JobRecord>();
   /** One run at a time per session: the history is a single conversation. */
@@ -152,7 +160,7 @@ export class AgentService {
         const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
         this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
         const result = await invokeTool(call.name, call.args, { ...ctx, signal: callSignal });
-        const message = result.ok ? String(result.data["message"] ?? "ok") : result.error.message;
+        const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
         const changed = result.ok && MODIFYING.has(call.name) && result.data["applied"] === true && state?.file_path;
         if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);

@@ -1,4 +1,213 @@
-export async function runTerminalClient(command: string, _args: string[], io: { stderr: (s: string) => void }): Promise<number> {
-  io.stderr(`lockstep ${command}: not available yet\n`);
-  return 2;
+// `lockstep ask` and `lockstep demo`: an editor-agnostic client. It spawns the
+// language server and talks LSP to it exactly as an editor would: it takes the
+// WorkspaceEdits (writing them to disk, as it has no buffers), answers the
+// approval prompts, and renders the lockstep/stream notifications.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline/promises";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { createPatch } from "diff";
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
+import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import type { StreamEvent } from "../agent/jobs.js";
+import { writeTextFileAtomic } from "../workspace/disk.js";
+
+interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
 }
+
+/** The package's root: where bin/ and demo/ are, wherever this file was bundled to. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "bin", "lockstep.js")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+const color = (code: number) => (s: string): string => (process.stdout.isTTY ? `\x1b[${code}m${s}\x1b[0m` : s);
+const dim = color(2);
+const green = color(32);
+const red = color(31);
+const bold = color(1);
+
+function colorDiff(diff: string): string {
+  return diff
+    .split("\n")
+    .slice(2)
+    .map((l) => (l.startsWith("+") ? green(l) : l.startsWith("-") ? red(l) : l.startsWith("@@") ? dim(l) : l))
+    .join("\n");
+}
+
+export interface AskOptions {
+  root: string;
+  prompt: string;
+  yes: boolean;
+  replay?: string;
+  replayDelayMs?: number;
+  debug?: boolean;
+  /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
+  onEvent?: (event: StreamEvent) => Promise<void>;
+}
+
+/** Applies a WorkspaceEdit to files on disk: the terminal has no buffers. */
+async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: Io): Promise<ApplyWorkspaceEditResult> {
+  const edits: { uri: string; edits: TextEdit[] }[] = [];
+  for (const change of params.edit.documentChanges ?? []) {
+    if ("textDocument" in change) edits.push({ uri: change.textDocument.uri, edits: change.edits.filter((e): e is TextEdit => "range" in e) });
+  }
+  for (const [uri, list] of Object.entries(params.edit.changes ?? {})) edits.push({ uri, edits: list });
+  for (const { uri, edits: list } of edits) {
+    const file = fileURLToPath(uri);
+    const before = existsSync(file) ? await readFile(file, "utf8") : "";
+    const after = TextDocument.applyEdits(TextDocument.create(uri, "plaintext", 0, before), list);
+    const written = await writeTextFileAtomic(file, after);
+    if (!written.ok) return { applied: false, failureReason: written.error.message };
+    const rel = path.relative(root, file);
+    io.stdout(`\n${bold(`✎ ${rel}`)}\n${colorDiff(createPatch(rel, before, after, "", "", { context: 2 }))}\n`);
+  }
+  return { applied: true };
+}
+
+async function askUser(params: ShowMessageRequestParams, yes: boolean, io: Io): Promise<MessageActionItem | null> {
+  const actions = params.actions ?? [];
+  const apply = actions.find((a) => a.title === "Apply");
+  if (yes) {
+    io.stdout(dim(`\n? ${params.message} → Apply (--yes)\n`));
+    return apply ?? null;
+  }
+  if (!process.stdin.isTTY) {
+    io.stdout(`\n? ${params.message}\n  No terminal to ask and no --yes: rejected.\n`);
+    return actions.find((a) => a.title === "Reject") ?? null;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = (await rl.question(`\n? ${params.message} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
+    if (answer.startsWith("a")) return actions.find((a) => a.title.startsWith("Always")) ?? apply ?? null;
+    if (answer.startsWith("y")) return apply ?? null;
+    return actions.find((a) => a.title === "Reject") ?? null;
+  } finally {
+    rl.close();
+  }
+}
+
+function render(event: StreamEvent, io: Io): void {
+  switch (event.kind) {
+    case "text":
+      io.stdout(event.text);
+      break;
+    case "tool_call":
+      io.stdout(dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`));
+      break;
+    case "tool_result":
+      io.stdout(event.ok ? dim(`  ✓ ${event.message.split("\n")[0]}\n`) : red(`  ✗ ${event.message.split("\n")[0]}\n`));
+      break;
+    case "status":
+      if (event.message) io.stdout(dim(`${event.message}…\n\n`));
+      break;
+    case "done":
+      io.stdout(`\n\n${event.status === "done" ? green("✔ done") : red(`✘ ${event.status}${event.message ? `: ${event.message}` : ""}`)}\n`);
+      break;
+  }
+}
+
+/** Runs one agent request through a spawned server; resolves with the job's final status. */
+export async function askThroughServer(options: AskOptions, io: Io): Promise<{ status: string; job: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [path.join(packageRoot(), "bin", "lockstep.js"), "--stdio", ...(options.debug ? ["--debug"] : [])], {
+    cwd: options.root,
+    stdio: ["pipe", "pipe", options.debug ? "inherit" : "ignore"],
+  });
+  const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
+  const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
+  let events = Promise.resolve();
+  conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
+  conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options.yes, io));
+  conn.onRequest("window/workDoneProgress/create", () => null);
+  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(dim(`[lockstep] ${p.message}\n`)));
+  conn.onNotification("lockstep/stream", (event: StreamEvent) => {
+    // Events are handled one after another, in the order they came.
+    events = events.then(async () => {
+      await options.onEvent?.(event);
+      render(event, io);
+      if (event.kind === "done") finish(event);
+    });
+  });
+  conn.listen();
+  const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
+  try {
+    await conn.sendRequest("initialize", {
+      processId: process.pid,
+      rootUri: pathToFileURL(options.root).href,
+      workspaceFolders: [{ uri: pathToFileURL(options.root).href, name: path.basename(options.root) }],
+      capabilities: {
+        workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } },
+        window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
+      },
+      initializationOptions: {
+        ...(options.replay ? { replay: options.replay, replayDelayMs: options.replayDelayMs ?? 0 } : {}),
+      },
+    });
+    conn.sendNotification("initialized", {});
+    const started = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.ask", arguments: [{ prompt: options.prompt }] })) as {
+      ok: boolean;
+      data?: { job_id: string };
+      error?: { message: string };
+    };
+    if (!started.ok || !started.data) throw new Error(started.error?.message ?? "the server did not start the job");
+    const end = await Promise.race([done, exited.then(() => undefined)]);
+    if (!end) throw new Error("the language server exited before the job finished");
+    const job = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.job", arguments: [{ job_id: started.data.job_id }] })) as { data?: Record<string, unknown> };
+    return { status: end.status, job: job.data ?? {} };
+  } finally {
+    await conn.sendRequest("shutdown").catch(() => undefined);
+    conn.sendNotification("exit");
+    conn.dispose();
+    setTimeout(() => child.kill(), 1000).unref();
+  }
+}
+
+async function askCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { root: { type: "string" }, yes: { type: "boolean" }, replay: { type: "string" }, debug: { type: "boolean" } },
+  });
+  const prompt = positionals.join(" ").trim();
+  if (!prompt) {
+    io.stderr('lockstep ask: say what to do, e.g. lockstep ask "fix the failing test in @src/app.ts"\n');
+    return 2;
+  }
+  const root = path.resolve(values.root ?? process.cwd());
+  const { status } = await askThroughServer(
+    { root, prompt, yes: values.yes ?? false, debug: values.debug ?? false, ...(values.replay ? { replay: path.resolve(values.replay) } : {}) },
+    io,
+  );
+  return status === "done" ? 0 : 1;
+}
+
+export async function runTerminalClient(command: string, args: string[], io: Io): Promise<number> {
+  try {
+    if (command === "demo") {
+      const { runDemo } = await import("./demo.js");
+      return await runDemo(args, io);
+    }
+    return await askCommand(args, io);
+  } catch (error) {
+    io.stderr(`lockstep ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+/** A fresh copy of a directory in the temp folder. */
+export async function copyToTemp(source: string, prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  await cp(source, dir, { recursive: true });
+  return dir;
+}
+
+export { packageRoot };

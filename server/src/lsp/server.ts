@@ -80,13 +80,13 @@ export async function runServer(argv: string[]): Promise<number> {
   let model: { key: string; value: Model } | undefined;
   // The Gemini SDK is loaded on first use: most sessions start without asking the model anything.
   const currentModel = async (): Promise<Model> => {
-    const key = `${settings.replay ?? ""}|${settings.model}|${settings.modelTimeoutMs}`;
+    const key = `${settings.replay ?? ""}|${settings.replayDelayMs}|${settings.model}|${settings.modelTimeoutMs}`;
     if (model?.key === key) return model.value;
     let value: Model;
     if (settings.replay) {
       const script = loadReplayScript(JSON.parse(readFileSync(settings.replay, "utf8")));
       if (!script.ok) throw new Error(`The replay script ${settings.replay} is invalid: ${script.error.message}`);
-      value = createReplayModel(script.value);
+      value = createReplayModel(script.value, { chunkDelayMs: settings.replayDelayMs });
     } else {
       const { createGeminiModel } = await import("../agent/gemini-model.js");
       value = createGeminiModel({ model: settings.model, timeoutMs: settings.modelTimeoutMs });
