@@ -5,6 +5,7 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "clients/**"] },
   js.configs.recommended,
+  { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],

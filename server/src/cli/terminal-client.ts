@@ -152,7 +152,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
         ...(options.replay ? { replay: options.replay, replayDelayMs: options.replayDelayMs ?? 0 } : {}),
       },
     });
-    conn.sendNotification("initialized", {});
+    await conn.sendNotification("initialized", {});
     const started = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.ask", arguments: [{ prompt: options.prompt }] })) as {
       ok: boolean;
       data?: { job_id: string };
@@ -165,7 +165,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     return { status: end.status, job: job.data ?? {} };
   } finally {
     await conn.sendRequest("shutdown").catch(() => undefined);
-    conn.sendNotification("exit");
+    await conn.sendNotification("exit").catch(() => undefined);
     conn.dispose();
     setTimeout(() => child.kill(), 1000).unref();
   }
