@@ -29,7 +29,7 @@ export class Transcript {
 function render(event: StreamEvent, prompt: string | undefined): string {
   switch (event.kind) {
     case "status":
-      return event.status === "running" && prompt !== undefined ? `\n## You\n\n${prompt}\n\n## lockstep\n\n` : "";
+      return event.status === "running" && prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${prompt}\n\n## lockstep\n\n` : "";
     case "text":
       return event.text;
     case "tool_call":

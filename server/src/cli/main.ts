@@ -26,6 +26,8 @@ Tool commands print one JSON envelope {"ok": ...} on stdout.
 Exit status: 0 applied, 1 refused, 2 usage error.`;
 
 class UsageError extends Error {}
+/** Input the command refuses (exit 1), as opposed to a malformed command line (exit 2). */
+class RefusedInput extends Error {}
 
 type Io = { stdout: (s: string) => void; stderr: (s: string) => void; stdin: () => Promise<string> };
 
@@ -35,9 +37,20 @@ const defaultIo: Io = {
   stdin: readStdin,
 };
 
+/** Input beyond this is refused before it is all read: no model writes an 8 MB diff. */
+const MAX_STDIN_BYTES = 8 * 1024 * 1024;
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_STDIN_BYTES) {
+      process.stdin.destroy();
+      throw new RefusedInput(`Standard input is too large (over ${MAX_STDIN_BYTES / 1024 / 1024} MB); it was not read and nothing was changed. Send a smaller diff (split the change).`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -162,6 +175,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       io.stderr(`lockstep ${command}: ${message}\n\n${USAGE}\n`);
       io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep --help.`)) + "\n");
       return 2;
+    }
+    if (error instanceof RefusedInput) {
+      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", message)) + "\n");
+      return 1;
     }
     const code = error instanceof Error && "code" in error && error.code === "ENOENT" ? "not_found" : "io_error";
     io.stdout(JSON.stringify(errorEnvelope(code, `lockstep ${command}: ${message}`)) + "\n");

@@ -1,7 +1,8 @@
 // The one file that binds LSP to the domain: each handler converts params,
 // calls into tools/, workspace/ or agent/, and converts the answer back.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   createConnection,
   DidChangeConfigurationNotification,
@@ -102,10 +103,13 @@ export async function runServer(argv: string[]): Promise<number> {
     if (!workspace) throw new Error("the server is not initialized");
     return workspace;
   };
+  /** The transcript file; a relative setting is relative to the (first) workspace root. */
+  const transcriptFile = (): string | undefined =>
+    settings.transcript === undefined ? undefined : path.resolve(workspace?.sandbox.roots[0] ?? process.cwd(), settings.transcript);
   const stream = (event: StreamEvent): void => {
     void connection.sendNotification("lockstep/stream", event);
-    if (settings.transcript) {
-      const file = settings.transcript;
+    const file = transcriptFile();
+    if (file) {
       const t = transcripts.get(file) ?? new Transcript(file);
       transcripts.set(file, t);
       t.record(event, prompts.get(event.job_id), warn);
@@ -138,9 +142,8 @@ export async function runServer(argv: string[]): Promise<number> {
         if (started.ok) {
           const id = String(started.data["job_id"]);
           prompts.set(id, (args as { prompt: string }).prompt);
-          if (settings.transcript && flags.showDocument) {
-            void connection.window.showDocument({ uri: new URL(`file://${settings.transcript}`).href, takeFocus: false }).catch(() => undefined);
-          }
+          const file = transcriptFile();
+          if (file && flags.showDocument) void connection.window.showDocument({ uri: pathToFileURL(file).href, takeFocus: false }).catch(() => undefined);
         }
         return started;
       }

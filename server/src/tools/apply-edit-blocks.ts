@@ -3,7 +3,7 @@
 // status; each file is delivered once, with the blocks that fit.
 import { z } from "zod";
 import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/edit-blocks.js";
-import { succeed, type ErrorCode } from "../edit/outcome.js";
+import { fail, succeed, type ErrorCode } from "../edit/outcome.js";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
 import { modifyFile } from "./modify.js";
 import { dryRun } from "./schemas.js";
@@ -21,21 +21,27 @@ export interface BlockReport {
   code?: ErrorCode;
 }
 
-function groupByFile(blocks: EditBlock[]): Map<string, EditBlock[]> {
-  const files = new Map<string, EditBlock[]>();
+type Resolution = Awaited<ReturnType<ToolContext["workspace"]["resolve"]>>;
+
+/** Blocks grouped by the file they resolve to (`./a.ts` and `a.ts` are one file), in order of appearance. */
+async function groupByFile(blocks: EditBlock[], ctx: ToolContext): Promise<Map<string, { resolved: Resolution; blocks: EditBlock[] }>> {
+  const files = new Map<string, { resolved: Resolution; blocks: EditBlock[] }>();
   for (const b of blocks) {
-    const list = files.get(b.file_path);
-    if (list) list.push(b);
-    else files.set(b.file_path, [b]);
+    const resolved = await ctx.workspace.resolve(b.file_path, "write");
+    const key = resolved.ok ? resolved.value.rel : `\u0000${b.file_path}`;
+    const entry = files.get(key);
+    if (entry) entry.blocks.push(b);
+    else files.set(key, { resolved, blocks: [b] });
   }
   return files;
 }
 
-async function applyFileBlocks(ctx: ToolContext, filePath: string, blocks: EditBlock[], dry: boolean, reports: BlockReport[]): Promise<boolean> {
+/** Applies one file's blocks in order; true when the file changed. */
+async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: EditBlock[], dry: boolean, reports: BlockReport[]): Promise<boolean> {
   const report = (b: EditBlock, status: BlockStatus, message: string, code?: ErrorCode): void => {
-    reports.push({ index: b.index, file_path: b.file_path, status, message, line: b.line, ...(code ? { code } : {}) });
+    const filePath = resolved.ok ? resolved.value.rel : b.file_path;
+    reports.push({ index: b.index, file_path: filePath, status, message, line: b.line, ...(code ? { code } : {}) });
   };
-  const resolved = await ctx.workspace.resolve(filePath, "write");
   if (!resolved.ok) {
     const outside = resolved.error.code === "permission_denied";
     for (const b of blocks) report(b, outside ? "skipped" : "failed", resolved.error.message, resolved.error.code);
@@ -52,7 +58,7 @@ async function applyFileBlocks(ctx: ToolContext, filePath: string, blocks: EditB
   if (attempted.length === 0) return false;
 
   const outcomes = new Map<EditBlock, { ok: boolean; message: string; code?: ErrorCode }>();
-  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: filePath, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, (current) => {
+  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: rel, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, (current) => {
     let content = current.content;
     for (const b of attempted) {
       const applied = applyEditBlock(content, b);
@@ -63,6 +69,8 @@ async function applyFileBlocks(ctx: ToolContext, filePath: string, blocks: EditB
         outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
       }
     }
+    // Nothing fitted (or nothing changed): nothing to deliver, each block says why.
+    if (content === current.content) return fail("no_change", `No Change: ${rel} is unchanged.`);
     return succeed({ content, message: `${rel} updated.` });
   });
   const delivered = envelope.ok;
@@ -107,17 +115,14 @@ export const applyEditBlocks = defineTool({
     const filesChanged: string[] = [];
     const filesAutoAdded: string[] = [];
     const before = new Set(ctx.session?.filesInContext ?? []);
-    for (const [filePath, fileBlocks] of groupByFile(blocks)) {
+    for (const [rel, file] of await groupByFile(blocks, ctx)) {
       if (ctx.signal.aborted) break;
-      if (await applyFileBlocks(ctx, filePath, fileBlocks, args.dry_run ?? false, reports)) filesChanged.push(filePath);
+      if (await applyFileBlocks(ctx, file.resolved, file.blocks, args.dry_run ?? false, reports)) filesChanged.push(rel);
     }
     for (const r of reports) {
       if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path)) filesAutoAdded.push(r.file_path);
     }
-    for (const f of filesAutoAdded) {
-      const resolved = await ctx.workspace.resolve(f, "read");
-      if (resolved.ok && !before.has(resolved.value.rel)) ctx.session?.filesInContext.add(resolved.value.rel);
-    }
+    for (const f of filesAutoAdded) if (!before.has(f)) ctx.session?.filesInContext.add(f);
     reports.sort((a, b) => a.index - b.index);
     const data = { blocks: reports, files_auto_added: filesAutoAdded, files_changed: filesChanged };
     const failed = reports.filter((r) => r.status === "failed" || r.status === "skipped");

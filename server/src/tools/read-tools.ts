@@ -31,6 +31,18 @@ export const readFile = defineTool({
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
+/** The pattern relative to the root, or undefined when it could reach outside it. */
+function insideRoot(pattern: string, root: string): string | undefined {
+  let rel = pattern.replace(/\\/g, "/");
+  if (rel.startsWith("file://")) rel = rel.slice("file://".length);
+  if (rel.startsWith("/")) {
+    const base = root.endsWith("/") ? root : root + "/";
+    if (!rel.startsWith(base)) return undefined;
+    rel = rel.slice(base.length);
+  }
+  return rel.split("/").includes("..") ? undefined : rel;
+}
+
 export const readManyFiles = defineTool({
   name: "read_many_files",
   kind: "read",
@@ -50,8 +62,14 @@ export const readManyFiles = defineTool({
         wanted.push(pattern);
         continue;
       }
+      // Globbing happens outside the sandbox, so a pattern must stay below the root by its words alone.
+      const inside = insideRoot(pattern, root);
+      if (inside === undefined) {
+        errors.push({ file_path: pattern, code: "permission_denied", message: `The pattern ${pattern} reaches outside the workspace; use a pattern relative to the workspace root, without "..".` });
+        continue;
+      }
       const explicit = /(^|\/)(node_modules|\.git)(\/|$)/.test(pattern);
-      const matches = await glob(pattern, { cwd: root, onlyFiles: true, dot: false, ignore: explicit ? [] : ["**/node_modules/**", "**/.git/**"] });
+      const matches = await glob(inside, { cwd: root, onlyFiles: true, dot: false, ignore: explicit ? [] : ["**/node_modules/**", "**/.git/**"] });
       if (matches.length === 0) errors.push({ file_path: pattern, code: "not_found", message: `No file matches the pattern ${pattern}.` });
       wanted.push(...matches.sort());
     }

@@ -87,7 +87,7 @@ export const edit = defineTool({
       file_path: filePath,
       old_string: z.string().describe("The exact text to replace. Empty only to create a new file."),
       new_string: z.string().describe("The text to put in its place."),
-      expected_replacements: z.number().int().min(1).optional().describe("How many places old_string must match (default 1)."),
+      expected_replacements: z.number().int().min(1).max(100_000).optional().describe("How many places old_string must match (default 1)."),
       instruction: z.string().optional().describe("One sentence on what the change is for."),
       base_content_sha256: baseSha256.optional(),
       dry_run: dryRun,
@@ -119,14 +119,22 @@ export const edit = defineTool({
  * old_string against the current text (outside the file lock: it can take seconds).
  */
 async function correctedEdit(
-  args: { file_path: string; old_string: string; new_string: string; expected_replacements?: number | undefined; instruction?: string | undefined },
+  args: {
+    file_path: string;
+    old_string: string;
+    new_string: string;
+    expected_replacements?: number | undefined;
+    instruction?: string | undefined;
+    base_content_sha256?: string | undefined;
+  },
   ctx: ToolContext,
 ): Promise<{ sha256: string; result: Outcome<ReplaceResult> } | undefined> {
   if (!ctx.corrector || args.old_string === "") return undefined;
   const resolved = await ctx.workspace.resolve(args.file_path, "read");
   if (!resolved.ok || !resolved.value.exists) return undefined;
   const state = await ctx.workspace.read(resolved.value);
-  if (!state.ok) return undefined;
+  // A stale base fails the hash check anyway: no model call for an edit that cannot land.
+  if (!state.ok || (args.base_content_sha256 !== undefined && args.base_content_sha256 !== state.value.sha256)) return undefined;
   const first = replaceInText(state.value.content, args);
   if (first.ok || first.error.code !== "not_found") return undefined;
   const answer = await ctx.corrector.correct(

@@ -30,7 +30,9 @@ export function closestNames(target: string, candidates: readonly string[], max 
  * a large directory against a short name stays cheap.
  */
 export function editDistance(a: string, b: string, cap = Number.POSITIVE_INFINITY): number {
+  // Optimal string alignment: a swap of two neighbouring letters ("scr" for "src") is one edit.
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let before = new Array<number>(b.length + 1).fill(0);
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   let current = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
@@ -38,12 +40,13 @@ export function editDistance(a: string, b: string, cap = Number.POSITIVE_INFINIT
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
       current[j] = value;
       if (value < rowMin) rowMin = value;
     }
     if (rowMin > cap) return cap + 1;
-    [previous, current] = [current, previous];
+    [before, previous, current] = [previous, current, before];
   }
   return previous[b.length]!;
 }

@@ -1,0 +1,184 @@
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";
+
+const TREE = {
+  "README.md": lines("# demo"),
+  "src/app.ts": lines("import { greet } from './lib/greet.js';", "console.log(greet('world'));"),
+  "src/config.ts": lines("export const port = 8080;"),
+  "src/lib/greet.ts": lines("export const greet = (name: string) => `Hello, ${name}!`;"),
+  "node_modules/left-pad/index.ts": lines("export default function leftPad() {}"),
+  ".git/HEAD": lines("ref: refs/heads/main"),
+};
+
+type FileStateData = { file_path: string; version: number | null; sha256: string; content: string };
+
+function files(data: Record<string, unknown> | undefined): FileStateData[] {
+  return (data?.["files"] ?? []) as FileStateData[];
+}
+
+describe("read_file", () => {
+  it.each<[name: string, content: string | Buffer]>([
+    ["plain text", lines("alpha", "beta")],
+    ["CRLF line endings", "alpha\r\nbeta\r\n"],
+    ["no final newline", "alpha\nbeta"],
+    ["an empty file", ""],
+    ["multi-byte characters", lines("naïve → 日本語 🚀")],
+    ["a byte order mark", "\uFEFFwith bom\n"],
+  ])("returns {file_path, version: null, sha256, content} for %s, hashed as the bytes are", async (_name, content) => {
+    const ws = await makeWorkspace({ "notes/file.txt": content });
+    const result = await ws.call("read_file", { file_path: "notes/file.txt" });
+
+    const bytes = Buffer.from(content);
+    expect(result).toEqual({
+      ok: true,
+      data: { file_path: "notes/file.txt", uri: pathToFileURL(ws.abs("notes/file.txt")).href, version: null, sha256: sha256Of(bytes), content: bytes.toString("utf8"), open: false },
+    });
+  });
+
+  it.each<[asked: string, suggested: string]>([
+    ["src/ap.ts", "src/app.ts"],
+    ["src/App.ts", "src/app.ts"],
+    ["srx/config.ts", "src/config.ts"],
+    ["src/lib/gret.ts", "src/lib/greet.ts"],
+  ])("answers the missing %s with not_found and `Did you mean %s`", async (asked, suggested) => {
+    const ws = await makeWorkspace(TREE);
+    const result = await ws.call("read_file", { file_path: asked });
+
+    expect(result).toMatchObject({ ok: false, error: { code: "not_found", message: expect.stringContaining("Did you mean") as string } });
+    expect(result.ok || result.error.suggestions).toContain(`Did you mean ${suggested}?`);
+  });
+
+  it("answers a missing file with nothing like it with not_found and a next step", async () => {
+    const ws = await makeWorkspace(TREE);
+    const result = await ws.call("read_file", { file_path: "docs/zzzz.md" });
+    expect(result).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(result.ok || result.error.suggestions.length).toBeGreaterThan(0);
+  });
+
+  it.each<[name: string, path: string, code: string]>([
+    ["a directory", "src", "invalid_argument"],
+    ["a path outside the root", "../elsewhere.txt", "permission_denied"],
+    ["a binary file", "img/pixel.gif", "binary_file"],
+    ["an empty path", "  ", "invalid_argument"],
+  ])("refuses %s", async (_name, path, code) => {
+    const ws = await makeWorkspace({ ...TREE, "img/pixel.gif": Buffer.from("GIF89a\x01\x00\x01\x00\x00\x00\x00", "latin1") });
+    await ws.outside("elsewhere.txt", "outside\n");
+    const result = await ws.call("read_file", { file_path: path });
+    expect(result).toMatchObject({ ok: false, error: { code } });
+  });
+});
+
+describe("read_many_files", () => {
+  it.each<[patterns: string[], expected: string[]]>([
+    [["src/*.ts"], ["src/app.ts", "src/config.ts"]],
+    [["src/**/*.ts"], ["src/app.ts", "src/config.ts", "src/lib/greet.ts"]],
+    [["**/*.ts"], ["src/app.ts", "src/config.ts", "src/lib/greet.ts"]],
+    [["node_modules/**/*.ts"], ["node_modules/left-pad/index.ts"]],
+    [["node_modules/left-pad/index.ts"], ["node_modules/left-pad/index.ts"]],
+    [["README.md", "src/*.ts"], ["README.md", "src/app.ts", "src/config.ts"]],
+    [["src/app.ts", "src/*.ts"], ["src/app.ts", "src/config.ts"]],
+    [["src/{app,config}.ts"], ["src/app.ts", "src/config.ts"]],
+  ])("reads %j as %j, each file versioned and hashed", async (patterns, expected) => {
+    const ws = await makeWorkspace(TREE);
+    const result = await ws.call("read_many_files", { file_paths: patterns });
+
+    expect(result).toMatchObject({ ok: true, data: { errors: [] } });
+    expect(files(result.data).map((f) => f.file_path)).toEqual(expected);
+    for (const f of files(result.data)) {
+      const onDisk = await ws.text(f.file_path);
+      expect(f).toMatchObject({ version: null, content: onDisk, sha256: sha256Of(onDisk) });
+    }
+  });
+
+  it("reports a missing path in errors while the other files are read", async () => {
+    const ws = await makeWorkspace(TREE);
+    const result = await ws.call("read_many_files", { file_paths: ["src/app.ts", "src/missing.ts", "README.md"] });
+
+    expect(result.ok).toBe(true);
+    expect(files(result.data).map((f) => f.file_path)).toEqual(["src/app.ts", "README.md"]);
+    expect(result.data?.["errors"]).toEqual([{ file_path: "src/missing.ts", code: "not_found", message: expect.stringMatching(/File not found: src\/missing\.ts/) as string }]);
+  });
+
+  it.each<[name: string, path: string, code: string]>([
+    ["a pattern that matches nothing", "docs/**/*.md", "not_found"],
+    ["a path outside the root", "../elsewhere.txt", "permission_denied"],
+    ["a binary file", "img/pixel.gif", "binary_file"],
+  ])("reports %s in errors and still reads the rest", async (_name, path, code) => {
+    const ws = await makeWorkspace({ ...TREE, "img/pixel.gif": Buffer.from([0x47, 0x49, 0x46, 0x00]) });
+    const result = await ws.call("read_many_files", { file_paths: [path, "src/config.ts"] });
+
+    expect(files(result.data).map((f) => f.file_path)).toEqual(["src/config.ts"]);
+    expect(result.data?.["errors"]).toEqual([expect.objectContaining({ file_path: path, code })]);
+  });
+
+  it.each<[name: string, pattern: (parent: string) => string]>([
+    ["a relative pattern climbing out", () => "../*.txt"],
+    ["an absolute pattern outside", (parent) => `${parent}/*.txt`],
+    ["a pattern climbing out after a globstar", () => "**/../../*.txt"],
+  ])("refuses %s without revealing what is outside the root", async (_name, pattern) => {
+    const ws = await makeWorkspace(TREE);
+    await ws.outside("payroll-2024.txt", "salary\n");
+    const glob = pattern(ws.parent);
+    const result = await ws.call("read_many_files", { file_paths: [glob] });
+
+    expect(files(result.data)).toEqual([]);
+    expect(JSON.stringify(result)).not.toContain("payroll");
+    expect(result.data?.["errors"]).toEqual([expect.objectContaining({ file_path: glob, code: "permission_denied" })]);
+  });
+
+  it("refuses an empty list", async () => {
+    const ws = await makeWorkspace(TREE);
+    expect(await ws.call("read_many_files", { file_paths: [] })).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+  });
+});
+
+describe("list_files", () => {
+  it.each<[path: string, entries: { name: string; type: string }[]]>([
+    [
+      ".",
+      [
+        { name: ".git", type: "directory" },
+        { name: "node_modules", type: "directory" },
+        { name: "src", type: "directory" },
+        { name: "README.md", type: "file" },
+      ],
+    ],
+    [
+      "src",
+      [
+        { name: "lib", type: "directory" },
+        { name: "app.ts", type: "file" },
+        { name: "config.ts", type: "file" },
+      ],
+    ],
+    ["src/lib/", [{ name: "greet.ts", type: "file" }]],
+  ])("lists %s, directories first", async (path, entries) => {
+    const ws = await makeWorkspace(TREE);
+    expect(await ws.call("list_files", { path })).toMatchObject({ ok: true, data: { entries } });
+  });
+
+  it.each<[name: string, path: string, code: string, suggestion?: string]>([
+    ["a missing directory", "srv", "not_found", "Did you mean src?"],
+    ["a file", "README.md", "invalid_argument"],
+    ["a directory outside the root", "..", "permission_denied"],
+  ])("refuses %s", async (_name, path, code, suggestion) => {
+    const ws = await makeWorkspace(TREE);
+    const result = await ws.call("list_files", { path });
+    expect(result).toMatchObject({ ok: false, error: { code } });
+    if (suggestion) expect(result.ok || result.error.suggestions).toContain(suggestion);
+  });
+});
+
+describe("the session records what the model has read", () => {
+  it("adds each file read by read_file and read_many_files, and nothing that failed or was only listed", async () => {
+    const ws = await makeWorkspace(TREE, { session: [] });
+    await ws.call("read_file", { file_path: "README.md" });
+    await ws.call("read_file", { file_path: "src/nope.ts" });
+    await ws.call("read_many_files", { file_paths: ["src/lib/*.ts", "src/gone.ts"] });
+    await ws.call("list_files", { path: "src" });
+    await ws.call("read_file", { file_path: `${ws.root}/src/config.ts` });
+
+    expect([...(ws.ctx.session?.filesInContext ?? [])].sort()).toEqual(["README.md", "src/config.ts", "src/lib/greet.ts"]);
+  });
+});
