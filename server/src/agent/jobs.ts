@@ -47,6 +47,8 @@ export interface AgentDeps {
   corrector?: EditCorrector;
   emit: (event: StreamEvent) => void;
   limits: () => { maxTurns: number; maxToolCalls: number };
+  /** --debug: every tool call the model makes and its result. */
+  log?: (what: string, value: unknown) => void;
   /** Called when a run succeeded; the front door removes the instruction line, writes the transcript. */
   finished?: (job: JobRecord, params: AskParams) => Promise<void>;
 }
@@ -159,7 +161,9 @@ export class AgentService {
       run: async (call, callSignal) => {
         const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
         this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
+        this.deps.log?.("tool_call", { job_id: job.id, name: call.name, args: call.args });
         const result = await invokeTool(call.name, call.args, { ...ctx, signal: callSignal });
+        this.deps.log?.("tool_result", { job_id: job.id, name: call.name, result });
         const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
         const changed = result.ok && MODIFYING.has(call.name) && result.data["applied"] === true && state?.file_path;

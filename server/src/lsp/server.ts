@@ -15,6 +15,7 @@ import {
   type CodeAction,
   type InitializeParams,
   type InitializeResult,
+  type WorkDoneProgressServerReporter,
 } from "vscode-languageserver/node.js";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { sessionApprover } from "../agent/approvals.js";
@@ -106,8 +107,30 @@ export async function runServer(argv: string[]): Promise<number> {
   /** The transcript file; a relative setting is relative to the (first) workspace root. */
   const transcriptFile = (): string | undefined =>
     settings.transcript === undefined ? undefined : path.resolve(workspace?.sandbox.roots[0] ?? process.cwd(), settings.transcript);
+  const jobProgress = new Map<string, Promise<WorkDoneProgressServerReporter>>();
+  /** A job's $/progress, where the client shows server-created progress. */
+  const reportProgress = (event: StreamEvent): void => {
+    if (!flags.workDoneProgress) return;
+    if (event.kind === "status" && event.status === "running" && !jobProgress.has(event.job_id)) {
+      const created = connection.window.createWorkDoneProgress().then((r) => {
+        r.begin("lockstep", undefined, event.message ?? "thinking", true);
+        return r;
+      });
+      created.catch(() => undefined);
+      jobProgress.set(event.job_id, created);
+      return;
+    }
+    const reporter = jobProgress.get(event.job_id);
+    if (!reporter) return;
+    if (event.kind === "tool_call") void reporter.then((r) => r.report(`${event.tool}${event.file_path ? ` ${event.file_path}` : ""}`)).catch(() => undefined);
+    if (event.kind === "done") {
+      void reporter.then((r) => r.done()).catch(() => undefined);
+      jobProgress.delete(event.job_id);
+    }
+  };
   const stream = (event: StreamEvent): void => {
     void connection.sendNotification("lockstep/stream", event);
+    reportProgress(event);
     const file = transcriptFile();
     if (file) {
       const t = transcripts.get(file) ?? new Transcript(file);
@@ -122,6 +145,7 @@ export async function runServer(argv: string[]): Promise<number> {
     approve: sessionApprover(session, () => settings.approval, desk.prompt),
     corrector: new ModelEditCorrector(currentModel),
     emit: stream,
+    log: debug,
     limits: () => ({ maxTurns: settings.maxTurns, maxToolCalls: settings.maxToolCalls }),
     finished: async (job, params) => {
       if (params.instruction_line && params.file_path) {
