@@ -164,6 +164,8 @@ export class AgentService {
         this.deps.log?.("tool_call", { job_id: job.id, name: call.name, args: call.args });
         const result = await invokeTool(call.name, call.args, { ...ctx, signal: callSignal });
         this.deps.log?.("tool_result", { job_id: job.id, name: call.name, result });
+        // A job that ended (cancelled) while the tool ran stays as it ended.
+        if (job.status !== "running" || job.controller.signal.aborted) return result;
         const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
         const changed = result.ok && MODIFYING.has(call.name) && result.data["applied"] === true && state?.file_path;

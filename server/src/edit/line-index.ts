@@ -1,6 +1,8 @@
 // Line lookups for the locator: where does a line (exactly, or modulo
-// whitespace) occur in a file. Built once per file so that placing many hunks in
-// a large file costs file size + hunk work, not file size × hunk count.
+// whitespace) occur in a file. Built once per file and only for the lines the
+// hunks mention, so placing many hunks in a large file costs one pass over the
+// file plus the hunks' own work, and a diff that matches exactly never pays for
+// whitespace folding.
 
 /** Leading/trailing whitespace dropped and inner runs folded to one space. */
 export function foldWhitespace(line: string): string {
@@ -8,31 +10,40 @@ export function foldWhitespace(line: string): string {
 }
 
 export class LineIndex {
-  readonly folded: string[];
+  private foldedLines: string[] | undefined;
   private exactMap: Map<string, number[]> | undefined;
   private foldedMap: Map<string, number[]> | undefined;
 
-  constructor(readonly lines: readonly string[]) {
-    this.folded = lines.map(foldWhitespace);
+  /** `vocabulary`: the texts that will be looked up (every old-side line of every hunk). */
+  constructor(
+    readonly lines: readonly string[],
+    private readonly vocabulary: readonly string[],
+  ) {}
+
+  /** Every line folded; computed on first use. */
+  get folded(): readonly string[] {
+    this.foldedLines ??= this.lines.map(foldWhitespace);
+    return this.foldedLines;
   }
 
-  /** Every 0-based line number whose text is exactly `text`. */
+  /** Every 0-based line number whose text is exactly `text` (a vocabulary word). */
   exact(text: string): readonly number[] {
-    this.exactMap ??= buildMap(this.lines);
+    this.exactMap ??= positions(this.lines, new Set(this.vocabulary));
     return this.exactMap.get(text) ?? [];
   }
 
-  /** Every 0-based line number equal to `foldedText` modulo whitespace. */
+  /** Every 0-based line number equal to `foldedText` (a folded vocabulary word) modulo whitespace. */
   loose(foldedText: string): readonly number[] {
-    this.foldedMap ??= buildMap(this.folded);
+    this.foldedMap ??= positions(this.folded, new Set(this.vocabulary.map(foldWhitespace)));
     return this.foldedMap.get(foldedText) ?? [];
   }
 }
 
-function buildMap(lines: readonly string[]): Map<string, number[]> {
+function positions(lines: readonly string[], wanted: ReadonlySet<string>): Map<string, number[]> {
   const map = new Map<string, number[]>();
   for (let i = 0; i < lines.length; i++) {
     const key = lines[i]!;
+    if (!wanted.has(key)) continue;
     const list = map.get(key);
     if (list) list.push(i);
     else map.set(key, [i]);

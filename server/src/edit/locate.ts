@@ -88,7 +88,8 @@ class HunkMatcher {
   /** Context lines that differ at `start`, or undefined when the hunk does not fit there. */
   fits(start: number, tier: MatchTier): number[] | undefined {
     const lines = this.index.lines;
-    const folded = this.index.folded;
+    // Folding every line costs more than an exact match: only the looser tiers pay for it.
+    const folded = tier === "exact" ? lines : this.index.folded;
     const mismatched: number[] = [];
     let agreeing = 0;
     for (let i = 0; i < this.old.length; i++) {
@@ -193,7 +194,7 @@ export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { o
       for (const tier of TIERS) {
         const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
         if (c.length === 0) continue;
-        const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, c);
+        const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, (p) => p >= lo && p <= hi && m.fits(p, tier) !== undefined);
         if (pick !== undefined) {
           placed[h] = { start: pick, tier, mismatched: m.fits(pick, tier)! };
           progress = true;
@@ -253,9 +254,10 @@ function windowFor(placed: (Placement | undefined)[], h: number, fileEnd: number
 
 /**
  * Among several fits, the one the header names exactly: either its own line
- * number, or that number shifted by how far off the nearest placed earlier hunk's was.
+ * number, or that number shifted by how far off the nearest placed earlier
+ * hunk's was. Checked directly, so a repeat far down a file is found too.
  */
-function byHint(hunks: readonly ParsedHunk[], placed: (Placement | undefined)[], h: number, candidates: number[]): number | undefined {
+function byHint(hunks: readonly ParsedHunk[], placed: (Placement | undefined)[], h: number, fitsAt: (start: number) => boolean): number | undefined {
   const own = hunks[h]!.oldStart;
   if (own === undefined) return undefined;
   const expected = new Set<number>([Math.max(0, own - 1)]);
@@ -267,6 +269,6 @@ function byHint(hunks: readonly ParsedHunk[], placed: (Placement | undefined)[],
       break;
     }
   }
-  const hits = candidates.filter((c) => expected.has(c));
+  const hits = [...expected].filter(fitsAt);
   return hits.length === 1 ? hits[0] : undefined;
 }

@@ -6,7 +6,7 @@ import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.
 import { LineIndex } from "./line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
 import { fail, succeed, type Outcome } from "./outcome.js";
-import { learnWhitespaceFix } from "./reindent.js";
+import { detectIndentation, learnWhitespaceFix, type Indentation } from "./reindent.js";
 import { dominantEol, endsWithNewline, splitLines, type SplitText } from "./text.js";
 import { describeLocateError } from "./patch-messages.js";
 
@@ -81,6 +81,8 @@ function rebuildHunks(file: SplitText, eol: string, hunks: readonly ParsedHunk[]
   // last line without an ending gets the file's usual one (the source is given one).
   const crOf = (i: number): string => ((file.eols[i] || eol) === "\r\n" ? "\r" : "");
   const fileLine = (i: number): string => file.lines[i]! + crOf(i);
+  let indentation: Indentation | undefined;
+  const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.lines));
   const out: StructuredPatchHunk[] = [];
   const reports: HunkReport[] = [];
   let shift = 0; // new-side offset accumulated by earlier hunks
@@ -95,7 +97,7 @@ function rebuildHunks(file: SplitText, eol: string, hunks: readonly ParsedHunk[]
       pairs.push([l.text, file.lines[place.start + oldIndex]!]);
       oldIndex++;
     }
-    const fix = place.tier === "exact" ? (s: string): string => s : learnWhitespaceFix(pairs);
+    const fix = learnWhitespaceFix(pairs, { modelLines: hunk.lines.map((l) => l.text), fileIndentation });
     // Overlapping context with the previous hunk is dropped from this one.
     let skip = Math.max(0, prevEnd - place.start);
     let start = place.start;
@@ -143,12 +145,16 @@ function wantsFinalNewline(content: string, hunks: readonly ParsedHunk[]): boole
   return !last.noNewlineNew;
 }
 
+function oldSideTexts(hunks: readonly ParsedHunk[]): string[] {
+  return hunks.flatMap((h) => h.lines.filter((l) => l.op !== "+").map((l) => l.text));
+}
+
 /** Every hunk already present: the new side fits where the old side does not. */
-function alreadyApplied(index: LineIndex, hunks: readonly ParsedHunk[]): boolean {
+function alreadyApplied(lines: readonly string[], hunks: readonly ParsedHunk[]): boolean {
   const reversed = hunks.map((h) => ({ ...h, lines: h.lines.filter((l) => l.op !== "-").map((l) => ({ op: l.op === "+" ? ("-" as const) : l.op, text: l.text })) }));
   // Added lines must be present (as if they were to be removed); context may drift as usual.
   if (!reversed.every((h) => h.lines.some((l) => l.op === "-"))) return false;
-  return locateHunks(index, reversed).ok;
+  return locateHunks(new LineIndex(lines, oldSideTexts(reversed)), reversed).ok;
 }
 
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
@@ -163,10 +169,10 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
   }
 
   const file = splitLines(content);
-  const index = new LineIndex(file.lines);
+  const index = new LineIndex(file.lines, oldSideTexts(hunks));
   const located = locateHunks(index, hunks);
   if (!located.ok) {
-    if (located.error.kind === "not_found" && alreadyApplied(index, hunks)) {
+    if (located.error.kind === "not_found" && alreadyApplied(file.lines, hunks)) {
       return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
         "Nothing to do; continue from the latest file state.",
       ]);

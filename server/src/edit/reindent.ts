@@ -1,8 +1,19 @@
 // When a model re-types context lines with other indentation (tabs for spaces,
 // two spaces for four), its added lines carry the same drift. Learn the mapping
-// from the lines that matched and apply it to the lines being added.
+// from the lines that matched and apply it to the lines being added. A mapping is
+// only applied when it explains every matched pair; when several do and disagree,
+// the one that speaks the file's own indentation unit wins.
 
 export type LineFix = (line: string) => string;
+
+/** A text's indentation step: a tab, or a number of spaces. */
+export type IndentUnit = "\t" | number;
+
+export interface Indentation {
+  unit: IndentUnit | undefined;
+  /** Every indented line starts with a tab (doc-comment ` *` alignment aside). */
+  tabsOnly: boolean;
+}
 
 const identity: LineFix = (line) => line;
 
@@ -14,65 +25,118 @@ function trailing(line: string): string {
   return /[ \t]*$/.exec(line)![0];
 }
 
-/** A rule for indents never seen in the pairs, when one explains every pair. */
-function generalRule(pairs: [string, string][]): ((indent: string) => string) | undefined {
+/** ` * text` under `/**`: aligned by one space whatever the indentation style. */
+function isCommentAlignment(line: string): boolean {
+  return /^[ \t]* \*/.test(line);
+}
+
+/** The indentation a run of lines uses: tabs, or the most common step between consecutive space-indented lines. */
+export function detectIndentation(lines: readonly string[]): Indentation {
+  let tabLines = 0;
+  let spaceLines = 0;
+  const steps = new Map<number, number>();
+  let previous: number | undefined;
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const l = lead(line);
+    if (l.startsWith("\t")) tabLines++;
+    else if (l.length > 0 && !isCommentAlignment(line)) spaceLines++;
+    if (/^ *$/.test(l) && !isCommentAlignment(line)) {
+      if (previous !== undefined && l.length > previous) steps.set(l.length - previous, (steps.get(l.length - previous) ?? 0) + 1);
+      previous = l.length;
+    }
+  }
+  let unit: IndentUnit | undefined;
+  if (tabLines > 0 && tabLines >= spaceLines) unit = "\t";
+  else {
+    let best: [number, number] | undefined;
+    for (const [step, n] of steps) if (step <= 8 && (!best || n > best[1] || (n === best[1] && step < best[0]))) best = [step, n];
+    unit = best?.[0];
+  }
+  return { unit, tabsOnly: tabLines > 0 && spaceLines === 0 };
+}
+
+/** Re-expresses an indent written in `from` units in `to` units, level for level; the remainder stays spaces. */
+function convertUnits(from: IndentUnit, to: IndentUnit): (indent: string) => string | undefined {
+  return (indent) => {
+    let levels: number;
+    let rest: number;
+    if (from === "\t") {
+      const tabs = /^\t*/.exec(indent)![0].length;
+      const after = indent.slice(tabs);
+      if (!/^ *$/.test(after)) return undefined;
+      levels = tabs;
+      rest = after.length;
+    } else {
+      if (!/^ *$/.test(indent)) return undefined;
+      levels = Math.floor(indent.length / from);
+      rest = indent.length % from;
+    }
+    return (to === "\t" ? "\t".repeat(levels) : " ".repeat(levels * to)) + " ".repeat(rest);
+  };
+}
+
+/** Rules that could explain one drifted pair: a prefix added or taken away. */
+function offsetRules(model: string, file: string): ((indent: string) => string | undefined)[] {
   const rules: ((indent: string) => string | undefined)[] = [];
-  const first = pairs.find(([m, f]) => m !== f);
-  if (!first) return undefined;
-  const [m0, f0] = first;
-  if (f0.endsWith(m0)) {
-    const extra = f0.slice(0, f0.length - m0.length);
+  if (file.endsWith(model)) {
+    const extra = file.slice(0, file.length - model.length);
     rules.push((x) => extra + x);
   }
-  if (m0.endsWith(f0)) {
-    const extra = m0.slice(0, m0.length - f0.length);
+  if (model.endsWith(file)) {
+    const extra = model.slice(0, model.length - file.length);
     rules.push((x) => (x.startsWith(extra) ? x.slice(extra.length) : undefined));
   }
-  const spaces = (s: string): boolean => /^ *$/.test(s);
-  const tabs = (s: string): boolean => /^\t*$/.test(s);
-  if (spaces(m0) && tabs(f0) && f0.length > 0 && m0.length % f0.length === 0) {
-    const width = m0.length / f0.length;
-    rules.push((x) => (spaces(x) ? "\t".repeat(Math.floor(x.length / width)) + " ".repeat(x.length % width) : undefined));
-  }
-  if (tabs(m0) && spaces(f0) && m0.length > 0 && f0.length % m0.length === 0) {
-    const width = f0.length / m0.length;
-    rules.push((x) => (tabs(x) ? " ".repeat(x.length * width) : undefined));
-  }
-  if (spaces(m0) && spaces(f0) && m0.length > 0 && f0.length > 0) {
-    const ratio = f0.length / m0.length;
-    rules.push((x) => (spaces(x) && Number.isInteger(x.length * ratio) ? " ".repeat(x.length * ratio) : undefined));
-  }
-  return rules
-    .map((rule) => (pairs.every(([m, f]) => rule(m) === f) ? rule : undefined))
-    .map((rule) => (rule ? (x: string): string => rule(x) ?? x : undefined))
-    .find((rule) => rule !== undefined);
+  return rules;
+}
+
+export interface WhitespaceHints {
+  /** Every line of the hunk as the model wrote it (context, removed and added), for its indentation unit. */
+  modelLines?: readonly string[];
+  /** The file's indentation, computed on demand. */
+  fileIndentation?: () => Indentation;
 }
 
 /**
  * Learns how the model's lines differ from the file's in leading and trailing
  * whitespace, from pairs of lines that match modulo whitespace, and returns the
- * fix for added lines. Without a consistent drift, lines are left as written.
+ * fix for added lines. Without a consistent drift, lines are left as written;
+ * the one exception is spaces written into a file indented only with tabs.
  */
-export function learnWhitespaceFix(pairs: readonly (readonly [model: string, file: string])[]): LineFix {
+export function learnWhitespaceFix(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LineFix {
   const solid = pairs.filter(([m]) => m.trim() !== "");
   const indents: [string, string][] = solid.map(([m, f]) => [lead(m), lead(f)]);
+  const drift = indents.some(([m, f]) => m !== f);
   let fixIndent: ((indent: string) => string) | undefined;
-  if (indents.some(([m, f]) => m !== f)) {
-    const seen = new Map<string, string>();
-    let consistent = true;
-    for (const [m, f] of indents) {
-      const prior = seen.get(m);
-      if (prior !== undefined && prior !== f) consistent = false;
-      seen.set(m, f);
-    }
-    if (consistent) {
-      const rule = generalRule(indents);
-      fixIndent = (x) => seen.get(x) ?? (rule ? rule(x) : x);
-    }
+
+  const seen = new Map<string, string>();
+  let consistent = true;
+  for (const [m, f] of indents) {
+    if (seen.has(m) && seen.get(m) !== f) consistent = false;
+    seen.set(m, f);
   }
+  const modelUnit = hints.modelLines ? detectIndentation(hints.modelLines).unit : undefined;
+  const file = hints.fileIndentation;
+  const unitRule = (): ((indent: string) => string | undefined) | undefined => {
+    const fileUnit = file?.().unit;
+    return modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit ? convertUnits(modelUnit, fileUnit) : undefined;
+  };
+
+  if (drift && consistent) {
+    const candidates = [unitRule(), ...indents.filter(([m, f]) => m !== f).flatMap(([m, f]) => offsetRules(m, f))].filter(
+      (r): r is (indent: string) => string | undefined => r !== undefined && indents.every(([m, f]) => r(m) === f),
+    );
+    // The unit rule, when it explains every pair, is first: it also says how deeper added lines go.
+    const rule = candidates[0];
+    fixIndent = (x) => seen.get(x) ?? (rule ? (rule(x) ?? x) : x);
+  } else if (!drift && file?.().tabsOnly && modelUnit !== undefined && modelUnit !== "\t") {
+    // No pair says anything, but spaces in a file indented only with tabs are the model's, not the file's.
+    const toTabs = convertUnits(modelUnit, "\t");
+    if (indents.every(([m, f]) => toTabs(m) === f)) fixIndent = (x) => (/^ +$/.test(x) ? (toTabs(x) ?? x) : x);
+  }
+
   const strayTrailing =
-    solid.some(([m, f]) => trailing(m) !== "" && trailing(f) === "") &&
-    !solid.some(([m, f]) => trailing(m) !== "" && trailing(m) === trailing(f));
+    solid.some(([m, f]) => trailing(m) !== "" && trailing(f) === "") && !solid.some(([m, f]) => trailing(m) !== "" && trailing(m) === trailing(f));
   if (!fixIndent && !strayTrailing) return identity;
   return (line) => {
     let out = line;

@@ -38,14 +38,26 @@ export class ApprovalDesk {
 
   private async ask(change: ProposedChange, signal: AbortSignal): Promise<UserDecision> {
     const source = new CancellationTokenSource();
-    const cancel = (): void => source.cancel();
+    // A cancelled prompt is a rejection at once: the client may never answer the request.
+    let onAbort = (): void => undefined;
+    const aborted = new Promise<null>((resolve) => {
+      onAbort = () => {
+        source.cancel();
+        resolve(null);
+      };
+    });
+    const cancel = (): void => onAbort();
+    if (signal.aborted) return "reject";
     signal.addEventListener("abort", cancel, { once: true });
     try {
-      const picked = await this.connection.sendRequest(
+      const request = this.connection.sendRequest(
         ShowMessageRequest.type,
         { type: MessageType.Info, message: approvalMessage(change), actions: [{ title: APPLY }, { title: alwaysTitle(change.tool) }, { title: REJECT }] },
         source.token,
       );
+      request.catch(() => undefined);
+      const picked = await Promise.race([request, aborted]);
+      if (signal.aborted) return "reject";
       if (picked?.title === APPLY) return "apply";
       if (picked?.title === alwaysTitle(change.tool)) return "always";
       return "reject";

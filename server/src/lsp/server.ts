@@ -7,8 +7,6 @@ import {
   createConnection,
   DidChangeConfigurationNotification,
   ProposedFeatures,
-  StreamMessageReader,
-  StreamMessageWriter,
   TextDocuments,
   MessageType,
   ShowMessageNotification,
@@ -50,7 +48,8 @@ function rootsOf(params: InitializeParams): string[] {
 }
 
 export async function runServer(argv: string[]): Promise<number> {
-  const connection = createConnection(ProposedFeatures.all, new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+  // Raw streams, so the library ends the process when the client closes stdin.
+  const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
   const textDocuments = new TextDocuments(TextDocument);
   const open = new OpenDocuments(textDocuments);
   const session = new Session();
@@ -197,7 +196,10 @@ export async function runServer(argv: string[]): Promise<number> {
     const sandbox = await Sandbox.create(rootsOf(params));
     workspace = new Workspace(sandbox, {
       editor: new LspEditorLink(connection, open, flags, () => settings.applyEditTimeoutMs),
-      closedFileEdits: settings.closedFileEdits,
+      // Read at each delivery: workspace/configuration arrives after initialize.
+      get closedFileEdits() {
+        return settings.closedFileEdits;
+      },
     });
     debug("initialize", { roots: sandbox.roots, flags });
     return { capabilities: serverCapabilities(commandNames()), serverInfo: { name: "lockstep", version: VERSION } };

@@ -86,6 +86,17 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
       });
     }
     if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: nothing was applied.", [], { latest_file_state: current });
+    // The user may have typed while deciding: the change was computed on `current`, so it lands only on `current`.
+    const now = await ctx.workspace.read(path);
+    const nowState = now.ok ? now.value : undefined;
+    if ((nowState?.sha256 ?? null) !== (exists ? current.sha256 : null)) {
+      return errorEnvelope(
+        "state_mismatch",
+        `State Mismatch: ${path.rel} changed while the change was waiting for approval; nothing was applied.`,
+        ["Rebuild the change from latest_file_state (attached) and pass its sha256 as base_content_sha256."],
+        nowState ? { latest_file_state: nowState } : undefined,
+      );
+    }
     const delivered = await ctx.workspace.deliver(path, exists ? current : null, content, ctx.signal);
     if (!delivered.ok) {
       const latest = await ctx.workspace.read(path);

@@ -41,6 +41,13 @@ export interface EditorLink {
 
 export type ClosedFileEdits = "editor" | "disk";
 
+/**
+ * A second edit to a buffer whose first edit the editor has not reported waits
+ * this long for the report (Neovim debounces 150 ms, eglot idles 500 ms), then
+ * goes out unversioned. Only that case waits; a command never waits for its own didChange.
+ */
+export const DEFAULT_PENDING_WAIT_MS = 600;
+
 export interface WorkspaceOptions {
   editor?: EditorLink;
   /** Where changes to files that are not open go, when an editor can take them. */
@@ -148,13 +155,21 @@ export class Workspace {
       (before !== null || editor.createFiles);
     if (!toEditor) return this.writeDisk(path, before, after);
 
-    let version = doc?.version ?? null;
+    // The edits are offsets into `before`: the editor must apply them to exactly that version.
+    let version = before?.open && before.version !== null ? before.version : null;
     const earlier = this.pending.get(path.uri);
-    if (earlier && doc) {
-      // The editor has not reported our previous edit; give it a moment, then send unversioned.
-      await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? 1500, signal)]);
+    if (earlier && doc && before?.version === null) {
+      // `before` is text we delivered that the editor has not reported yet; give it a moment.
+      await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS, signal)]);
       const now = editor.document(path.uri);
-      version = this.pending.has(path.uri) ? null : (now?.version ?? null);
+      if (!this.pending.has(path.uri) && now) {
+        if (now.text !== before.content) {
+          return fail("state_mismatch", "State Mismatch: the editor's buffer is not the text the change was built on (the previous edit did not land as sent). Nothing was applied.", [
+            "Retry from the latest file state attached here.",
+          ]);
+        }
+        version = now.version;
+      }
     }
     if (signal.aborted) return fail("cancelled", "Cancelled before the edit was sent; the file is unchanged.");
     const base = before?.content ?? "";
@@ -167,9 +182,14 @@ export class Workspace {
       );
     }
     this.settle(path.uri);
-    let settle = (): void => undefined;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    this.pending.set(path.uri, { text: after, baseVersion: doc?.version ?? null, settled, settle });
+    // The editor may have opened the file while applying (eglot loads a closed file and sends didOpen
+    // with the disk text); what it reports now is the base the pending text is read against.
+    const reported = editor.document(path.uri);
+    if (reported?.text !== after) {
+      let settle = (): void => undefined;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      this.pending.set(path.uri, { text: after, baseVersion: reported?.version ?? null, settled, settle });
+    }
     return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
   }
 

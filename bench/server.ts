@@ -1,0 +1,193 @@
+// The language server as an editor meets it: start-up, a safe_patch round trip
+// on a big open buffer, read_many_files over many files, and the memory held
+// for many open documents. Drives the real process with the test client
+// (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
+// Run: `npm run build && node dist/bench/server.js`.
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type TestClient } from "../test/support/lsp-client.js";
+
+const START_RUNS = 15;
+const PATCHES = 60;
+const READ_RUNS = 15;
+const READ_FILES = 500;
+const OPEN_DOCS = 1000;
+const DOC_LINES = 1000;
+
+interface Row {
+  what: string;
+  runs: number;
+  median: string;
+  p90: string;
+  note: string;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function timing(what: string, samples: number[], note = ""): Row {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { what, runs: samples.length, median: `${percentile(sorted, 50).toFixed(1)} ms`, p90: `${percentile(sorted, 90).toFixed(1)} ms`, note };
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench:server] ${message}\n`);
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+async function rss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kb) * 1024;
+}
+
+function bareNode(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", () => resolve(performance.now() - began));
+  });
+}
+
+/** A line of code-like text, a different one for each (file, line). */
+function codeLine(file: number, line: number): string {
+  return `    const value_${file}_${line} = compute(${line}, "item-${(file * 7919 + line) % 10007}"); // line ${line}`;
+}
+
+async function startUp(): Promise<Row[]> {
+  const root = await createWorkspace({ "README.md": "# bench\n" }, "lockstep-bench-start-");
+  const server: number[] = [];
+  const node: number[] = [];
+  try {
+    for (let i = 0; i < START_RUNS; i++) {
+      node.push(await bareNode());
+      const began = performance.now();
+      const client = await startServer({ root, style: "helix" });
+      server.push(performance.now() - began);
+      await client.shutdown();
+    }
+  } finally {
+    await removeWorkspace(root);
+  }
+  return [timing("spawn → initialize result", server, "node bin/lockstep.js --stdio"), timing("bare Node start (node -e 0)", node, "spawn → exit")];
+}
+
+async function patchRoundTrip(): Promise<Row> {
+  const lines = Array.from({ length: 2000 }, (_, i) => codeLine(0, i + 1));
+  const text = lines.join("\n") + "\n";
+  const root = await createWorkspace({ "src/big.ts": text }, "lockstep-bench-patch-");
+  const client = await startServer({ root, style: "helix" });
+  const samples: number[] = [];
+  try {
+    await client.open("src/big.ts");
+    for (let i = 0; i < PATCHES; i++) {
+      const current = client.buffer("src/big.ts")!.text.split("\n");
+      const at = 20 + ((i * 37) % 1950); // 0-based line to change, with context on both sides
+      const context = (from: number, to: number): string[] => current.slice(from, to).map((l) => " " + l);
+      const diff = ["@@ @@", ...context(at - 10, at), "-" + current[at]!, "+" + current[at]! + ` // patched ${i}`, ...context(at + 1, at + 11)].join("\n") + "\n";
+      const began = performance.now();
+      const result = await client.command("safe_patch", { file_path: "src/big.ts", unified_diff: diff, base_content_sha256: sha256(client.buffer("src/big.ts")!.text) });
+      samples.push(performance.now() - began);
+      if (!result.ok) throw new Error(`patch ${i} failed: ${JSON.stringify(result.error)}`);
+      if (stateOf(result).sha256 !== sha256(client.buffer("src/big.ts")!.text)) throw new Error(`patch ${i}: the buffer is not what the server reports`);
+    }
+  } finally {
+    await client.shutdown();
+    await removeWorkspace(root);
+  }
+  return timing("safe_patch round trip, open 2,000-line buffer", samples, "helix: edit applied, didChange, reply");
+}
+
+async function readMany(): Promise<Row> {
+  const files: Record<string, string> = {};
+  let bytes = 0;
+  for (let f = 0; f < READ_FILES; f++) {
+    const lineCount = 18 + ((f * 13) % 32); // 1–3 KB each
+    const text = Array.from({ length: lineCount }, (_, l) => codeLine(f, l + 1)).join("\n") + "\n";
+    files[`src/mod${String(f).padStart(3, "0")}.ts`] = text;
+    bytes += Buffer.byteLength(text);
+  }
+  const root = await createWorkspace(files, "lockstep-bench-read-");
+  const client = await startServer({ root, style: "helix" });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < READ_RUNS; i++) {
+      const began = performance.now();
+      const result = await client.command("read_many_files", { file_paths: ["src/*.ts"] });
+      samples.push(performance.now() - began);
+      const count = (result.data?.["files"] as unknown[] | undefined)?.length;
+      if (!result.ok || count !== READ_FILES) throw new Error(`read_many_files read ${String(count)} files: ${JSON.stringify(result).slice(0, 300)}`);
+    }
+  } finally {
+    await client.shutdown();
+    await removeWorkspace(root);
+  }
+  return timing(`read_many_files, ${READ_FILES} files from disk`, samples, `${mb(bytes)} in all, with progress`);
+}
+
+async function memory(): Promise<Row[]> {
+  const root = await createWorkspace({}, "lockstep-bench-memory-");
+  const client: TestClient = await startServer({ root, style: "helix" });
+  try {
+    await client.command("session", {});
+    const idle = await rss(client.pid);
+    let textBytes = 0;
+    for (let f = 0; f < OPEN_DOCS; f++) {
+      const text = Array.from({ length: DOC_LINES }, (_, l) => codeLine(f, l + 1)).join("\n") + "\n";
+      textBytes += Buffer.byteLength(text);
+      await client.open(`src/doc${String(f).padStart(4, "0")}.ts`, text);
+    }
+    // A round trip: every didOpen before it has been handled.
+    const probe = await client.command("read_file", { file_path: `src/doc${String(OPEN_DOCS - 1).padStart(4, "0")}.ts` });
+    if (!probe.ok) throw new Error(`read_file failed: ${JSON.stringify(probe.error)}`);
+    const loaded = await rss(client.pid);
+    const target = 2 * textBytes + 60 * 1024 * 1024;
+    const verdict = loaded <= target ? "within" : "OVER";
+    return [
+      { what: "server RSS after initialize", runs: 1, median: mb(idle), p90: "", note: "" },
+      {
+        what: `server RSS, ${OPEN_DOCS} open ${DOC_LINES}-line documents`,
+        runs: 1,
+        median: mb(loaded),
+        p90: "",
+        note: `text ${mb(textBytes)}; target 2×text + 60 MB = ${mb(target)}: ${verdict}`,
+      },
+    ];
+  } finally {
+    await client.shutdown();
+    await removeWorkspace(root);
+  }
+}
+
+function print(rows: Row[]): void {
+  const header: Row = { what: "measure", runs: 0, median: "median", p90: "p90", note: "" };
+  const cells = (r: Row): string[] => [r.what, r === header ? "runs" : String(r.runs), r.median, r.p90, r.note];
+  const all = [header, ...rows].map(cells);
+  const widths = all[0]!.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
+  const line = (row: string[]): string => row.map((cell, c) => (c === 1 || c === 2 || c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ").trimEnd();
+  process.stdout.write([line(all[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...all.slice(1).map(line)].join("\n") + "\n");
+}
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  const rows: Row[] = [];
+  log("start-up");
+  rows.push(...(await startUp()));
+  log("safe_patch round trips");
+  rows.push(await patchRoundTrip());
+  log("read_many_files");
+  rows.push(await readMany());
+  log("memory with open documents");
+  rows.push(...(await memory()));
+  print(rows);
+  log(`done in ${((performance.now() - began) / 1000).toFixed(1)} s (node ${process.version}, ${process.platform})`);
+}
+
+await main();
