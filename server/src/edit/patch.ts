@@ -6,7 +6,7 @@ import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.
 import { LineIndex } from "./line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
 import { fail, succeed, type Outcome } from "./outcome.js";
-import { detectIndentation, learnWhitespaceFix, type Indentation } from "./reindent.js";
+import { detectIndentation, learnIndentation, learnWhitespaceFix, type Indentation } from "./reindent.js";
 import { dominantEol, endsWithNewline, splitLines, type SplitText } from "./text.js";
 import { describeLocateError } from "./patch-messages.js";
 
@@ -87,24 +87,26 @@ function rebuildHunks(file: SplitText, eol: string, hunks: readonly ParsedHunk[]
   const reports: HunkReport[] = [];
   let shift = 0; // new-side offset accumulated by earlier hunks
   let prevEnd = 0;
+  // A model's whitespace drift runs through its whole diff: learn it from every hunk's matched
+  // lines at once (a hunk whose context is unindented says nothing alone), else hunk by hunk.
+  const pairsOf = (h: number): [string, string][] => {
+    const place = placements[h]!;
+    return hunks[h]!.lines.filter((l) => l.op !== "+").map((l, i) => [l.text, file.lines[place.start + i]!]);
+  };
+  const modelLinesOf = (h: number): string[] => hunks[h]!.lines.map((l) => l.text);
+  const everyHunk = hunks.map((_, h) => h);
+  const whole = learnIndentation(everyHunk.flatMap(pairsOf), { modelLines: everyHunk.flatMap(modelLinesOf), fileIndentation });
   for (let h = 0; h < hunks.length; h++) {
     const hunk = hunks[h]!;
     const place = placements[h]!;
-    const pairs: [string, string][] = [];
-    let oldIndex = 0;
-    for (const l of hunk.lines) {
-      if (l.op === "+") continue;
-      pairs.push([l.text, file.lines[place.start + oldIndex]!]);
-      oldIndex++;
-    }
-    const fix = learnWhitespaceFix(pairs, { modelLines: hunk.lines.map((l) => l.text), fileIndentation });
+    const fix = whole.consistent ? whole.fix : learnWhitespaceFix(pairsOf(h), { modelLines: modelLinesOf(h), fileIndentation });
     // Overlapping context with the previous hunk is dropped from this one.
     let skip = Math.max(0, prevEnd - place.start);
     let start = place.start;
     const lines: string[] = [];
     let oldLines = 0;
     let newLines = 0;
-    oldIndex = 0;
+    let oldIndex = 0;
     // An added line takes the ending of the old line it follows (the first, before any).
     let cr = crOf(place.start);
     for (const l of hunk.lines) {

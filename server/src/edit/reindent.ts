@@ -91,10 +91,47 @@ function offsetRules(model: string, file: string): ((indent: string) => string |
 }
 
 export interface WhitespaceHints {
-  /** Every line of the hunk as the model wrote it (context, removed and added), for its indentation unit. */
+  /** Every line as the model wrote it (context, removed and added), for its indentation unit. */
   modelLines?: readonly string[];
   /** The file's indentation, computed on demand. */
   fileIndentation?: () => Indentation;
+}
+
+type Rule = (indent: string) => string | undefined;
+
+const UNITS: IndentUnit[] = ["\t", 2, 4, 8];
+
+/** Every leading-space width multiplied by one ratio (`4 → 2`, `2 → 4`): a re-indent that keeps alignment spaces in proportion. */
+function ratioRule(indents: [string, string][]): Rule | undefined {
+  const spaces = (s: string): boolean => /^ *$/.test(s);
+  const first = indents.find(([m, f]) => m !== f && m.length > 0 && spaces(m) && spaces(f));
+  if (!first) return undefined;
+  const ratio = first[1].length / first[0].length;
+  return (x) => (spaces(x) && Number.isInteger(x.length * ratio) ? " ".repeat(x.length * ratio) : undefined);
+}
+
+/**
+ * Candidate rules, likeliest first: the conversion between the model's and the
+ * file's detected units; a constant prefix when both use the same unit (the
+ * model shifted the whole hunk); a ratio; any unit conversion into the file's
+ * unit; a prefix.
+ */
+function candidateRules(indents: [string, string][], modelUnit: IndentUnit | undefined, fileUnit: IndentUnit | undefined): Rule[] {
+  const drifted = indents.filter(([m, f]) => m !== f);
+  const offsets = drifted.flatMap(([m, f]) => offsetRules(m, f));
+  const rules: (Rule | undefined)[] = [];
+  if (modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit) rules.push(convertUnits(modelUnit, fileUnit));
+  if (modelUnit !== undefined && modelUnit === fileUnit) rules.push(...offsets);
+  rules.push(ratioRule(indents));
+  if (fileUnit !== undefined) for (const from of UNITS) if (from !== fileUnit) rules.push(convertUnits(from, fileUnit));
+  rules.push(...offsets);
+  return rules.filter((r): r is Rule => r !== undefined);
+}
+
+export interface LearnedFix {
+  fix: LineFix;
+  /** False when the pairs' indentation cannot be explained by one rule (the fix then leaves indentation alone). */
+  consistent: boolean;
 }
 
 /**
@@ -103,7 +140,7 @@ export interface WhitespaceHints {
  * fix for added lines. Without a consistent drift, lines are left as written;
  * the one exception is spaces written into a file indented only with tabs.
  */
-export function learnWhitespaceFix(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LineFix {
+export function learnIndentation(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LearnedFix {
   const solid = pairs.filter(([m]) => m.trim() !== "");
   const indents: [string, string][] = solid.map(([m, f]) => [lead(m), lead(f)]);
   const drift = indents.some(([m, f]) => m !== f);
@@ -117,28 +154,22 @@ export function learnWhitespaceFix(pairs: readonly (readonly [model: string, fil
   }
   const modelUnit = hints.modelLines ? detectIndentation(hints.modelLines).unit : undefined;
   const file = hints.fileIndentation;
-  const unitRule = (): ((indent: string) => string | undefined) | undefined => {
-    const fileUnit = file?.().unit;
-    return modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit ? convertUnits(modelUnit, fileUnit) : undefined;
-  };
 
   if (drift && consistent) {
-    const candidates = [unitRule(), ...indents.filter(([m, f]) => m !== f).flatMap(([m, f]) => offsetRules(m, f))].filter(
-      (r): r is (indent: string) => string | undefined => r !== undefined && indents.every(([m, f]) => r(m) === f),
-    );
-    // The unit rule, when it explains every pair, is first: it also says how deeper added lines go.
-    const rule = candidates[0];
+    const rules = candidateRules(indents, modelUnit, file?.().unit).filter((r) => indents.every(([m, f]) => r(m) === f));
+    consistent = rules.length > 0;
+    const rule = rules[0];
     fixIndent = (x) => seen.get(x) ?? (rule ? (rule(x) ?? x) : x);
-  } else if (!drift && file?.().tabsOnly && modelUnit !== undefined && modelUnit !== "\t") {
-    // No pair says anything, but spaces in a file indented only with tabs are the model's, not the file's.
+  } else if (!drift && indents.every(([m]) => m === "") && modelUnit !== undefined && modelUnit !== "\t" && file?.().tabsOnly) {
+    // No pair says anything (all unindented), but spaces in a file indented only with tabs are the model's.
     const toTabs = convertUnits(modelUnit, "\t");
     if (indents.every(([m, f]) => toTabs(m) === f)) fixIndent = (x) => (/^ +$/.test(x) ? (toTabs(x) ?? x) : x);
   }
 
   const strayTrailing =
     solid.some(([m, f]) => trailing(m) !== "" && trailing(f) === "") && !solid.some(([m, f]) => trailing(m) !== "" && trailing(m) === trailing(f));
-  if (!fixIndent && !strayTrailing) return identity;
-  return (line) => {
+  if (!fixIndent && !strayTrailing) return { fix: identity, consistent };
+  const fix: LineFix = (line) => {
     let out = line;
     if (fixIndent && out.trim() !== "") {
       const l = lead(out);
@@ -147,4 +178,9 @@ export function learnWhitespaceFix(pairs: readonly (readonly [model: string, fil
     if (strayTrailing) out = out.replace(/[ \t]+$/, "");
     return out;
   };
+  return { fix, consistent };
+}
+
+export function learnWhitespaceFix(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LineFix {
+  return learnIndentation(pairs, hints).fix;
 }

@@ -88,6 +88,21 @@ handlers["workspace/executeCommand"] = function(err, result, ctx)
   end
 end
 
+-- Code actions run their command through M.execute (not Neovim's default, which flushes only the
+-- current buffer's pending changes), and report the reply like our own commands.
+for _, name in ipairs({ "lockstep.apply_edit_blocks", "lockstep.safe_patch", "lockstep.ask", "lockstep.decide" }) do
+  vim.lsp.commands[name] = function(command, ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if not client then
+      return
+    end
+    local argument = type(command.arguments) == "table" and command.arguments[1] or vim.empty_dict()
+    lsp.execute(client, ctx.bufnr, command.command, argument, function(err, result)
+      handlers["workspace/executeCommand"](err, result, { client_id = ctx.client_id, params = command })
+    end)
+  end
+end
+
 local function check(name, value, kind, optional)
   if value == nil and optional then
     return

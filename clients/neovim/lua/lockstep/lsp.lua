@@ -97,6 +97,8 @@ local function client_capabilities()
   -- 0.7 answers workspace/configuration but does not say so; the server then would not ask.
   capabilities.workspace = capabilities.workspace or {}
   capabilities.workspace.configuration = true
+  -- Versioned edits let the server tie each change to the buffer version it was computed on.
+  capabilities.workspace.workspaceEdit = vim.tbl_extend("force", capabilities.workspace.workspaceEdit or {}, { documentChanges = true })
   return capabilities
 end
 
@@ -222,10 +224,13 @@ function M.execute(client, bufnr, command, argument, callback)
   local function handler(err, result)
     callback(err, result)
   end
+  -- No buffer on purpose: Neovim then sends the pending changes of EVERY buffer before the
+  -- command, so a command issued from one buffer never acts on another's stale text.
+  local _ = bufnr
   if has("0.11") then
-    client:exec_cmd({ title = command, command = command, arguments = arguments }, { bufnr = bufnr }, handler)
+    client:exec_cmd({ title = command, command = command, arguments = arguments }, {}, handler)
   else
-    client.request("workspace/executeCommand", { command = command, arguments = arguments }, handler, bufnr)
+    client.request("workspace/executeCommand", { command = command, arguments = arguments }, handler)
   end
 end
 
