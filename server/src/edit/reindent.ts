@@ -21,10 +21,6 @@ function lead(line: string): string {
   return /^[ \t]*/.exec(line)![0];
 }
 
-function trailing(line: string): string {
-  return /[ \t]*$/.exec(line)![0];
-}
-
 /** ` * text` under `/**`: aligned by one space whatever the indentation style. */
 function isCommentAlignment(line: string): boolean {
   return /^[ \t]* \*/.test(line);
@@ -46,14 +42,30 @@ export function detectIndentation(lines: readonly string[]): Indentation {
       previous = l.length;
     }
   }
-  let unit: IndentUnit | undefined;
-  if (tabLines > 0 && tabLines >= spaceLines) unit = "\t";
-  else {
-    let best: [number, number] | undefined;
-    for (const [step, n] of steps) if (step <= 8 && (!best || n > best[1] || (n === best[1] && step < best[0]))) best = [step, n];
-    unit = best?.[0];
-  }
+  const unit: IndentUnit | undefined = tabLines > 0 && tabLines >= spaceLines ? "\t" : spaceUnit(steps);
   return { unit, tabsOnly: tabLines > 0 && spaceLines === 0 };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * The space unit from the increases in indentation between lines: the common
+ * divisor of the frequent steps (code that nests two levels at once still says
+ * "4", not "8"), or the most frequent step when that divisor would be 1.
+ */
+function spaceUnit(steps: Map<number, number>): number | undefined {
+  let total = 0;
+  let best: [number, number] | undefined;
+  for (const [step, n] of steps) {
+    total += n;
+    if (!best || n > best[1] || (n === best[1] && step < best[0])) best = [step, n];
+  }
+  if (!best) return undefined;
+  let divisor = 0;
+  for (const [step, n] of steps) if (step > 1 && n >= Math.max(1, total / 10)) divisor = gcd(divisor, step);
+  return divisor >= 2 && divisor <= 8 ? divisor : best[0] <= 8 ? best[0] : undefined;
 }
 
 /** Re-expresses an indent written in `from` units in `to` units, level for level; the remainder stays spaces. */
@@ -125,6 +137,9 @@ function candidateRules(indents: [string, string][], modelUnit: IndentUnit | und
   rules.push(ratioRule(indents));
   if (fileUnit !== undefined) for (const from of UNITS) if (from !== fileUnit) rules.push(convertUnits(from, fileUnit));
   rules.push(...offsets);
+  // Detection can misjudge a unit (a file whose continuation lines step by 2 in 4-space code):
+  // every other conversion is tried last, and only one that explains every pair is used.
+  for (const from of UNITS) for (const to of UNITS) if (from !== to) rules.push(convertUnits(from, to));
   return rules.filter((r): r is Rule => r !== undefined);
 }
 
@@ -135,8 +150,7 @@ export interface LearnedFix {
 }
 
 /**
- * Learns how the model's lines differ from the file's in leading and trailing
- * whitespace, from pairs of lines that match modulo whitespace, and returns the
+ * Learns how the model's lines differ from the file's in leading whitespace, from pairs of lines that match modulo whitespace, and returns the
  * fix for added lines. Without a consistent drift, lines are left as written;
  * the one exception is spaces written into a file indented only with tabs.
  */
@@ -166,17 +180,14 @@ export function learnIndentation(pairs: readonly (readonly [model: string, file:
     if (indents.every(([m, f]) => toTabs(m) === f)) fixIndent = (x) => (/^ +$/.test(x) ? (toTabs(x) ?? x) : x);
   }
 
-  const strayTrailing =
-    solid.some(([m, f]) => trailing(m) !== "" && trailing(f) === "") && !solid.some(([m, f]) => trailing(m) !== "" && trailing(m) === trailing(f));
-  if (!fixIndent && !strayTrailing) return { fix: identity, consistent };
+  // Trailing whitespace on added lines is left as written: drift in context lines says nothing
+  // about it, and a trailing space can be meant (inside a string, say).
+  if (!fixIndent) return { fix: identity, consistent };
+  const indent = fixIndent;
   const fix: LineFix = (line) => {
-    let out = line;
-    if (fixIndent && out.trim() !== "") {
-      const l = lead(out);
-      out = fixIndent(l) + out.slice(l.length);
-    }
-    if (strayTrailing) out = out.replace(/[ \t]+$/, "");
-    return out;
+    if (line.trim() === "") return line;
+    const l = lead(line);
+    return indent(l) + line.slice(l.length);
   };
   return { fix, consistent };
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { applyModelPatch } from "../../server/src/edit/patch.js";
+import { detectIndentation } from "../../server/src/edit/reindent.js";
+
+const lines = (...l: string[]): string => l.join("\n") + "\n";
+
+describe("detectIndentation", () => {
+  it.each([
+    ["tabs", lines("a {", "\tb;", "\t\tc;", "}"), "\t", true],
+    ["two spaces", lines("a {", "  b {", "    c;", "  }", "}"), 2, false],
+    ["four spaces nesting two levels at once", lines("a(", "        b,", "    c", ")", "d {", "    e;", "}", "f {", "    g;", "}"), 4, false],
+    ["tabs with doc-comment alignment", lines("/**", " * doc", " */", "f() {", "\treturn;", "}"), "\t", true],
+  ])("%s", (_name, text, unit, tabsOnly) => {
+    expect(detectIndentation(text.split("\n"))).toEqual({ unit, tabsOnly });
+  });
+});
+
+// Each case: a model re-typed the context with other indentation; the added lines must
+// come out in the file's indentation.
+describe("added lines follow the file's indentation", () => {
+  it.each([
+    {
+      name: "a nested block in a 4-space file written with 2 spaces (scale, not shift)",
+      file: lines("function f(a) {", "    const x = 1;", "    const y = 2;", "    const z = 3;", "    return x + y + z;", "}"),
+      diff: lines("@@ -2,4 +2,7 @@", "   const x = 1;", "   const y = 2;", "+  if (a) {", "+    log(a);", "+  }", "   const z = 3;", "   return x + y + z;"),
+      want: lines("function f(a) {", "    const x = 1;", "    const y = 2;", "    if (a) {", "        log(a);", "    }", "    const z = 3;", "    return x + y + z;", "}"),
+    },
+    {
+      name: "a tab file with doc-comment alignment, written with 2 spaces",
+      file: lines("class A {", "\t/**", "\t * Name.", "\t */", "\tname = 1;", "\tsize = 2;", "}"),
+      diff: lines("@@ -3,4 +3,7 @@", "    * Name.", "    */", "   name = 1;", "+  if (x) {", "+    y();", "+  }", "   size = 2;"),
+      want: lines("class A {", "\t/**", "\t * Name.", "\t */", "\tname = 1;", "\tif (x) {", "\t\ty();", "\t}", "\tsize = 2;", "}"),
+    },
+    {
+      name: "spaces added at the top of a file indented only with tabs",
+      file: lines("var a = 1;", "var b = 2;", "var c = 3;", "function f() {", "\treturn a;", "}"),
+      diff: lines("@@ -1,3 +1,6 @@", " var a = 1;", "+if (a) {", "+  b = 3;", "+}", " var b = 2;", " var c = 3;"),
+      want: lines("var a = 1;", "if (a) {", "\tb = 3;", "}", "var b = 2;", "var c = 3;", "function f() {", "\treturn a;", "}"),
+    },
+    {
+      name: "a trailing space on an added line is kept even when context lines drifted",
+      file: lines("const s = [", "  'a',", "  'b',", "];"),
+      diff: lines("@@ @@", " const s = [  ", "   'a',", "+  'a b ',", "   'b',"),
+      want: lines("const s = [", "  'a',", "  'a b ',", "  'b',", "];"),
+    },
+  ])("$name", ({ file, diff, want }) => {
+    const result = applyModelPatch(file, diff);
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.value.content).toBe(want);
+  });
+});
