@@ -7,7 +7,8 @@ import { LineIndex } from "./line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
 import { fail, succeed, type Outcome } from "./outcome.js";
 import { detectIndentation, learnIndentation, learnWhitespaceFix, type Indentation } from "./reindent.js";
-import { dominantEol, endsWithNewline, splitLines, type SplitText } from "./text.js";
+import { endsWithNewline, LineTable } from "./text.js";
+import { placeExactly } from "./exact-fit.js";
 import { describeLocateError } from "./patch-messages.js";
 
 export interface HunkReport {
@@ -76,13 +77,13 @@ interface Corrected {
 }
 
 /** Rebuilds each placed hunk from the file's own lines; added lines get the file's ending and indentation. */
-function rebuildHunks(file: SplitText, eol: string, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<Corrected> {
+function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<Corrected> {
   // applyPatch splits on \n only, so a CRLF line carries its \r as text. The
   // last line without an ending gets the file's usual one (the source is given one).
-  const crOf = (i: number): string => ((file.eols[i] || eol) === "\r\n" ? "\r" : "");
-  const fileLine = (i: number): string => file.lines[i]! + crOf(i);
+  const crOf = (i: number): string => ((file.eolOf(i) || file.eol) === "\r\n" ? "\r" : "");
+  const fileLine = (i: number): string => file.line(i) + crOf(i);
   let indentation: Indentation | undefined;
-  const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.lines));
+  const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.all()));
   const out: StructuredPatchHunk[] = [];
   const reports: HunkReport[] = [];
   let shift = 0; // new-side offset accumulated by earlier hunks
@@ -91,11 +92,15 @@ function rebuildHunks(file: SplitText, eol: string, hunks: readonly ParsedHunk[]
   // lines at once (a hunk whose context is unindented says nothing alone), else hunk by hunk.
   const pairsOf = (h: number): [string, string][] => {
     const place = placements[h]!;
-    return hunks[h]!.lines.filter((l) => l.op !== "+").map((l, i) => [l.text, file.lines[place.start + i]!]);
+    return hunks[h]!.lines.filter((l) => l.op !== "+").map((l, i) => [l.text, file.line(place.start + i)]);
   };
   const modelLinesOf = (h: number): string[] => hunks[h]!.lines.map((l) => l.text);
   const everyHunk = hunks.map((_, h) => h);
-  const whole = learnIndentation(everyHunk.flatMap(pairsOf), { modelLines: everyHunk.flatMap(modelLinesOf), fileIndentation });
+  // Exact matches show no drift; the only fix left then is spaces typed into a tab-indented file.
+  const mayDrift = placements.some((p) => p.tier !== "exact") || hunks.some((h) => h.lines.some((l) => l.op === "+" && l.text.startsWith(" ")));
+  const whole = mayDrift
+    ? learnIndentation(everyHunk.flatMap(pairsOf), { modelLines: everyHunk.flatMap(modelLinesOf), fileIndentation })
+    : { fix: (line: string): string => line, consistent: true };
   for (let h = 0; h < hunks.length; h++) {
     const hunk = hunks[h]!;
     const place = placements[h]!;
@@ -170,26 +175,30 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
     return fail("no_change", "No Change: the diff has no added or removed lines.", ["Add the + and - lines that make the change."]);
   }
 
-  const file = splitLines(content);
-  const index = new LineIndex(file.lines, oldSideTexts(hunks));
-  const located = locateHunks(index, hunks);
-  if (!located.ok) {
-    if (located.error.kind === "not_found" && alreadyApplied(file.lines, hunks)) {
-      return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
-        "Nothing to do; continue from the latest file state.",
-      ]);
+  const file = new LineTable(content);
+  // Most diffs fit exactly one place as written: found by a direct search, no index needed.
+  let placements = placeExactly(file, hunks);
+  if (!placements) {
+    const index = new LineIndex(file.all(), oldSideTexts(hunks));
+    const located = locateHunks(index, hunks);
+    if (!located.ok) {
+      if (located.error.kind === "not_found" && alreadyApplied(file.all(), hunks)) {
+        return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
+          "Nothing to do; continue from the latest file state.",
+        ]);
+      }
+      return describe(located.error, hunks, index);
     }
-    return describe(located.error, hunks, index);
+    placements = located.placements;
   }
 
-  const eol = dominantEol(content);
-  const rebuilt = rebuildHunks(file, eol, hunks, located.placements);
+  const rebuilt = rebuildHunks(file, hunks, placements);
   if (!rebuilt.ok) return rebuilt;
 
   // applyPatch reasons about the final newline in ways a model rarely gets right;
   // give it a text that has one, then set the state the diff asks for.
   const hadFinal = content === "" || endsWithNewline(content);
-  const source = hadFinal ? content : content + eol;
+  const source = hadFinal ? content : content + file.eol;
   const structured: StructuredPatch = {
     oldFileName: options.filePath ?? patch.oldPath ?? "file",
     newFileName: options.filePath ?? patch.newPath ?? "file",

@@ -22,26 +22,9 @@ export interface SplitText {
 }
 
 export function splitLines(text: string): SplitText {
-  const lines: string[] = [];
-  const eols: Eol[] = [];
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf("\n", start);
-    if (nl === -1) break;
-    if (nl > start && text.charCodeAt(nl - 1) === 13) {
-      lines.push(text.slice(start, nl - 1));
-      eols.push("\r\n");
-    } else {
-      lines.push(text.slice(start, nl));
-      eols.push("\n");
-    }
-    start = nl + 1;
-  }
-  if (start < text.length) {
-    lines.push(text.slice(start));
-    eols.push("");
-  }
-  return { lines, eols };
+  const table = new LineTable(text);
+  const lines = table.all();
+  return { lines, eols: lines.map((_, i) => table.eolOf(i)) };
 }
 
 export function joinLines(split: SplitText): string {
@@ -52,13 +35,7 @@ export function joinLines(split: SplitText): string {
 
 /** The line ending most lines use; `\n` for a text without any. */
 export function dominantEol(text: string): "\n" | "\r\n" {
-  let crlf = 0;
-  let lf = 0;
-  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) {
-    if (nl > 0 && text.charCodeAt(nl - 1) === 13) crlf++;
-    else lf++;
-  }
-  return crlf > lf ? "\r\n" : "\n";
+  return new LineTable(text).eol;
 }
 
 export function endsWithNewline(text: string): boolean {
@@ -84,4 +61,80 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 /** Count of lines a text has, a final line without terminator included. */
 export function lineCount(text: string): number {
   return splitLines(text).lines.length;
+}
+
+/**
+ * A text's lines by offset. One pass finds where lines start and which ending
+ * they use; no line is cut out until it is asked for, so a large file with a
+ * small patch costs little more than that pass.
+ */
+export class LineTable {
+  /** Offset where each line starts. */
+  readonly starts: number[] = [];
+  /** How many lines end in `\r\n` and in a bare `\n`. */
+  readonly crlf: number = 0;
+  readonly lf: number = 0;
+  private cut: string[] | undefined;
+
+  constructor(readonly text: string) {
+    let crlf = 0;
+    let lf = 0;
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      this.starts.push(start);
+      if (nl > start && text.charCodeAt(nl - 1) === 13) crlf++;
+      else lf++;
+      start = nl + 1;
+    }
+    if (start < text.length) this.starts.push(start);
+    this.crlf = crlf;
+    this.lf = lf;
+  }
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  /** The ending most lines use. */
+  get eol(): "\n" | "\r\n" {
+    return this.crlf > this.lf ? "\r\n" : "\n";
+  }
+
+  /** Line `i` without its ending. */
+  line(i: number): string {
+    const start = this.starts[i]!;
+    const next = i + 1 < this.starts.length ? this.starts[i + 1]! : this.text.length;
+    let end = next;
+    if (end > start && this.text.charCodeAt(end - 1) === 10) end--;
+    if (end > start && next !== end && this.text.charCodeAt(end - 1) === 13) end--;
+    return this.text.slice(start, end);
+  }
+
+  /** Line `i`'s own ending (`""` for a last line without one). */
+  eolOf(i: number): Eol {
+    const next = i + 1 < this.starts.length ? this.starts[i + 1]! : this.text.length;
+    if (next === 0 || this.text.charCodeAt(next - 1) !== 10) return "";
+    return next >= 2 && next - 1 > this.starts[i]! && this.text.charCodeAt(next - 2) === 13 ? "\r\n" : "\n";
+  }
+
+  /** Every line, cut once. */
+  all(): string[] {
+    if (!this.cut) {
+      this.cut = [];
+      for (let i = 0; i < this.starts.length; i++) this.cut.push(this.line(i));
+    }
+    return this.cut;
+  }
+
+  /** The line an offset falls in. */
+  lineAt(offset: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
 }
