@@ -183,37 +183,38 @@ export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { o
   const orderError = checkOrder(placed);
   if (orderError) return { ok: false, error: orderError };
 
-  // Pass 2: the rest, between their placed neighbours, until nothing changes.
-  let progress = true;
-  while (progress) {
-    progress = false;
-    for (let h = 0; h < hunks.length; h++) {
-      if (placed[h]) continue;
-      const { lo, hi } = windowFor(placed, h, fileEnd);
-      const m = matchers[h]!;
-      for (const tier of TIERS) {
-        const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
-        if (c.length === 0) continue;
-        const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, (p) => p >= lo && p <= hi && m.fits(p, tier) !== undefined);
-        if (pick !== undefined) {
-          placed[h] = { start: pick, tier, mismatched: m.fits(pick, tier)! };
-          progress = true;
-        }
-        break;
-      }
-    }
-  }
-
-  for (let h = 0; h < hunks.length; h++) {
-    if (placed[h]) continue;
+  /** The hunk's fit between its placed neighbours at its best tier: one place, several, or none. */
+  const search = (h: number): { pick: Placement } | { ambiguous: number[] } | undefined => {
     const { lo, hi } = windowFor(placed, h, fileEnd);
     const m = matchers[h]!;
     for (const tier of TIERS) {
       const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
-      if (c.length > 1) return { ok: false, error: { kind: "ambiguous", hunk: h, candidates: c.slice(0, MAX_REPORTED_CANDIDATES) } };
+      if (c.length === 0) continue;
+      const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, (p) => p >= lo && p <= hi && m.fits(p, tier) !== undefined);
+      return pick === undefined ? { ambiguous: c.slice(0, MAX_REPORTED_CANDIDATES) } : { pick: { start: pick, tier, mismatched: m.fits(pick, tier)! } };
     }
-    const nearest = m.nearMiss();
-    return { ok: false, error: nearest ? { kind: "not_found", hunk: h, nearest } : { kind: "not_found", hunk: h } };
+    return undefined;
+  };
+
+  // Pass 2: the rest, between their placed neighbours, until nothing changes.
+  for (let progress = true; progress; ) {
+    progress = false;
+    for (let h = 0; h < hunks.length; h++) {
+      if (placed[h]) continue;
+      const found = search(h);
+      if (found && "pick" in found) {
+        placed[h] = found.pick;
+        progress = true;
+      }
+    }
+  }
+
+  const first = placed.findIndex((p) => p === undefined);
+  if (first !== -1) {
+    const found = search(first);
+    if (found && "ambiguous" in found) return { ok: false, error: { kind: "ambiguous", hunk: first, candidates: found.ambiguous } };
+    const nearest = matchers[first]!.nearMiss();
+    return { ok: false, error: nearest ? { kind: "not_found", hunk: first, nearest } : { kind: "not_found", hunk: first } };
   }
   const finalOrder = checkOrder(placed);
   if (finalOrder) return { ok: false, error: finalOrder };
