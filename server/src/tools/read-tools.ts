@@ -1,5 +1,4 @@
 // Tools that only read: every file comes back versioned and hashed.
-import { glob } from "tinyglobby";
 import { z } from "zod";
 import type { FileState } from "../workspace/file-state.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
@@ -69,6 +68,8 @@ export const readManyFiles = defineTool({
         continue;
       }
       const explicit = /(^|\/)(node_modules|\.git)(\/|$)/.test(pattern);
+      // Loaded on first use: most commands never glob, and start-up time is paid on every CLI call.
+      const { glob } = await import("tinyglobby");
       const matches = await glob(inside, { cwd: root, onlyFiles: true, dot: false, ignore: explicit ? [] : ["**/node_modules/**", "**/.git/**"] });
       if (matches.length === 0) errors.push({ file_path: pattern, code: "not_found", message: `No file matches the pattern ${pattern}.` });
       wanted.push(...matches.sort());
