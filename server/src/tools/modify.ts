@@ -28,18 +28,40 @@ function missingState(path: ResolvedPath): FileState {
   return { file_path: path.rel, uri: path.uri, version: null, sha256: EMPTY_SHA256, content: "", open: false };
 }
 
-/** The approval prompt's view of a change: its diff and +/- line counts. */
+/**
+ * The approval prompt's view of a change: its diff and +/- line counts,
+ * computed only if someone looks (a direct command is approved without a prompt).
+ */
 export function changeSummary(tool: string, path: string, before: string, after: string): Omit<ProposedChange, "before" | "uri"> {
-  const patch = structuredPatch(path, path, before, after, "", "", { context: 3 });
-  let added = 0;
-  let removed = 0;
-  for (const h of patch.hunks) {
-    for (const l of h.lines) {
-      if (l.startsWith("+")) added++;
-      else if (l.startsWith("-")) removed++;
+  let summary: { diff: string; added: number; removed: number } | undefined;
+  const summarize = (): { diff: string; added: number; removed: number } => {
+    if (summary) return summary;
+    const patch = structuredPatch(path, path, before, after, "", "", { context: 3 });
+    let added = 0;
+    let removed = 0;
+    for (const h of patch.hunks) {
+      for (const l of h.lines) {
+        if (l.startsWith("+")) added++;
+        else if (l.startsWith("-")) removed++;
+      }
     }
-  }
-  return { tool, file_path: path, after, diff: formatPatch(patch, FILE_HEADERS_ONLY), added, removed };
+    summary = { diff: formatPatch(patch, FILE_HEADERS_ONLY), added, removed };
+    return summary;
+  };
+  return {
+    tool,
+    file_path: path,
+    after,
+    get diff() {
+      return summarize().diff;
+    },
+    get added() {
+      return summarize().added;
+    },
+    get removed() {
+      return summarize().removed;
+    },
+  };
 }
 
 function withState(error: Failure, state: FileState | undefined): Envelope {
@@ -79,7 +101,8 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
       return okEnvelope({ message: `Dry run: ${message} Nothing was written.`, applied: false, latest_file_state: current, ...extra });
     }
     const change = changeSummary(request.tool, path.rel, current.content, content);
-    const decision = await ctx.approve({ ...change, uri: path.uri, before: exists ? current : null }, ctx.signal);
+    // Object.assign keeps the summary's getters lazy (a spread would compute them now).
+    const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: exists ? current : null }), ctx.signal);
     if (decision !== "apply") {
       return errorEnvelope("rejected", `Rejected: the user declined the change to ${path.rel}. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."], {
         latest_file_state: current,

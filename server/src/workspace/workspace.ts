@@ -48,6 +48,9 @@ export type ClosedFileEdits = "editor" | "disk";
  */
 export const DEFAULT_PENDING_WAIT_MS = 600;
 
+/** How many files' last hash the workspace remembers. */
+const HASH_MEMORY = 256;
+
 export interface WorkspaceOptions {
   editor?: EditorLink;
   /** Where changes to files that are not open go, when an editor can take them. */
@@ -74,6 +77,8 @@ interface Pending {
 
 export class Workspace {
   private readonly pending = new Map<string, Pending>();
+  /** The last text hashed per file: a buffer read again at the same version is not hashed again. */
+  private readonly hashes = new Map<string, { content: string; sha256: string }>();
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -87,14 +92,7 @@ export class Workspace {
 
   /** The file as the user sees it: open buffer, else text we delivered, else disk. */
   async read(path: ResolvedPath): Promise<Outcome<FileState>> {
-    const state = (content: string, version: number | null, open: boolean): FileState => ({
-      file_path: path.rel,
-      uri: path.uri,
-      version,
-      sha256: sha256(content),
-      content,
-      open,
-    });
+    const state = (content: string, version: number | null, open: boolean): FileState => this.stateOf(path, content, version, open);
     const doc = this.options.editor?.document(path.uri);
     const pending = this.pending.get(path.uri);
     if (doc) {
@@ -201,7 +199,19 @@ export class Workspace {
   }
 
   private stateOf(path: ResolvedPath, content: string, version: number | null, open: boolean): FileState {
-    return { file_path: path.rel, uri: path.uri, version, sha256: sha256(content), content, open };
+    return { file_path: path.rel, uri: path.uri, version, sha256: this.hashOf(path.uri, content), content, open };
+  }
+
+  /** sha256 of a file's text, remembered for the last text seen (comparing strings is cheaper than hashing). */
+  private hashOf(uri: string, content: string): string {
+    const known = this.hashes.get(uri);
+    if (known && known.content === content) return known.sha256;
+    const hash = sha256(content);
+    this.hashes.delete(uri);
+    this.hashes.set(uri, { content, sha256: hash });
+    // Bounded: the oldest entry goes first (a Map keeps insertion order).
+    if (this.hashes.size > HASH_MEMORY) this.hashes.delete(this.hashes.keys().next().value!);
+    return hash;
   }
 
   private settle(uri: string): void {
