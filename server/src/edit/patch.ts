@@ -1,7 +1,7 @@
 // safe_patch's engine: read a model-written diff leniently, place every hunk in
 // the current text, rebuild the diff with true numbers and the file's own lines,
 // and apply that with the `diff` package's strict applyPatch. All hunks or none.
-import { applyPatch, FILE_HEADERS_ONLY, formatPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
+import { applyPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
 import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.js";
 import { LineIndex } from "./line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
@@ -96,8 +96,10 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
   };
   const modelLinesOf = (h: number): string[] => hunks[h]!.lines.map((l) => l.text);
   const everyHunk = hunks.map((_, h) => h);
-  // Exact matches show no drift; the only fix left then is spaces typed into a tab-indented file.
-  const mayDrift = placements.some((p) => p.tier !== "exact") || hunks.some((h) => h.lines.some((l) => l.op === "+" && l.text.startsWith(" ")));
+  // Exact matches show no drift; the only fix left then is spaces typed into a tab-indented
+  // file, which needs every matched line to be unindented (else they would show the tabs).
+  const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !(l.text.startsWith(" ") || l.text.startsWith("\t"));
+  const mayDrift = placements.some((p) => p.tier !== "exact") || hunks.every((h) => h.lines.every(unindented));
   const whole = mayDrift
     ? learnIndentation(everyHunk.flatMap(pairsOf), { modelLines: everyHunk.flatMap(modelLinesOf), fileIndentation })
     : { fix: (line: string): string => line, consistent: true };
@@ -219,11 +221,18 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
   if (result === content) {
     return fail("no_change", "No Change: applying the diff leaves the file exactly as it is.", ["Nothing to do; continue from the latest file state."]);
   }
-  const display: StructuredPatch = {
-    ...structured,
-    hunks: structured.hunks.map((h) => ({ ...h, lines: h.lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)) })),
-  };
-  return succeed({ content: result, diff: formatPatch(display, FILE_HEADERS_ONLY), hunks: rebuilt.value.reports });
+  return succeed({ content: result, diff: renderDiff(structured), hunks: rebuilt.value.reports });
+}
+
+/** The corrected diff as text (without the \r applyPatch needed on CRLF lines). */
+function renderDiff(patch: StructuredPatch): string {
+  const range = (start: number, count: number): string => `${count === 0 ? start - 1 : start},${count}`;
+  let out = `--- ${patch.oldFileName}\n+++ ${patch.newFileName}\n`;
+  for (const h of patch.hunks) {
+    out += `@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@\n`;
+    for (const l of h.lines) out += (l.endsWith("\r") ? l.slice(0, -1) : l) + "\n";
+  }
+  return out;
 }
 
 function describe(error: LocateError, hunks: readonly ParsedHunk[], index: LineIndex): Outcome<never> {
