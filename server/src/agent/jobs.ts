@@ -35,7 +35,7 @@ export type StreamEvent =
   | { job_id: string; kind: "text"; text: string }
   | { job_id: string; kind: "tool_call"; tool: string; file_path?: string }
   | { job_id: string; kind: "tool_result"; tool: string; ok: boolean; message: string; file_path?: string }
-  | { job_id: string; kind: "status"; status: JobStatus; message?: string }
+  | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }
   | { job_id: string; kind: "done"; status: JobStatus; text: string; message?: string };
 
 export interface AgentDeps {
@@ -49,8 +49,6 @@ export interface AgentDeps {
   limits: () => { maxTurns: number; maxToolCalls: number };
   /** --debug: every tool call the model makes and its result. */
   log?: (what: string, value: unknown) => void;
-  /** Called when a run succeeded; the front door removes the instruction line, writes the transcript. */
-  finished?: (job: JobRecord, params: AskParams) => Promise<void>;
 }
 
 export interface JobRecord {
@@ -153,7 +151,7 @@ export class AgentService {
       return this.end(job, "failed", { code: isModelError(error) ? error.code : "internal_error", message });
     }
     const ctx: ToolContext = { workspace: this.deps.workspace(), signal, approve: this.deps.approve, session, ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}) };
-    this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}` });
+    this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
     const prompt = await this.promptText(params, ctx);
     const runner: ToolRunner = {
@@ -194,7 +192,7 @@ export class AgentService {
     job.text = result.text;
     if (result.status === "done") {
       await this.applyEditBlocksInAnswer(job, ctx);
-      await this.deps.finished?.(job, params);
+      await this.removeInstructionLine(params, ctx);
       return this.end(job, "done");
     }
     if (result.status === "cancelled") return this.end(job, "cancelled");
@@ -209,6 +207,12 @@ export class AgentService {
     if (!read.ok) return `${expanded.text}\n\n(The user is in ${params.file_path}, which could not be read: ${read.error.message})`;
     const where = params.range ? ` Their selection is lines ${params.range.start.line + 1}-${params.range.end.line + 1}.` : "";
     return `${expanded.text}\n\nThe user is working in ${params.file_path}.${where} Its current state:\n${JSON.stringify(read.data)}`;
+  }
+
+  /** The `lockstep: …` comment that started the run did its work; take it out (the user asked for this run). */
+  private async removeInstructionLine(params: AskParams, ctx: ToolContext): Promise<void> {
+    if (!params.instruction_line || !params.file_path) return;
+    await invokeTool("edit", { file_path: params.file_path, old_string: params.instruction_line.text + "\n", new_string: "" }, { ...ctx, approve: async () => "apply" });
   }
 
   /** Edit blocks the model wrote in its answer are applied like any other change (approved, hash-safe). */

@@ -10,8 +10,8 @@ export class Transcript {
   constructor(readonly file: string) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
-  record(event: StreamEvent, prompt: string | undefined, onError: (message: string) => void): void {
-    const text = render(event, prompt);
+  record(event: StreamEvent, onError: (message: string) => void): void {
+    const text = render(event);
     if (text === "") return;
     this.chain = this.chain
       .then(async () => {
@@ -26,10 +26,10 @@ export class Transcript {
   }
 }
 
-function render(event: StreamEvent, prompt: string | undefined): string {
+function render(event: StreamEvent): string {
   switch (event.kind) {
     case "status":
-      return event.status === "running" && prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${prompt}\n\n## lockstep\n\n` : "";
+      return event.status === "running" && event.prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${event.prompt}\n\n## lockstep\n\n` : "";
     case "text":
       return event.text;
     case "tool_call":

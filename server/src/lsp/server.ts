@@ -1,8 +1,6 @@
 // The one file that binds LSP to the domain: each handler converts params,
 // calls into tools/, workspace/ or agent/, and converts the answer back.
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import {
   createConnection,
   DidChangeConfigurationNotification,
@@ -13,16 +11,14 @@ import {
   type CodeAction,
   type InitializeParams,
   type InitializeResult,
-  type WorkDoneProgressServerReporter,
 } from "vscode-languageserver/node.js";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { sessionApprover } from "../agent/approvals.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService, type StreamEvent } from "../agent/jobs.js";
+import { AgentService } from "../agent/jobs.js";
 import type { Model } from "../agent/model.js";
-import { createReplayModel, loadReplayScript } from "../agent/replay-model.js";
+import { ModelFactory } from "../agent/model-factory.js";
 import { Session } from "../agent/session.js";
-import { Transcript } from "../agent/transcript.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { invokeTool } from "../tools/registry.js";
 import { Sandbox } from "../workspace/sandbox.js";
@@ -35,6 +31,7 @@ import { editBlockActions, patchActions } from "./code-actions.js";
 import { commandNames, executeCommand, type AgentCommand } from "./commands.js";
 import { OpenDocuments } from "./documents.js";
 import { LspEditorLink } from "./editor-link.js";
+import { JobEvents } from "./job-events.js";
 import { readSettings, DEFAULT_SETTINGS, type Settings } from "./settings.js";
 import { signalOf } from "./cancellation.js";
 
@@ -78,96 +75,30 @@ export async function runServer(argv: string[]): Promise<number> {
     }
   };
 
-  let model: { key: string; value: Model } | undefined;
-  // The Gemini SDK is loaded on first use: most sessions start without asking the model anything.
-  const currentModel = async (): Promise<Model> => {
-    const key = `${settings.replay ?? ""}|${settings.replayDelayMs}|${settings.model}|${settings.modelTimeoutMs}`;
-    if (model?.key === key) return model.value;
-    let value: Model;
-    if (settings.replay) {
-      const script = loadReplayScript(JSON.parse(readFileSync(settings.replay, "utf8")));
-      if (!script.ok) throw new Error(`The replay script ${settings.replay} is invalid: ${script.error.message}`);
-      value = createReplayModel(script.value, { chunkDelayMs: settings.replayDelayMs });
-    } else {
-      const { createGeminiModel } = await import("../agent/gemini-model.js");
-      value = createGeminiModel({ model: settings.model, timeoutMs: settings.modelTimeoutMs });
-    }
-    model = { key, value };
-    return value;
-  };
-
+  const models = new ModelFactory(() => settings);
+  const currentModel = (): Promise<Model> => models.current();
   const desk = new ApprovalDesk(connection, () => flags, (uri) => open.editorUri(uri));
-  const transcripts = new Map<string, Transcript>();
-  const prompts = new Map<string, string>();
   const requireWorkspace = (): Workspace => {
     if (!workspace) throw new Error("the server is not initialized");
     return workspace;
   };
-  /** The transcript file; a relative setting is relative to the (first) workspace root. */
-  const transcriptFile = (): string | undefined =>
-    settings.transcript === undefined ? undefined : path.resolve(workspace?.sandbox.roots[0] ?? process.cwd(), settings.transcript);
-  const jobProgress = new Map<string, Promise<WorkDoneProgressServerReporter>>();
-  /** A job's $/progress, where the client shows server-created progress. */
-  const reportProgress = (event: StreamEvent): void => {
-    if (!flags.workDoneProgress) return;
-    if (event.kind === "status" && event.status === "running" && !jobProgress.has(event.job_id)) {
-      const created = connection.window.createWorkDoneProgress().then((r) => {
-        r.begin("lockstep", undefined, event.message ?? "thinking", true);
-        return r;
-      });
-      created.catch(() => undefined);
-      jobProgress.set(event.job_id, created);
-      return;
-    }
-    const reporter = jobProgress.get(event.job_id);
-    if (!reporter) return;
-    if (event.kind === "tool_call") void reporter.then((r) => r.report(`${event.tool}${event.file_path ? ` ${event.file_path}` : ""}`)).catch(() => undefined);
-    if (event.kind === "done") {
-      void reporter.then((r) => r.done()).catch(() => undefined);
-      jobProgress.delete(event.job_id);
-    }
-  };
-  const stream = (event: StreamEvent): void => {
-    void connection.sendNotification("lockstep/stream", event);
-    reportProgress(event);
-    const file = transcriptFile();
-    if (file) {
-      const t = transcripts.get(file) ?? new Transcript(file);
-      transcripts.set(file, t);
-      t.record(event, prompts.get(event.job_id), warn);
-    }
-  };
+  const events = new JobEvents(connection, () => flags, () => ({ setting: settings.transcript, root: workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
   const agent = new AgentService({
     workspace: requireWorkspace,
     session,
     model: currentModel,
     approve: sessionApprover(session, () => settings.approval, desk.prompt),
     corrector: new ModelEditCorrector(currentModel),
-    emit: stream,
+    emit: events.emit,
     log: debug,
     limits: () => ({ maxTurns: settings.maxTurns, maxToolCalls: settings.maxToolCalls }),
-    finished: async (job, params) => {
-      if (params.instruction_line && params.file_path) {
-        // The `lockstep: …` comment did its work; take it out (the user asked for this run).
-        await invokeTool(
-          "edit",
-          { file_path: params.file_path, old_string: params.instruction_line.text + "\n", new_string: "" },
-          { workspace: requireWorkspace(), signal: job.controller.signal, approve: async () => "apply" },
-        );
-      }
-    },
   });
 
   const agentCommand = async (command: AgentCommand, args: unknown): Promise<Envelope> => {
     switch (command) {
       case "ask": {
         const started = agent.ask(args);
-        if (started.ok) {
-          const id = String(started.data["job_id"]);
-          prompts.set(id, (args as { prompt: string }).prompt);
-          const file = transcriptFile();
-          if (file && flags.showDocument) void connection.window.showDocument({ uri: pathToFileURL(file).href, takeFocus: false }).catch(() => undefined);
-        }
+        if (started.ok) events.showTranscript();
         return started;
       }
       case "job":
