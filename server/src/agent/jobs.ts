@@ -96,7 +96,11 @@ export class AgentService {
       controller: new AbortController(),
     };
     this.jobs.set(id, job);
-    this.queue = this.queue.then(() => this.run(job, parsed.data)).finally(finish);
+    // A run that throws (a bug) fails its own job and leaves the queue serving the next one.
+    this.queue = this.queue
+      .then(() => this.run(job, parsed.data))
+      .catch((error: unknown) => this.end(job, "failed", { code: "internal_error", message: `Internal Error: ${error instanceof Error ? error.message : String(error)}` }))
+      .finally(finish);
     return okEnvelope({ job_id: id });
   }
 

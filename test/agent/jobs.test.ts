@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { AgentService, type StreamEvent } from "../../server/src/agent/jobs.js";
+import { createReplayModel } from "../../server/src/agent/replay-model.js";
+import { Session } from "../../server/src/agent/session.js";
+import { Sandbox } from "../../server/src/workspace/sandbox.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
+
+async function workspace(): Promise<Workspace> {
+  const root = mkdtempSync(path.join(tmpdir(), "lockstep-jobs-"));
+  writeFileSync(path.join(root, "a.txt"), "one\ntwo\n");
+  return new Workspace(await Sandbox.create([root]));
+}
+
+function service(ws: () => Workspace, events: StreamEvent[] = []): AgentService {
+  const model = createReplayModel({ turns: [{ text: ["Reading."], calls: [{ name: "read_file", args: { file_path: "a.txt" } }] }, { text: ["Done."] }] });
+  return new AgentService({
+    workspace: ws,
+    session: new Session(),
+    model: async () => model,
+    approve: async () => "apply",
+    emit: (e) => events.push(e),
+    limits: () => ({ maxTurns: 5, maxToolCalls: 5 }),
+  });
+}
+
+describe("AgentService", () => {
+  it("runs a job to the end and reports what it did", async () => {
+    const ws = await workspace();
+    const events: StreamEvent[] = [];
+    const agent = service(() => ws, events);
+    const started = agent.ask({ prompt: "read a.txt" });
+    if (!started.ok) throw new Error(started.error.message);
+    const job = await agent.settled(String(started.data["job_id"]));
+    expect(job?.status).toBe("done");
+    expect(job?.tool_calls.map((c) => [c.name, c.ok])).toEqual([["read_file", true]]);
+    expect(events.at(-1)).toMatchObject({ kind: "done", status: "done" });
+  });
+
+  it("fails a job whose run throws, and still serves the next one", async () => {
+    const ws = await workspace();
+    let broken = true;
+    const agent = service(() => {
+      if (broken) {
+        broken = false;
+        throw new Error("no workspace yet");
+      }
+      return ws;
+    });
+    const first = agent.ask({ prompt: "one" });
+    const second = agent.ask({ prompt: "two" });
+    if (!first.ok || !second.ok) throw new Error("ask refused");
+    const failed = await agent.settled(String(first.data["job_id"]));
+    expect(failed?.status).toBe("failed");
+    expect(failed?.error?.message).toContain("no workspace yet");
+    expect((await agent.settled(String(second.data["job_id"])))?.status).toBe("done");
+  });
+
+  it.each([
+    [{}, "`prompt` is required"],
+    [{ prompt: "  " }, "`prompt` must say what to do"],
+    [{ prompt: "x", extra: 1 }, "unknown field `extra`"],
+  ])("refuses %j with a message naming the field", async (args, message) => {
+    const agent = service(() => {
+      throw new Error("unused");
+    });
+    const result = agent.ask(args);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toContain(message);
+  });
+
+  it("answers an unknown job id with not_found", () => {
+    const agent = service(() => {
+      throw new Error("unused");
+    });
+    const result = agent.job({ job_id: "nope" });
+    expect(!result.ok && result.error.code).toBe("not_found");
+  });
+});
