@@ -57,6 +57,10 @@ export async function runServer(argv: string[]): Promise<number> {
   const debug = (what: string, value: unknown): void => {
     if (debugFlag || settings.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
+  // A notification that cannot be sent (the client went away mid-run) must not take the server down.
+  process.on("unhandledRejection", (reason) => {
+    process.stderr.write(`lockstep: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+  });
   const notify = (type: MessageType, message: string): void => void connection.sendNotification(ShowMessageNotification.type, { type, message });
   const warn = (message: string): void => notify(MessageType.Warning, message);
 
