@@ -71,6 +71,42 @@ describe("AgentService", () => {
     if (!result.ok) expect(result.error.message).toContain(message);
   });
 
+  it("a run cancelled by a session reset does not write its history back", async () => {
+    const ws = await workspace();
+    const session = new Session();
+    session.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "model", parts: [{ text: "an old answer" }] }];
+    const hanging = createReplayModel({ turns: [{ text: ["thinking"] }] });
+    const model = { ...hanging, stream: async function* (_request: unknown, signal: AbortSignal) {
+      yield { type: "text" as const, text: "thinking" };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    } };
+    const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const started = agent.ask({ prompt: "a new prompt" });
+    if (!started.ok) throw new Error(started.error.message);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    agent.cancelAll();
+    session.reset();
+    const job = await agent.settled(String(started.data["job_id"]));
+    expect(job?.status).toBe("cancelled");
+    expect(session.history).toEqual([]);
+  });
+
+  it("a cancelled run leaves the history ending on a model message, so turns keep alternating", async () => {
+    const ws = await workspace();
+    const session = new Session();
+    const model = { name: "hang", generateJson: async () => ({}), stream: async function* (_request: unknown, signal: AbortSignal) {
+      yield { type: "text" as const, text: "thinking" };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    } };
+    const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const started = agent.ask({ prompt: "a prompt" });
+    if (!started.ok) throw new Error(started.error.message);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    agent.cancel({ job_id: started.data["job_id"] });
+    await agent.settled(String(started.data["job_id"]));
+    expect(session.history.at(-1)?.role).toBe("model");
+  });
+
   it("answers an unknown job id with not_found", () => {
     const agent = service(() => {
       throw new Error("unused");

@@ -256,6 +256,11 @@ describe("applyModelPatch refuses", () => {
     expect(result.ok && result.value.content).toBe("x = 1\ny = 2\nz = 3\n\nx = 1\ny = 20\nz = 3\n");
   });
 
+  it("a hunk whose only old line is blank, in a file without a blank line or a final newline, is refused (and returns)", () => {
+    const result = applyModelPatch("alpha\nbeta", "@@ -1,1 +1,2 @@\n \n+gamma\n");
+    expect(!result.ok && result.error.code).toBe("invalid_diff");
+  });
+
   it("a diff whose header names another file", () => {
     const result = applyModelPatch(source, "--- a/lib/other.py\n+++ b/lib/other.py\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n", { filePath: "src/io.js" });
     expect(!result.ok && result.error.message).toContain("`lib/other.py`, not `src/io.js`");

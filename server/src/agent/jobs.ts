@@ -157,6 +157,7 @@ export class AgentService {
     const ctx: ToolContext = { workspace: this.deps.workspace(), signal, approve: this.deps.approve, session, ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}) };
     this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
+    const generation = session.generation;
     const prompt = await this.promptText(params, ctx);
     const runner: ToolRunner = {
       declarations: () => functionDeclarations(),
@@ -192,7 +193,12 @@ export class AgentService {
         },
       },
     });
-    session.history = result.history;
+    if (session.generation === generation) {
+      // A run that stopped half-way ends on a user message; a model note keeps the turns alternating.
+      const last = result.history[result.history.length - 1];
+      if (result.status !== "done" && last?.role === "user") result.history.push({ role: "model", parts: [{ text: `(This request ended: ${result.status}.)` }] });
+      session.history = result.history;
+    }
     job.text = result.text;
     if (result.status === "done") {
       await this.applyEditBlocksInAnswer(job, ctx);

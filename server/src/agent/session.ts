@@ -9,8 +9,11 @@ export class Session implements SessionContext {
   /** Tools the user chose "Always allow … this session" for. */
   readonly alwaysAllowed = new Set<string>();
   history: Message[] = [];
+  /** Moves on every reset: a run that began before it must not write its history back. */
+  generation = 0;
 
   reset(): void {
+    this.generation++;
     this.filesInContext.clear();
     this.alwaysAllowed.clear();
     this.history = [];

@@ -7,8 +7,10 @@ import type { LineTable } from "./text.js";
 
 /** Where the block occurs on whole lines: none, one offset, or "many". */
 function occurrences(text: string, block: string, eol: string): number | "many" | undefined {
+  // An empty block (one blank line) matches between any two characters: not this search's job.
+  if (block === "") return "many";
   let found: number | undefined;
-  for (let at = text.indexOf(block); at !== -1; at = text.indexOf(block, at + 1)) {
+  for (let at = text.indexOf(block); at !== -1 && at < text.length; at = text.indexOf(block, at + 1)) {
     const end = at + block.length;
     const startsLine = at === 0 || text.charCodeAt(at - 1) === 10;
     const endsLine = end === text.length || text.startsWith(eol, end);

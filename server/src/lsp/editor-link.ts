@@ -40,19 +40,28 @@ export class LspEditorLink implements EditorLink {
       workspaceEdit = { changes: { [uri]: edits } };
     }
     const source = new CancellationTokenSource();
-    const cancel = (): void => source.cancel();
-    signal.addEventListener("abort", cancel, { once: true });
-    const timer = setTimeout(cancel, this.timeoutMs());
+    // Cancelling only sends $/cancelRequest; the request may never settle. The wait ends here.
+    let giveUp = (): void => undefined;
+    const gaveUp = new Promise<EditReply>((resolve) => {
+      giveUp = () => {
+        source.cancel();
+        resolve({ applied: false, timedOut: true, reason: "no answer from the editor" });
+      };
+    });
+    signal.addEventListener("abort", giveUp, { once: true });
+    const timer = setTimeout(giveUp, this.timeoutMs());
+    const request = this.connection
+      .sendRequest(ApplyWorkspaceEditRequest.type, { label: "lockstep", edit: workspaceEdit }, source.token)
+      .then(
+        (reply): EditReply => (reply.applied ? { applied: true } : { applied: false, reason: reply.failureReason ?? "the editor did not apply it" }),
+        // eglot answers a stale version with a JSON-RPC error rather than applied: false.
+        (error: unknown): EditReply => ({ applied: false, reason: error instanceof Error ? error.message : String(error) }),
+      );
     try {
-      const reply = await this.connection.sendRequest(ApplyWorkspaceEditRequest.type, { label: "lockstep", edit: workspaceEdit }, source.token);
-      if (reply.applied) return { applied: true };
-      return { applied: false, reason: reply.failureReason ?? "the editor did not apply it" };
-    } catch (error) {
-      // eglot answers a stale version with a JSON-RPC error rather than applied: false.
-      return { applied: false, reason: error instanceof Error ? error.message : String(error) };
+      return await Promise.race([request, gaveUp]);
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener("abort", cancel);
+      signal.removeEventListener("abort", giveUp);
       source.dispose();
     }
   }

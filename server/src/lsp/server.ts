@@ -190,10 +190,15 @@ export async function runServer(argv: string[]): Promise<number> {
         r.begin("lockstep", 0, message);
         return r;
       });
-      void reporter.then((r) => {
+      const current = reporter;
+      void current.then((r) => {
         r.report(percentage ?? 0, message);
         clearTimeout(timer);
-        timer = setTimeout(() => r.done(), 250);
+        timer = setTimeout(() => {
+          r.done();
+          // Ended: a later report begins a new progress rather than reusing a finished token.
+          if (reporter === current) reporter = undefined;
+        }, 250);
       });
     };
   };

@@ -28,6 +28,8 @@ export interface FileEdit {
 export interface EditReply {
   applied: boolean;
   reason?: string;
+  /** No answer in time: the editor may still apply the edit; only its next report tells. */
+  timedOut?: boolean;
 }
 
 /** What the workspace needs from an editor. Implemented by the LSP layer, and by tests in-process. */
@@ -69,6 +71,8 @@ export interface Delivered {
 /** Text we delivered that the editor has not reported back yet. */
 interface Pending {
   text: string;
+  /** The text the edit was computed on. */
+  base: string;
   /** Buffer version the edit was based on; `null` for a file that was not open. */
   baseVersion: number | null;
   settled: Promise<void>;
@@ -100,7 +104,15 @@ export class Workspace {
       this.settle(path.uri);
       return succeed(state(doc.text, doc.version, true));
     }
-    if (pending && pending.baseVersion === null) return succeed(state(pending.text, null, false));
+    if (pending && pending.baseVersion === null) {
+      // Served only while the disk still holds what the edit was built on (or the edit itself,
+      // once saved): a change made outside the editor since wins.
+      const disk = path.exists ? await readTextFile(path.abs) : undefined;
+      const onDisk = disk?.ok ? disk.value.content : "";
+      if (onDisk === pending.base) return succeed(state(pending.text, null, false));
+      this.settle(path.uri);
+      if (disk?.ok) return succeed(state(onDisk, null, false));
+    }
     if (!path.exists) {
       const suggestions = await this.sandbox.suggest(path.rel);
       return fail(
@@ -172,6 +184,11 @@ export class Workspace {
     if (signal.aborted) return fail("cancelled", "Cancelled before the edit was sent; the file is unchanged.");
     const base = before?.content ?? "";
     const reply = await editor.applyEdit({ uri: path.uri, version, edits: computeTextEdits(base, after), before: base, create: before === null }, signal);
+    if (reply.timedOut) {
+      return fail("timeout", "Timeout: the editor did not answer the edit in time. It may still apply it, so the file's state is uncertain.", [
+        "Read the file again before the next change; its sha256 tells what the buffer holds.",
+      ]);
+    }
     if (!reply.applied) {
       return fail(
         "state_mismatch",
@@ -186,7 +203,7 @@ export class Workspace {
     if (reported?.text !== after) {
       let settle = (): void => undefined;
       const settled = new Promise<void>((resolve) => (settle = resolve));
-      this.pending.set(path.uri, { text: after, baseVersion: reported?.version ?? null, settled, settle });
+      this.pending.set(path.uri, { text: after, base, baseVersion: reported?.version ?? null, settled, settle });
     }
     return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
   }
@@ -194,6 +211,7 @@ export class Workspace {
   private async writeDisk(path: ResolvedPath, before: FileState | null, after: string): Promise<Outcome<Delivered>> {
     const written = await writeTextFileAtomic(path.abs, after);
     if (!written.ok) return written;
+    this.settle(path.uri);
     void before;
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
   }
