@@ -83,16 +83,3 @@ export class ModelError extends Error {
 export function isModelError(error: unknown): error is ModelError {
   return error instanceof ModelError;
 }
-
-/** Type guards over Part, so callers need no `in` checks of their own. */
-export function isTextPart(part: Part): part is { text: string } {
-  return "text" in part;
-}
-
-export function isFunctionCallPart(part: Part): part is { functionCall: FunctionCall; thoughtSignature?: string } {
-  return "functionCall" in part;
-}
-
-export function isFunctionResponsePart(part: Part): part is { functionResponse: FunctionResponse } {
-  return "functionResponse" in part;
-}

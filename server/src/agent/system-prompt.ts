@@ -24,4 +24,3 @@ export function buildSystemPrompt(extra?: string): string {
   return trimmed ? `${PROTOCOL}\n\n${trimmed}` : PROTOCOL;
 }
 
-export const SYSTEM_PROMPT = PROTOCOL;

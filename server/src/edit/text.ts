@@ -27,12 +27,6 @@ export function splitLines(text: string): SplitText {
   return { lines, eols: lines.map((_, i) => table.eolOf(i)) };
 }
 
-export function joinLines(split: SplitText): string {
-  let out = "";
-  for (let i = 0; i < split.lines.length; i++) out += split.lines[i]! + split.eols[i]!;
-  return out;
-}
-
 /** The line ending most lines use; `\n` for a text without any. */
 export function dominantEol(text: string): "\n" | "\r\n" {
   return new LineTable(text).eol;
@@ -56,11 +50,6 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Count of lines a text has, a final line without terminator included. */
-export function lineCount(text: string): number {
-  return splitLines(text).lines.length;
 }
 
 /**

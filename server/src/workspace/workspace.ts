@@ -163,7 +163,7 @@ export class Workspace {
       editor.canApplyEdit &&
       (doc !== undefined || (this.options.closedFileEdits ?? "editor") === "editor") &&
       (before !== null || editor.createFiles);
-    if (!toEditor) return this.writeDisk(path, before, after);
+    if (!toEditor) return this.writeDisk(path, after);
 
     // The edits are offsets into `before`: the editor must apply them to exactly that version.
     let version = before?.open && before.version !== null ? before.version : null;
@@ -208,11 +208,10 @@ export class Workspace {
     return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
   }
 
-  private async writeDisk(path: ResolvedPath, before: FileState | null, after: string): Promise<Outcome<Delivered>> {
+  private async writeDisk(path: ResolvedPath, after: string): Promise<Outcome<Delivered>> {
     const written = await writeTextFileAtomic(path.abs, after);
     if (!written.ok) return written;
     this.settle(path.uri);
-    void before;
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
   }
 
