@@ -2,13 +2,13 @@
 // on a big open buffer, read_many_files over many files, and the memory held
 // for many open documents. Drives the real process with the test client
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
-// Run: `npm run build && node dist/bench/server.js`.
+// Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type TestClient } from "../test/support/lsp-client.js";
 
 const START_RUNS = 15;
-const PATCHES = 60;
+const PATCHES = 200;
 const READ_RUNS = 15;
 const READ_FILES = 500;
 const OPEN_DOCS = 1000;
@@ -46,6 +46,18 @@ async function rss(pid: number): Promise<number> {
   if (kb === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(kb) * 1024;
 }
+
+/** CPU time (user + system, all threads) a process has used so far, from /proc (Linux; 10 ms ticks). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Linux's USER_HZ, fixed at 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 function bareNode(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -85,24 +97,30 @@ async function patchRoundTrip(): Promise<Row> {
   const root = await createWorkspace({ "src/big.ts": text }, "lockstep-bench-patch-");
   const client = await startServer({ root, style: "helix" });
   const samples: number[] = [];
+  let serverCpu = 0;
   try {
     await client.open("src/big.ts");
+    const cpuStart = await cpuMs(client.pid);
     for (let i = 0; i < PATCHES; i++) {
       const current = client.buffer("src/big.ts")!.text.split("\n");
       const at = 20 + ((i * 37) % 1950); // 0-based line to change, with context on both sides
       const context = (from: number, to: number): string[] => current.slice(from, to).map((l) => " " + l);
       const diff = ["@@ @@", ...context(at - 10, at), "-" + current[at]!, "+" + current[at]! + ` // patched ${i}`, ...context(at + 1, at + 11)].join("\n") + "\n";
+      // The agent knows its base hash from the previous answer: it is not part of the round trip.
+      const base = sha256(client.buffer("src/big.ts")!.text);
       const began = performance.now();
-      const result = await client.command("safe_patch", { file_path: "src/big.ts", unified_diff: diff, base_content_sha256: sha256(client.buffer("src/big.ts")!.text) });
+      const result = await client.command("safe_patch", { file_path: "src/big.ts", unified_diff: diff, base_content_sha256: base });
       samples.push(performance.now() - began);
       if (!result.ok) throw new Error(`patch ${i} failed: ${JSON.stringify(result.error)}`);
       if (stateOf(result).sha256 !== sha256(client.buffer("src/big.ts")!.text)) throw new Error(`patch ${i}: the buffer is not what the server reports`);
     }
+    serverCpu = (await cpuMs(client.pid)) - cpuStart;
   } finally {
     await client.shutdown();
     await removeWorkspace(root);
   }
-  return timing("safe_patch round trip, open 2,000-line buffer", samples, "helix: edit applied, didChange, reply");
+  const perPatch = (serverCpu / PATCHES).toFixed(1);
+  return timing("safe_patch round trip, open 2,000-line buffer", samples, `helix-like client: applies, sends didChange, replies; server CPU ${perPatch} ms a patch`);
 }
 
 async function readMany(): Promise<Row> {
@@ -175,19 +193,26 @@ function print(rows: Row[]): void {
   process.stdout.write([line(all[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...all.slice(1).map(line)].join("\n") + "\n");
 }
 
-async function main(): Promise<void> {
+const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> }> = {
+  start: { label: "start-up", run: startUp },
+  patch: { label: "safe_patch round trips", run: patchRoundTrip },
+  read: { label: "read_many_files", run: readMany },
+  memory: { label: "memory with open documents", run: memory },
+};
+
+/** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */
+async function main(names: string[]): Promise<void> {
+  const unknown = names.filter((n) => !(n in SECTIONS));
+  if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")}; the sections are ${Object.keys(SECTIONS).join(", ")}`);
   const began = performance.now();
   const rows: Row[] = [];
-  log("start-up");
-  rows.push(...(await startUp()));
-  log("safe_patch round trips");
-  rows.push(await patchRoundTrip());
-  log("read_many_files");
-  rows.push(await readMany());
-  log("memory with open documents");
-  rows.push(...(await memory()));
+  for (const [name, section] of Object.entries(SECTIONS)) {
+    if (names.length > 0 && !names.includes(name)) continue;
+    log(section.label);
+    rows.push(...[await section.run()].flat());
+  }
   print(rows);
   log(`done in ${((performance.now() - began) / 1000).toFixed(1)} s (node ${process.version}, ${process.platform})`);
 }
 
-await main();
+await main(process.argv.slice(2));

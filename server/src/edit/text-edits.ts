@@ -26,19 +26,43 @@ function cut(text: string): string[] {
 /** Beyond this many changed lines the diff stops looking for a finer answer. */
 const MAX_EDIT_LENGTH = 2000;
 
+/** Compared a block at a time: string equality is a native memcmp, a character loop is not. */
+const BLOCK = 256;
+
+/** Length of the longest common prefix of `a` and `b`. */
+function commonPrefix(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length);
+  let n = 0;
+  while (n + BLOCK <= limit && a.slice(n, n + BLOCK) === b.slice(n, n + BLOCK)) n += BLOCK;
+  while (n < limit && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+  return n;
+}
+
+/** Length of the longest common suffix of `a` and `b`, at most `limit`. */
+function commonSuffix(a: string, b: string, limit: number): number {
+  let n = 0;
+  while (n + BLOCK <= limit && a.slice(a.length - n - BLOCK, a.length - n) === b.slice(b.length - n - BLOCK, b.length - n)) n += BLOCK;
+  while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
+  return n;
+}
+
 export function computeTextEdits(before: string, after: string): TextEdit[] {
   if (before === after) return [];
-  const a = cut(before);
-  const b = cut(after);
-  // Common head and tail first: the usual edit touches a few lines of a long file.
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const aMid = a.slice(head, a.length - tail);
-  const bMid = b.slice(head, b.length - tail);
-  let offset = 0;
-  for (let i = 0; i < head; i++) offset += a[i]!.length;
+  // The common head and tail, in whole lines, are found on the strings themselves:
+  // the usual edit touches a few lines of a long file, and only those are cut and diffed.
+  const prefix = commonPrefix(before, after);
+  const head = prefix === 0 ? 0 : before.lastIndexOf("\n", prefix - 1) + 1;
+  const shared = commonSuffix(before, after, Math.min(before.length, after.length) - head);
+  const lineStart = (text: string, at: number): boolean => at === 0 || text.charCodeAt(at - 1) === 10;
+  let tail = shared;
+  if (!lineStart(before, before.length - shared) || !lineStart(after, after.length - shared)) {
+    // Start the tail after the first line break inside the shared part: whole lines in both texts.
+    const lineBreak = before.indexOf("\n", before.length - shared);
+    tail = lineBreak === -1 ? 0 : before.length - lineBreak - 1;
+  }
+  const aMid = cut(before.slice(head, before.length - tail));
+  const bMid = cut(after.slice(head, after.length - tail));
+  let offset = head;
 
   const changes = diffArrays(aMid, bMid, { maxEditLength: MAX_EDIT_LENGTH });
   if (!changes) {

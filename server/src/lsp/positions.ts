@@ -22,7 +22,7 @@ function positionsByNewline(text: string, offsets: readonly number[]): Position[
 /** Converts offset edits into LSP text edits against `text` (the text the edits were computed on). */
 export function toLspEdits(text: string, edits: readonly TextEdit[]): LspTextEdit[] {
   // LSP also breaks lines at a lone \r; such rare texts take the library's full line table.
-  if (/\r(?!\n)/.test(text)) {
+  if (text.includes("\r") && /\r(?!\n)/.test(text)) {
     const doc = TextDocument.create("lockstep:base", "plaintext", 0, text);
     return edits.map((e) => ({ range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) }, newText: e.newText }));
   }
