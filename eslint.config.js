@@ -5,7 +5,10 @@ import tseslint from "typescript-eslint";
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "clients/**"] },
   js.configs.recommended,
-  { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
+  {
+    files: ["bin/**/*.js", "scripts/**/*.{js,mjs}"],
+    languageOptions: { globals: { process: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } },
+  },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],

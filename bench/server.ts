@@ -3,28 +3,18 @@
 // for many open documents. Drives the real process with the test client
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
 // Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type TestClient } from "../test/support/lsp-client.js";
+import { percentile } from "./report.js";
+import { startUpRows, type StartUpRow } from "./start-up.js";
 
-const START_RUNS = 15;
 const PATCHES = 200;
 const READ_RUNS = 15;
 const READ_FILES = 500;
 const OPEN_DOCS = 1000;
 const DOC_LINES = 1000;
 
-interface Row {
-  what: string;
-  runs: number;
-  median: string;
-  p90: string;
-  note: string;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+type Row = StartUpRow;
 
 function timing(what: string, samples: number[], note = ""): Row {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -59,36 +49,9 @@ async function cpuMs(pid: number): Promise<number> {
 /** Linux's USER_HZ, fixed at 100 on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-function bareNode(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const began = performance.now();
-    const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
-    child.once("error", reject);
-    child.once("exit", () => resolve(performance.now() - began));
-  });
-}
-
 /** A line of code-like text, a different one for each (file, line). */
 function codeLine(file: number, line: number): string {
   return `    const value_${file}_${line} = compute(${line}, "item-${(file * 7919 + line) % 10007}"); // line ${line}`;
-}
-
-async function startUp(): Promise<Row[]> {
-  const root = await createWorkspace({ "README.md": "# bench\n" }, "lockstep-bench-start-");
-  const server: number[] = [];
-  const node: number[] = [];
-  try {
-    for (let i = 0; i < START_RUNS; i++) {
-      node.push(await bareNode());
-      const began = performance.now();
-      const client = await startServer({ root, style: "helix" });
-      server.push(performance.now() - began);
-      await client.shutdown();
-    }
-  } finally {
-    await removeWorkspace(root);
-  }
-  return [timing("spawn → initialize result", server, "node bin/lockstep.js --stdio"), timing("bare Node start (node -e 0)", node, "spawn → exit")];
 }
 
 async function patchRoundTrip(): Promise<Row> {
@@ -194,7 +157,7 @@ function print(rows: Row[]): void {
 }
 
 const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> }> = {
-  start: { label: "start-up", run: startUp },
+  start: { label: "start-up", run: () => startUpRows() },
   patch: { label: "safe_patch round trips", run: patchRoundTrip },
   read: { label: "read_many_files", run: readMany },
   memory: { label: "memory with open documents", run: memory },
