@@ -3,8 +3,11 @@
 // for many open documents. Drives the real process with the test client
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
 // Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type TestClient } from "../test/support/lsp-client.js";
+import path from "node:path";
+import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type Envelope, type TestClient } from "../test/support/lsp-client.js";
+import { MinimalClient } from "./minimal-client.js";
 import { percentile } from "./report.js";
 import { startUpRows, type StartUpRow } from "./start-up.js";
 
@@ -54,36 +57,80 @@ function codeLine(file: number, line: number): string {
   return `    const value_${file}_${line} = compute(${line}, "item-${(file * 7919 + line) % 10007}"); // line ${line}`;
 }
 
-async function patchRoundTrip(): Promise<Row> {
+/** What the round trip needs of a client, whichever it is. */
+interface PatchingClient {
+  pid: number;
+  /** The open buffer's text as the client holds it. */
+  text(): string;
+  safePatch(arg: Record<string, unknown>): Promise<Envelope>;
+  close(): Promise<void>;
+}
+
+const BIG_FILE = "src/big.ts";
+
+async function testClient(root: string): Promise<PatchingClient> {
+  const client = await startServer({ root, style: "helix" });
+  await client.open(BIG_FILE);
+  return {
+    pid: client.pid,
+    text: () => client.buffer(BIG_FILE)!.text,
+    safePatch: (arg) => client.command("safe_patch", arg),
+    close: async () => {
+      await client.shutdown();
+    },
+  };
+}
+
+async function minimalClient(root: string, text: string): Promise<PatchingClient> {
+  const client = await MinimalClient.start(serverEntry(), root);
+  client.open(BIG_FILE, text);
+  return {
+    pid: client.pid,
+    text: () => client.text,
+    safePatch: async (arg) => (await client.request("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [arg] })) as Envelope,
+    close: () => client.close(),
+  };
+}
+
+/** The project's bin/lockstep.js, from bench/ or dist/bench/. */
+function serverEntry(): string {
+  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+    const bin = path.join(dir, "bin", "lockstep.js");
+    if (existsSync(bin) && existsSync(path.join(dir, "package.json"))) return bin;
+    if (dir === path.dirname(dir)) throw new Error(`no bin/lockstep.js above ${import.meta.dirname}`);
+  }
+}
+
+async function patchRoundTrip(kind: "test" | "minimal"): Promise<Row> {
   const lines = Array.from({ length: 2000 }, (_, i) => codeLine(0, i + 1));
   const text = lines.join("\n") + "\n";
-  const root = await createWorkspace({ "src/big.ts": text }, "lockstep-bench-patch-");
-  const client = await startServer({ root, style: "helix" });
+  const root = await createWorkspace({ [BIG_FILE]: text }, "lockstep-bench-patch-");
+  const client = kind === "test" ? await testClient(root) : await minimalClient(root, text);
   const samples: number[] = [];
   let serverCpu = 0;
   try {
-    await client.open("src/big.ts");
     const cpuStart = await cpuMs(client.pid);
     for (let i = 0; i < PATCHES; i++) {
-      const current = client.buffer("src/big.ts")!.text.split("\n");
+      const current = client.text().split("\n");
       const at = 20 + ((i * 37) % 1950); // 0-based line to change, with context on both sides
       const context = (from: number, to: number): string[] => current.slice(from, to).map((l) => " " + l);
       const diff = ["@@ @@", ...context(at - 10, at), "-" + current[at]!, "+" + current[at]! + ` // patched ${i}`, ...context(at + 1, at + 11)].join("\n") + "\n";
       // The agent knows its base hash from the previous answer: it is not part of the round trip.
-      const base = sha256(client.buffer("src/big.ts")!.text);
+      const base = sha256(client.text());
       const began = performance.now();
-      const result = await client.command("safe_patch", { file_path: "src/big.ts", unified_diff: diff, base_content_sha256: base });
+      const result = await client.safePatch({ file_path: BIG_FILE, unified_diff: diff, base_content_sha256: base });
       samples.push(performance.now() - began);
       if (!result.ok) throw new Error(`patch ${i} failed: ${JSON.stringify(result.error)}`);
-      if (stateOf(result).sha256 !== sha256(client.buffer("src/big.ts")!.text)) throw new Error(`patch ${i}: the buffer is not what the server reports`);
+      if (stateOf(result).sha256 !== sha256(client.text())) throw new Error(`patch ${i}: the buffer is not what the server reports`);
     }
     serverCpu = (await cpuMs(client.pid)) - cpuStart;
   } finally {
-    await client.shutdown();
+    await client.close();
     await removeWorkspace(root);
   }
   const perPatch = (serverCpu / PATCHES).toFixed(1);
-  return timing("safe_patch round trip, open 2,000-line buffer", samples, `helix-like client: applies, sends didChange, replies; server CPU ${perPatch} ms a patch`);
+  const who = kind === "test" ? "test client (vscode-jsonrpc, Helix-like)" : "minimal client (bench/minimal-client.ts)";
+  return timing(`safe_patch round trip, open 2,000-line buffer, ${kind} client`, samples, `${who}: applies, didChange, reply; server CPU ${perPatch} ms a patch`);
 }
 
 async function readMany(): Promise<Row> {
@@ -158,7 +205,7 @@ function print(rows: Row[]): void {
 
 const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> }> = {
   start: { label: "start-up", run: () => startUpRows() },
-  patch: { label: "safe_patch round trips", run: patchRoundTrip },
+  patch: { label: "safe_patch round trips", run: async () => [await patchRoundTrip("test"), await patchRoundTrip("minimal")] },
   read: { label: "read_many_files", run: readMany },
   memory: { label: "memory with open documents", run: memory },
 };
