@@ -22,4 +22,16 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
     },
   },
+  {
+    files: ["server/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message: "Write `import * as z from \"zod\"`: the named `z` is a namespace object that pulls all of zod, its locales included (~350 KB), into the bundle.",
+        },
+      ],
+    },
+  },
 );

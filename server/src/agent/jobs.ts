@@ -2,7 +2,7 @@
 // waits synchronously on commands, Helix times requests out); the run streams
 // events and `job` reports what it did; `cancel` stops it within a second.
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { functionDeclarations, invokeTool } from "../tools/registry.js";
 import { describeIssues } from "../tools/registry.js";

@@ -4,7 +4,7 @@
 // arguments may say `{{sha256:path}}`, resolved from the newest file state the
 // tools have reported in the request's history.
 import { setTimeout as sleep } from "node:timers/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { fail, succeed } from "../edit/outcome.js";
 import type { Outcome } from "../edit/outcome.js";
 import { ModelError } from "./model.js";

@@ -1,6 +1,6 @@
 // Settings: defaults, types and validation from one schema. They come from
 // initializationOptions and from workspace/configuration (section `lockstep`).
-import { z } from "zod";
+import * as z from "zod";
 
 export const settingsSchema = z.object({
   model: z.string().min(1).default("gemini-2.5-flash").describe("Gemini model for the agent."),

@@ -1,7 +1,7 @@
 // apply_edit_blocks: the ««« EDIT blocks in a model's answer (or a pasted one),
 // applied file by file, blocks of one file in order. Each block reports its own
 // status; each file is delivered once, with the blocks that fit.
-import { z } from "zod";
+import * as z from "zod";
 import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/edit-blocks.js";
 import { fail, succeed, type ErrorCode } from "../edit/outcome.js";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";

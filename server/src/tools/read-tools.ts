@@ -1,5 +1,5 @@
 // Tools that only read: every file comes back versioned and hashed.
-import { z } from "zod";
+import * as z from "zod";
 import type { FileState } from "../workspace/file-state.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
 import { filePath } from "./schemas.js";

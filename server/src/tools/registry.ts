@@ -1,6 +1,6 @@
 // The one list of tools. LSP commands, the CLI and the model's function
 // declarations all come from here, and every argument is validated here first.
-import { z } from "zod";
+import * as z from "zod";
 import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";

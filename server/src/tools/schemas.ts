@@ -1,6 +1,6 @@
 // Argument fields several tools share. Each schema is at once the TypeScript
 // type, the runtime check of every incoming argument and what the model is shown.
-import { z } from "zod";
+import * as z from "zod";
 
 export const filePath = z
   .string()

@@ -1,6 +1,6 @@
 // What a tool is. One definition serves the LSP command, the CLI and the model's
 // function declaration, so they cannot drift apart.
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Envelope } from "./envelope.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";

@@ -1,7 +1,7 @@
 // Tools that change one file: write_file, safe_patch and edit. Each computes the
 // new text from the current state; modifyFile does the locking, hash check,
 // approval and delivery they share.
-import { z } from "zod";
+import * as z from "zod";
 import { fail, succeed } from "../edit/outcome.js";
 import { applyModelPatch } from "../edit/patch.js";
 import { replaceInText, type ReplaceResult } from "../edit/replace.js";
