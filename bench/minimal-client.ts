@@ -136,7 +136,8 @@ export class MinimalClient {
     for (let nl = this.text.indexOf("\n"); nl !== -1; nl = this.text.indexOf("\n", nl + 1)) starts.push(nl + 1);
     const offset = (p: Position): number => Math.min((starts[p.line] ?? this.text.length) + p.character, this.text.length);
     // Last first, so every range still holds when its turn comes; the didChange lists them in that order.
-    const ordered = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
+    // Edits starting at one place apply in their given order (LSP), so the later of them goes first here.
+    const ordered = edits.map((e, i) => ({ e, i })).sort((a, b) => offset(b.e.range.start) - offset(a.e.range.start) || b.i - a.i).map(({ e }) => e);
     for (const e of ordered) this.text = this.text.slice(0, offset(e.range.start)) + e.newText + this.text.slice(offset(e.range.end));
     this.version++;
     this.send({

@@ -13,42 +13,84 @@
 // length only, and aborts the process on damaged data, so a cache whose CRC does not
 // match (made for another bundle, damaged on disk) is treated as missing and never
 // handed to V8.
-// Node before 20.15 has no zlib.crc32: there the bundle runs without a cache.
 //
 // LOCKSTEP_CODE_CACHE
 //   unset  read the cache; write a new one at exit when it was missing or V8 rejected
 //          it (another Node version or V8 flags)
 //   off    neither read nor write (benchmarks)
 //   write  compile from source and write a new cache at exit (the build's warm-up)
-// Writing is best effort: a read-only install or a full disk just means no cache.
+// Writing is best effort: a read-only install or a full disk just means no cache. A cache is
+// not written for a bundle replaced while this process ran (a rebuild or an update), and
+// temporary files of writers that were killed are removed by the next writer.
 // With --enable-source-maps the bundle is required instead, without the cache: Node 20
 // maps the stack traces of required files only, not of vm scripts.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
-import zlib from "node:zlib";
+import { crc32 } from "node:zlib";
 
-const { crc32 } = zlib;
 const CRC_BYTES = 4;
+const TEMPORARY = /^(.*\.cache)\.(\d+)\.tmp$/;
 
 /** The exports of the CommonJS file `bundle`, run as Node would run it. */
 export function loadBundle(bundle, mode = process.env.LOCKSTEP_CODE_CACHE) {
   if (process.sourceMapsEnabled) return createRequire(import.meta.url)(bundle);
   const source = readFileSync(bundle);
   const cacheFile = `${bundle}.cache`;
-  const caching = crc32 !== undefined && mode !== "off";
+  const caching = mode !== "off";
   const cachedData = caching && mode !== "write" ? readCache(cacheFile, source) : undefined;
   // Node's own CommonJS wrapper, with the source on lines of its own so that line
   // and column numbers in stack traces are the file's (lineOffset takes the first away).
   const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source.toString("utf8")}\n})`;
   const script = new Script(wrapped, { filename: bundle, lineOffset: -1, cachedData });
-  if (caching && (mode === "write" || cachedData === undefined || script.cachedDataRejected)) {
-    process.once("exit", () => writeCache(cacheFile, source, script));
+  if (caching && (mode === "write" || cachedData === undefined || script.cachedDataRejected) && writable(path.dirname(bundle))) {
+    const compiled = identity(bundle);
+    process.once("exit", () => {
+      if (identity(bundle) === compiled) writeCache(cacheFile, source, script);
+    });
   }
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
   return module.exports;
+}
+
+/** Size and modification time: what changes when the bundle is rebuilt or replaced. */
+function identity(file) {
+  try {
+    const { size, mtimeMs } = statSync(file);
+    return `${size}:${mtimeMs}`;
+  } catch {
+    return "gone";
+  }
+}
+
+function writable(dir) {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the temporary files of cache writers that died before renaming them. */
+function removeAbandoned(cacheFile) {
+  const dir = path.dirname(cacheFile);
+  for (const name of readdirSync(dir)) {
+    const match = TEMPORARY.exec(name);
+    if (match?.[1] !== path.basename(cacheFile) || Number(match[2]) === process.pid || alive(Number(match[2]))) continue;
+    rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM"; // it exists, owned by someone else
+  }
 }
 
 /** The cache file's first bytes: one CRC-32 over the bundle's bytes and then the V8 data's. */
@@ -78,6 +120,7 @@ function writeCache(cacheFile, source, script) {
     const data = script.createCachedData();
     writeFileSync(temporary, Buffer.concat([header(source, data), data]));
     renameSync(temporary, cacheFile);
+    removeAbandoned(cacheFile);
   } catch {
     try {
       rmSync(temporary, { force: true });

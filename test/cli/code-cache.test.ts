@@ -1,9 +1,9 @@
 // The V8 code cache beside the bundle (bin/load-bundle.js), through real processes:
 // `node bin/lockstep.js read` on a copy of the installed package in a temporary
 // directory, so the build's own cache is left alone. Needs `npm run build`.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -110,6 +110,34 @@ describe("the code cache beside the bundle", () => {
     read(at, "write");
     expect(inode(at.cache)).not.toBe(first);
     expect(beside(at)).toEqual(["lockstep.cjs.cache"]);
+  });
+
+  it("is not written for a bundle replaced while the run went on", async () => {
+    const at = install();
+    const server = spawn(process.execPath, [at.bin, "--stdio"], { cwd: at.workspace, stdio: ["pipe", "pipe", "pipe"] });
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    // Once it answers, the bundle is loaded; then it is replaced, as a rebuild or an update does.
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: null, rootUri: null, capabilities: {} } });
+    const answered = new Promise((resolve) => server.stdout.once("data", resolve));
+    server.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await answered;
+    appendFileSync(path.join(at.bundleDir, "lockstep.cjs"), "\n// rebuilt\n");
+    server.stdin.end();
+    await exited;
+    expect(beside(at)).toEqual([]);
+    read(at);
+    expect(beside(at)).toEqual(["lockstep.cjs.cache"]);
+  });
+
+  it("removes what a writer killed mid-write left behind, and nothing of a live one", () => {
+    const at = install();
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const abandoned = path.join(at.bundleDir, `lockstep.cjs.cache.${dead.stdout}.tmp`);
+    const inUse = path.join(at.bundleDir, `lockstep.cjs.cache.${process.pid}.tmp`);
+    writeFileSync(abandoned, "half a cache");
+    writeFileSync(inUse, "being written");
+    read(at);
+    expect(beside(at).sort()).toEqual(["lockstep.cjs.cache", path.basename(inUse)]);
   });
 
   it.skipIf(isRoot || isWindows)("cannot be written in a read-only install, and the run works without it", () => {
