@@ -3,13 +3,12 @@
 // for many open documents. Drives the real process with the test client
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
 // Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type Envelope, type TestClient } from "../test/support/lsp-client.js";
 import { MinimalClient } from "./minimal-client.js";
 import { percentile } from "./report.js";
-import { startUpRows, type StartUpRow } from "./start-up.js";
+import { projectRoot, startUpRows, type StartUpRow } from "./start-up.js";
 
 const PATCHES = 200;
 const READ_RUNS = 15;
@@ -82,7 +81,7 @@ async function testClient(root: string): Promise<PatchingClient> {
 }
 
 async function minimalClient(root: string, text: string): Promise<PatchingClient> {
-  const client = await MinimalClient.start(serverEntry(), root);
+  const client = await MinimalClient.start(path.join(projectRoot(), "bin", "lockstep.js"), root);
   client.open(BIG_FILE, text);
   return {
     pid: client.pid,
@@ -90,15 +89,6 @@ async function minimalClient(root: string, text: string): Promise<PatchingClient
     safePatch: async (arg) => (await client.request("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [arg] })) as Envelope,
     close: () => client.close(),
   };
-}
-
-/** The project's bin/lockstep.js, from bench/ or dist/bench/. */
-function serverEntry(): string {
-  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
-    const bin = path.join(dir, "bin", "lockstep.js");
-    if (existsSync(bin) && existsSync(path.join(dir, "package.json"))) return bin;
-    if (dir === path.dirname(dir)) throw new Error(`no bin/lockstep.js above ${import.meta.dirname}`);
-  }
 }
 
 async function patchRoundTrip(kind: "test" | "minimal"): Promise<Row> {

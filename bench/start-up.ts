@@ -29,7 +29,7 @@ interface Variant {
 }
 
 /** The project root: where bin/lockstep.js is, from bench/ or dist/bench/. */
-function projectRoot(): string {
+export function projectRoot(): string {
   for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "bin", "lockstep.js")) && existsSync(path.join(dir, "package.json"))) return dir;
     if (dir === path.dirname(dir)) throw new Error(`no bin/lockstep.js above ${import.meta.dirname}`);
