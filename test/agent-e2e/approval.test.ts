@@ -5,6 +5,7 @@ import type { CodeAction, Diagnostic, MessageActionItem, ShowMessageRequestParam
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeTurn } from "../support/fake-gemini.js";
 import {
+  GEOMETRY_TS,
   lastResponses,
   patchCall,
   pick,
@@ -19,16 +20,7 @@ import { stopAllServers, type TestClient } from "../support/lsp-client.js";
 
 afterEach(stopAllServers);
 
-const A = [
-  "export function area(w: number, h: number): number {",
-  "  return w * h;",
-  "}",
-  "",
-  "export function perimeter(w: number, h: number): number {",
-  "  return 2 * (w + h);",
-  "}",
-  "",
-].join("\n");
+const A = GEOMETRY_TS;
 
 const ASK = { approval: "ask" } as const;
 

@@ -43,6 +43,21 @@ function heldPrompt(): {
   };
 }
 
+/** A run of SWAP under approval "ask", stopped at its prompt: on screen, not yet answered. */
+async function runHeldAtPrompt(): Promise<{ rig: AgentRig; id: string; user: ReturnType<typeof heldPrompt> }> {
+  const user = heldPrompt();
+  const rig = await startAgent({
+    files: { "a.ts": A },
+    initializationOptions: { approval: "ask" },
+    showMessageRequest: user.handler,
+    script: [turn({ calls: [SWAP] }), turn({ text: ["never asked for"] })],
+  });
+  await rig.client.open("a.ts");
+  const id = await rig.ask("swap");
+  await user.asked;
+  return { rig, id, user };
+}
+
 describe("cancel", () => {
   it("stops a run whose model turn hangs within 1 s and releases the connection", async () => {
     const rig = await startAgent({
@@ -65,16 +80,7 @@ describe("cancel", () => {
   });
 
   it("stops a run waiting on an approval prompt within 1 s; a late 'Apply' lands nothing", async () => {
-    const user = heldPrompt();
-    const rig = await startAgent({
-      files: { "a.ts": A },
-      initializationOptions: { approval: "ask" },
-      showMessageRequest: user.handler,
-      script: [turn({ calls: [SWAP] }), turn({ text: ["never asked for"] })],
-    });
-    await rig.client.open("a.ts");
-    const id = await rig.ask("swap");
-    await user.asked;
+    const { rig, id, user } = await runHeldAtPrompt();
 
     expect(await cancelAndTime(rig, id)).toBeLessThan(1000);
     user.answer("Apply");
@@ -88,16 +94,7 @@ describe("cancel", () => {
   });
 
   it("a cancelled job stays as it ended: no stream events after `done`, and lockstep.job does not change", async () => {
-    const user = heldPrompt();
-    const rig = await startAgent({
-      files: { "a.ts": A },
-      initializationOptions: { approval: "ask" },
-      showMessageRequest: user.handler,
-      script: [turn({ calls: [SWAP] }), turn({ text: ["never asked for"] })],
-    });
-    await rig.client.open("a.ts");
-    const id = await rig.ask("swap");
-    await user.asked;
+    const { rig, id, user } = await runHeldAtPrompt();
     await cancelAndTime(rig, id);
     const ended = await rig.job(id);
 
@@ -113,16 +110,7 @@ describe("cancel", () => {
   });
 
   it("after cancelling a run whose prompt is still on screen, the user's own edit of that file is not blocked", async () => {
-    const user = heldPrompt();
-    const rig = await startAgent({
-      files: { "a.ts": A },
-      initializationOptions: { approval: "ask" },
-      showMessageRequest: user.handler,
-      script: [turn({ calls: [SWAP] }), turn({ text: ["never asked for"] })],
-    });
-    await rig.client.open("a.ts");
-    const id = await rig.ask("swap");
-    await user.asked;
+    const { rig, id, user } = await runHeldAtPrompt();
     await cancelAndTime(rig, id);
 
     // The prompt of the cancelled run is still open in the editor (the user has not

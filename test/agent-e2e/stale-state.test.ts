@@ -4,22 +4,12 @@
 import type { CodeAction } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeTurn, RecordedRequest } from "../support/fake-gemini.js";
-import { deferred, lastResponses, patchCall, readCall, replaceLineDiff, sha256Hex, startAgent, turn } from "../support/agent-scripts.js";
+import { GEOMETRY_TS, deferred, lastResponses, patchCall, readCall, replaceLineDiff, sha256Hex, startAgent, turn } from "../support/agent-scripts.js";
 import { stopAllServers, type EditorStyle } from "../support/lsp-client.js";
 
 afterEach(stopAllServers);
 
-const A = [
-  "// Geometry helpers.",
-  "export function area(w: number, h: number): number {",
-  "  return w * h;",
-  "}",
-  "",
-  "export function perimeter(w: number, h: number): number {",
-  "  return 2 * (w + h);",
-  "}",
-  "",
-].join("\n");
+const A = `// Geometry helpers.\n${GEOMETRY_TS}`;
 
 /** Turn 3: rebuild the same change on the state the mismatch carried. */
 function retryOnLatest(request: RecordedRequest): FakeTurn {

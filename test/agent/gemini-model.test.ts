@@ -53,6 +53,17 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 
 const never = (): AbortSignal => new AbortController().signal;
 
+/** Starts a stream, aborts it once its first request has arrived, and expects "cancelled" within a second. */
+async function abortAfterFirstRequest(fake: FakeGemini, model: Model): Promise<void> {
+  const controller = new AbortController();
+  const pending = collect(model, controller.signal);
+  await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
+  const started = Date.now();
+  controller.abort();
+  expect((await failure(pending)).code).toBe("cancelled");
+  expect(Date.now() - started).toBeLessThan(1_000);
+}
+
 describe("stream", () => {
   it("yields text deltas in order, each as it arrives", async () => {
     const { fake, model } = await serve([textTurn("Hel", "lo, ", "world")]);
@@ -195,26 +206,14 @@ describe("retries", () => {
 
   it("honours abort during the backoff wait", async () => {
     const { fake, model } = await serve(() => ({ status: 503, retryDelay: "10s" }));
-    const controller = new AbortController();
-    const pending = collect(model, controller.signal);
-    await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
-    const started = Date.now();
-    controller.abort();
-    expect((await failure(pending)).code).toBe("cancelled");
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await abortAfterFirstRequest(fake, model);
   });
 });
 
 describe("cancellation and timeout", () => {
   it("abort during a hanging stream rejects with cancelled within a second and closes the request", async () => {
     const { fake, model } = await serve([{ chunks: [], hang: true }]);
-    const controller = new AbortController();
-    const pending = collect(model, controller.signal);
-    await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
-    const started = Date.now();
-    controller.abort();
-    expect((await failure(pending)).code).toBe("cancelled");
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await abortAfterFirstRequest(fake, model);
     await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true));
   });
 

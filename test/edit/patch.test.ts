@@ -45,6 +45,16 @@ const expectedAfter = text`
   |}
 `;
 
+/** The change most cases make, the lines of a hunk below its header: `return null` becomes a throw. */
+const FIX = text`
+  |     if (!raw) {
+  |-        return null;
+  |+        throw new Error("empty file: " + path);
+  |     }
+`;
+/** FIX with a line of context either side. */
+const FIX_IN_CONTEXT = `     const raw = readFile(path);\n${FIX}     return JSON.parse(raw);\n`;
+
 interface Case {
   name: string;
   diff: string;
@@ -55,52 +65,22 @@ interface Case {
 const applies: Case[] = [
   {
     name: "a correct diff",
-    diff: text`
-      |--- a/src/io.js
-      |+++ b/src/io.js
-      |@@ -4,5 +4,5 @@ export function load(path) {
-      |     const raw = readFile(path);
-      |     if (!raw) {
-      |-        return null;
-      |+        throw new Error("empty file: " + path);
-      |     }
-      |     return JSON.parse(raw);
-    `,
+    diff: `--- a/src/io.js\n+++ b/src/io.js\n@@ -4,5 +4,5 @@ export function load(path) {\n${FIX_IN_CONTEXT}`,
     after: expectedAfter,
   },
   {
     name: "line numbers off by dozens",
-    diff: text`
-      |@@ -44,5 +44,5 @@
-      |     const raw = readFile(path);
-      |     if (!raw) {
-      |-        return null;
-      |+        throw new Error("empty file: " + path);
-      |     }
-      |     return JSON.parse(raw);
-    `,
+    diff: `@@ -44,5 +44,5 @@\n${FIX_IN_CONTEXT}`,
     after: expectedAfter,
   },
   {
     name: "a bare @@ @@ header and wrong counts",
-    diff: text`
-      |@@ @@
-      |     if (!raw) {
-      |-        return null;
-      |+        throw new Error("empty file: " + path);
-      |     }
-    `,
+    diff: `@@ @@\n${FIX}`,
     after: expectedAfter,
   },
   {
     name: "counts that do not add up",
-    diff: text`
-      |@@ -5,9 +5,2 @@
-      |     if (!raw) {
-      |-        return null;
-      |+        throw new Error("empty file: " + path);
-      |     }
-    `,
+    diff: `@@ -5,9 +5,2 @@\n${FIX}`,
     after: expectedAfter,
   },
   {

@@ -22,6 +22,18 @@ import type { EditorStyle, StartOptions, TestClient } from "./lsp-client.js";
 /** The key every test server gets; long and unusual, so a leak is unmistakable. */
 export const TEST_API_KEY = "e2e-KEY-7f3a9c1d5b2e8f4a6c0d-DO-NOT-LEAK";
 
+/** A TypeScript file for the model to change: area() and perimeter(). */
+export const GEOMETRY_TS = [
+  "export function area(w: number, h: number): number {",
+  "  return w * h;",
+  "}",
+  "",
+  "export function perimeter(w: number, h: number): number {",
+  "  return 2 * (w + h);",
+  "}",
+  "",
+].join("\n");
+
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
