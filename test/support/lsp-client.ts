@@ -1,6 +1,6 @@
 // A test client that spawns the real server (`node bin/lockstep.js --stdio`)
 // and drives it over stdio the way Helix, Neovim or eglot does (facts from
-// /work/shared/EDITORS.md). It owns buffers, applies the server's
+// the shared EDITORS.md). It owns buffers, applies the server's
 // WorkspaceEdits to them itself and sends didChange when, and only when, the
 // imitated editor would. No vitest import: bench/server.ts uses it too.
 //
