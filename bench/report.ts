@@ -20,6 +20,21 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i]!;
 }
 
+/** One row of the server bench's table: a measure's median and p90 over its runs. */
+export interface TimingRow {
+  what: string;
+  runs: number;
+  median: string;
+  p90: string;
+  note: string;
+}
+
+export function timingRow(what: string, samples: readonly number[], note = ""): TimingRow {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const ms = (p: number): string => `${percentile(sorted, p).toFixed(1)} ms`;
+  return { what, runs: sorted.length, median: ms(50), p90: ms(90), note };
+}
+
 export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 50);
 }

@@ -7,8 +7,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type Envelope, type TestClient } from "../test/support/lsp-client.js";
 import { MinimalClient } from "./minimal-client.js";
-import { percentile } from "./report.js";
-import { projectRoot, startUpRows, type StartUpRow } from "./start-up.js";
+import { timingRow, type TimingRow } from "./report.js";
+import { projectRoot, startUpRows } from "./start-up.js";
 
 const PATCHES = 200;
 const READ_RUNS = 15;
@@ -16,12 +16,8 @@ const READ_FILES = 500;
 const OPEN_DOCS = 1000;
 const DOC_LINES = 1000;
 
-type Row = StartUpRow;
+type Row = TimingRow;
 
-function timing(what: string, samples: number[], note = ""): Row {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { what, runs: samples.length, median: `${percentile(sorted, 50).toFixed(1)} ms`, p90: `${percentile(sorted, 90).toFixed(1)} ms`, note };
-}
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -120,7 +116,7 @@ async function patchRoundTrip(kind: "test" | "minimal"): Promise<Row> {
   }
   const perPatch = (serverCpu / PATCHES).toFixed(1);
   const who = kind === "test" ? "test client (vscode-jsonrpc, Helix-like)" : "minimal client (bench/minimal-client.ts)";
-  return timing(`safe_patch round trip, open 2,000-line buffer, ${kind} client`, samples, `${who}: applies, didChange, reply; server CPU ${perPatch} ms a patch`);
+  return timingRow(`safe_patch round trip, open 2,000-line buffer, ${kind} client`, samples, `${who}: applies, didChange, reply; server CPU ${perPatch} ms a patch`);
 }
 
 async function readMany(): Promise<Row> {
@@ -147,7 +143,7 @@ async function readMany(): Promise<Row> {
     await client.shutdown();
     await removeWorkspace(root);
   }
-  return timing(`read_many_files, ${READ_FILES} files from disk`, samples, `${mb(bytes)} in all, with progress`);
+  return timingRow(`read_many_files, ${READ_FILES} files from disk`, samples, `${mb(bytes)} in all, with progress`);
 }
 
 async function memory(): Promise<Row[]> {

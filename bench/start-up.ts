@@ -7,18 +7,9 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createWorkspace, removeWorkspace, startServer } from "../test/support/lsp-client.js";
-import { percentile } from "./report.js";
+import { timingRow, type TimingRow } from "./report.js";
 
 const RUNS = 21;
-
-/** The row shape of bench/server.ts. */
-export interface StartUpRow {
-  what: string;
-  runs: number;
-  median: string;
-  p90: string;
-  note: string;
-}
 
 interface Variant {
   what: string;
@@ -45,14 +36,8 @@ function bareNode(env: NodeJS.ProcessEnv): Promise<number> {
   });
 }
 
-function row(variant: Variant): StartUpRow {
-  const sorted = [...variant.samples].sort((a, b) => a - b);
-  const ms = (p: number): string => `${percentile(sorted, p).toFixed(1)} ms`;
-  return { what: variant.what, runs: sorted.length, median: ms(50), p90: ms(90), note: variant.note };
-}
-
 /** Median and p90 of `runs` starts of each variant. Needs the build (its code cache). */
-export async function startUpRows(runs = RUNS): Promise<StartUpRow[]> {
+export async function startUpRows(runs = RUNS): Promise<TimingRow[]> {
   const cache = path.join(projectRoot(), "dist", "bundle", "lockstep.cjs.cache");
   if (!existsSync(cache)) throw new Error(`${cache} is missing: run \`npm run build\` (it writes the code cache) before the start-up bench.`);
   const root = await createWorkspace({ "README.md": "# bench\n" }, "lockstep-bench-start-up-");
@@ -84,5 +69,5 @@ export async function startUpRows(runs = RUNS): Promise<StartUpRow[]> {
   } finally {
     await removeWorkspace(root);
   }
-  return variants.map(row);
+  return variants.map((v) => timingRow(v.what, v.samples, v.note));
 }
