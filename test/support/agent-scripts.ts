@@ -8,13 +8,12 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { MessageActionItem, ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { onTestFinished } from "vitest";
-import { startFakeGemini } from "./fake-gemini.js";
+import { listenOnLoopback, startFakeGemini } from "./fake-gemini.js";
 import type { FakeChunk, FakeGemini, FakeScript, FakeTurn, RecordedRequest } from "./fake-gemini.js";
 import { createWorkspace, removeWorkspace, startServer } from "./lsp-client.js";
 import type { EditorStyle, StartOptions, TestClient } from "./lsp-client.js";
@@ -170,13 +169,8 @@ export async function startGate(upstream: string): Promise<Gate> {
     upstreamReq.end(Buffer.concat(pieces));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: await listenOnLoopback(server),
     timings,
     hold: (index, release) => holds.set(index, release),
     arrived: (index) =>

@@ -2,7 +2,7 @@
 // (through `baseUrl` / GOOGLE_GEMINI_BASE_URL), so tests exercise the SDK's request
 // building and SSE parsing instead of a mock of it. Each request plays the next
 // scripted turn; every request is recorded for assertions.
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -75,6 +75,16 @@ export interface FakeGemini {
 const API_KEY_HEADER = "x-goog-api-key";
 const ROUTE = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateContent)$/;
 
+/** Starts `server` on a free loopback port; resolves with its base URL. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
 export async function startFakeGemini(script: FakeScript): Promise<FakeGemini> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
@@ -115,13 +125,8 @@ export async function startFakeGemini(script: FakeScript): Promise<FakeGemini> {
     await play(turn, recorded.stream, res);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: await listenOnLoopback(server),
     requests,
     close: () =>
       new Promise<void>((resolve) => {
