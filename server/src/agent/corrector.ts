@@ -1,6 +1,6 @@
 // The edit tool's last resort: one structured-output call that repairs an
 // old_string which matched nothing. Bounded in time and cached by its inputs.
-import { sha256 } from "../edit/text.js";
+import { sha256 } from "../edit/shared/text.js";
 import type { CorrectionAnswer, CorrectionRequest, EditCorrector } from "../tools/tool.js";
 import type { Model } from "./model.js";
 

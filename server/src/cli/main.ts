@@ -73,7 +73,7 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   if (!file || extra.length > 0) throw new UsageError("apply-patch takes exactly one FILE");
   const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await readFile(values.diff, "utf8");
   const ctx = await toolContext(values.root);
-  const base = values["base-sha256"] ?? (await currentSha(ctx, file)) ?? (await import("../edit/text.js")).EMPTY_SHA256;
+  const base = values["base-sha256"] ?? (await currentSha(ctx, file)) ?? (await import("../edit/shared/text.js")).EMPTY_SHA256;
   return invokeTool("safe_patch", { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: values["dry-run"] ?? false }, ctx);
 }
 

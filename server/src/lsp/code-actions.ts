@@ -3,8 +3,8 @@
 // its arguments, which Neovim, Helix and eglot all run.
 import type { CodeAction, Command } from "vscode-languageserver";
 import { CodeActionKind } from "vscode-languageserver";
-import { countEditBlocks } from "../edit/edit-blocks.js";
-import { parseUnifiedDiff } from "../edit/diff-parse.js";
+import { countEditBlocks } from "../edit/blocks/edit-blocks.js";
+import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
 import { COMMAND_PREFIX } from "./commands.js";
 
 function action(title: string, kind: string, command: string, argument: unknown): CodeAction {

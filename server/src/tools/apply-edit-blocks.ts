@@ -2,8 +2,8 @@
 // applied file by file, blocks of one file in order. Each block reports its own
 // status; each file is delivered once, with the blocks that fit.
 import * as z from "zod";
-import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/edit-blocks.js";
-import { fail, succeed, type ErrorCode } from "../edit/outcome.js";
+import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/blocks/edit-blocks.js";
+import { fail, succeed, type ErrorCode } from "../edit/shared/outcome.js";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
 import { modifyFile } from "./modify.js";
 import { dryRun } from "./schemas.js";

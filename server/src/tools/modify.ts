@@ -3,8 +3,8 @@
 // leaves the file as it was and carries the latest state, so the model can
 // retry in one step.
 import { structuredPatch, formatPatch, FILE_HEADERS_ONLY } from "diff";
-import type { Failure, Outcome } from "../edit/outcome.js";
-import { EMPTY_SHA256 } from "../edit/text.js";
+import type { Failure, Outcome } from "../edit/shared/outcome.js";
+import { EMPTY_SHA256 } from "../edit/shared/text.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";

@@ -2,10 +2,10 @@
 // new text from the current state; modifyFile does the locking, hash check,
 // approval and delivery they share.
 import * as z from "zod";
-import { fail, succeed } from "../edit/outcome.js";
-import { applyModelPatch } from "../edit/patch.js";
-import { replaceInText, type ReplaceResult } from "../edit/replace.js";
-import type { Outcome } from "../edit/outcome.js";
+import { fail, succeed } from "../edit/shared/outcome.js";
+import { applyModelPatch } from "../edit/patch/patch.js";
+import { replaceInText, type ReplaceResult } from "../edit/replace/replace.js";
+import type { Outcome } from "../edit/shared/outcome.js";
 import { modifyFile, type Computed } from "./modify.js";
 import { baseSha256, dryRun, filePath } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";

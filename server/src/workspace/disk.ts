@@ -5,9 +5,9 @@ import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { fail, succeed } from "../edit/outcome.js";
-import type { Outcome } from "../edit/outcome.js";
-import { decodeUtf8, looksBinary } from "../edit/text.js";
+import { fail, succeed } from "../edit/shared/outcome.js";
+import type { Outcome } from "../edit/shared/outcome.js";
+import { decodeUtf8, looksBinary } from "../edit/shared/text.js";
 import { compareNames } from "./suggest.js";
 
 /** Files larger than this are refused: a model cannot use them and hashing them stalls the server. */

@@ -1,8 +1,8 @@
 // The ledger of file states and the way a change reaches a file. Open editor
 // buffers win over disk; a change goes to the editor as an edit it can apply,
 // undo and refuse, or to disk atomically when there is no editor to take it.
-import { fail, succeed, type Outcome } from "../edit/outcome.js";
-import { sha256 } from "../edit/text.js";
+import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { sha256 } from "../edit/shared/text.js";
 import { computeTextEdits, type TextEdit } from "../edit/text-edits.js";
 import { listDirectory, readTextFile, writeTextFileAtomic, type DirectoryEntry } from "./disk.js";
 import type { FileState } from "./file-state.js";

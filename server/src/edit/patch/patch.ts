@@ -3,11 +3,11 @@
 // and apply that with the `diff` package's strict applyPatch. All hunks or none.
 import { applyPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
 import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.js";
-import { LineIndex } from "./line-index.js";
+import { LineIndex } from "../shared/line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
-import { fail, succeed, type Outcome } from "./outcome.js";
-import { detectIndentation, learnIndentation, learnWhitespaceFix, type Indentation } from "./reindent.js";
-import { endsWithNewline, LineTable } from "./text.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { detectIndentation, learnIndentation, learnWhitespaceFix, type Indentation } from "../shared/indentation.js";
+import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
 import { describeLocateError } from "./patch-messages.js";
 

@@ -7,8 +7,8 @@
 // Lines are compared without their terminators; the result keeps the file's own
 // line endings and its final-newline state.
 import { isCreateBlock, type EditBlock } from "./edit-block-parser.js";
-import { fail, succeed, type Failure, type Outcome } from "./outcome.js";
-import { dominantEol, splitLines, type Eol } from "./text.js";
+import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { dominantEol, splitLines, type Eol } from "../shared/text.js";
 
 export interface BlockApplied {
   content: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyModelPatch } from "../../server/src/edit/patch.js";
+import { applyModelPatch } from "../../../server/src/edit/patch/patch.js";
 
 /** Fixtures are written as readable text; `|` marks the left edge so indentation is visible. */
 function text(strings: TemplateStringsArray): string {

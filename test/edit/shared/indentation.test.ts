@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyModelPatch } from "../../server/src/edit/patch.js";
-import { detectIndentation } from "../../server/src/edit/reindent.js";
+import { applyModelPatch } from "../../../server/src/edit/patch/patch.js";
+import { detectIndentation } from "../../../server/src/edit/shared/indentation.js";
 
 const lines = (...l: string[]): string => l.join("\n") + "\n";
 

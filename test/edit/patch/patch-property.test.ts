@@ -7,9 +7,9 @@ import { fileURLToPath } from "node:url";
 import { createPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyModelPatch } from "../../server/src/edit/patch.js";
+import { applyModelPatch } from "../../../server/src/edit/patch/patch.js";
 
-const modules = fileURLToPath(new URL("../../node_modules/", import.meta.url));
+const modules = fileURLToPath(new URL("../../../node_modules/", import.meta.url));
 
 /** A few real files nobody here wrote: JavaScript from installed packages. */
 function corpus(): string[] {

@@ -5,8 +5,8 @@
 //    suffix of its file line and the last a prefix (as an exact match would).
 // Candidates come from an index probe (a run of old_string that must appear
 // verbatim in any match), so only a few file lines are ever normalised.
-import { foldWhitespace } from "./line-index.js";
-import { learnWhitespaceFix } from "./reindent.js";
+import { foldWhitespace } from "../shared/line-index.js";
+import { learnWhitespaceFix } from "../shared/indentation.js";
 import { countUpTo, type NormalizedText, type Region } from "./replace-text.js";
 
 function isBlank(line: string): boolean {

@@ -3,7 +3,7 @@
 // cutting the file into lines or indexing it. Anything else goes to the locator.
 import type { ParsedHunk } from "./diff-parse.js";
 import type { Placement } from "./locate.js";
-import type { LineTable } from "./text.js";
+import type { LineTable } from "../shared/text.js";
 
 /** Where the block occurs on whole lines: none, one offset, or "many". */
 function occurrences(text: string, block: string, eol: string): number | "many" | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEditBlock, parseEditBlocks, type EditBlock } from "../../server/src/edit/edit-blocks.js";
+import { applyEditBlock, parseEditBlocks, type EditBlock } from "../../../server/src/edit/blocks/edit-blocks.js";
 
 /** Lines of a fixture, each ended by `\n`. */
 const text = (...lines: string[]) => lines.map((l) => l + "\n").join("");

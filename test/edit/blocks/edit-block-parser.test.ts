@@ -7,7 +7,7 @@ import {
   parseEditBlocks,
   pathFromLine,
   type EditBlock,
-} from "../../server/src/edit/edit-blocks.js";
+} from "../../../server/src/edit/blocks/edit-blocks.js";
 
 /** Lines of a fixture, each ended by `\n`. */
 const text = (...lines: string[]) => lines.map((l) => l + "\n").join("");

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ErrorCode } from "../../server/src/edit/outcome.js";
-import { replaceInText, type ReplaceRequest, type ReplaceStrategy } from "../../server/src/edit/replace.js";
+import type { ErrorCode } from "../../../server/src/edit/shared/outcome.js";
+import { replaceInText, type ReplaceRequest, type ReplaceStrategy } from "../../../server/src/edit/replace/replace.js";
 
 /** A file: every line followed by `\n`. */
 const file = (...lines: string[]): string => lines.map((line) => `${line}\n`).join("");

@@ -1,9 +1,9 @@
 // Words for a hunk that could not be placed: which hunk, what did not match,
 // where the nearest candidate is, and what the model should do next.
 import type { ParsedHunk } from "./diff-parse.js";
-import type { LineIndex } from "./line-index.js";
+import type { LineIndex } from "../shared/line-index.js";
 import type { LocateError } from "./locate.js";
-import type { ErrorCode } from "./outcome.js";
+import type { ErrorCode } from "../shared/outcome.js";
 
 const MAX_SHOWN = 3;
 

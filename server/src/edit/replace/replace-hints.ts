@@ -1,6 +1,6 @@
 // What the engine needs beyond matching: spotting placeholder lines, repairing
 // over-escaped text, and naming the closest line when nothing matched.
-import { foldWhitespace, lineSimilarity } from "./line-index.js";
+import { foldWhitespace, lineSimilarity } from "../shared/line-index.js";
 import { countUpTo, type NormalizedText } from "./replace-text.js";
 
 // ── Placeholders ─────────────────────────────────────────────────────────────

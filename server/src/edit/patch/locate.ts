@@ -2,7 +2,7 @@
 // lines. The header's line number is only a hint. Uniqueness is the invariant:
 // a hunk lands where it fits and nowhere else, or it does not land at all.
 import type { ParsedHunk } from "./diff-parse.js";
-import { foldWhitespace, type LineIndex } from "./line-index.js";
+import { foldWhitespace, type LineIndex } from "../shared/line-index.js";
 
 /** How closely the hunk's old lines match the file where it was placed. */
 export type MatchTier = "exact" | "whitespace" | "fuzzy";
