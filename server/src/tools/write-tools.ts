@@ -3,6 +3,7 @@
 // approval and delivery they share.
 import * as z from "zod";
 import { fail, succeed } from "../edit/shared/outcome.js";
+import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
 import { applyModelPatch } from "../edit/patch/patch.js";
 import { replaceInText, type ReplaceResult } from "../edit/replace/replace.js";
 import type { Outcome } from "../edit/shared/outcome.js";
@@ -60,11 +61,12 @@ export const safePatch = defineTool({
     })
     .strict(),
   async run(args, ctx) {
+    const existing = await existingHeaderFiles(ctx, args.unified_diff);
     return modifyFile(
       ctx,
       { tool: "safe_patch", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: true },
       (current): Computed => {
-        const patched = applyModelPatch(current.content, args.unified_diff, { filePath: current.file_path });
+        const patched = applyModelPatch(current.content, args.unified_diff, { filePath: current.file_path, fileExists: (p) => existing.has(p) });
         if (!patched.ok) return patched;
         const moved = patched.value.hunks.filter((h) => h.claimedLine !== undefined && h.claimedLine !== h.line).length;
         const note = moved > 0 ? ` (${moved} hunk header${moved > 1 ? "s" : ""} had the wrong line number and ${moved > 1 ? "were" : "was"} corrected)` : "";
@@ -73,6 +75,19 @@ export const safePatch = defineTool({
     );
   },
 });
+
+/** The diff's header paths that name existing files of the workspace: only those may refuse a diff for naming another file. */
+async function existingHeaderFiles(ctx: ToolContext, diff: string): Promise<Set<string>> {
+  const parsed = parseUnifiedDiff(diff);
+  const found = new Set<string>();
+  if (!parsed.ok) return found;
+  const paths = new Set(parsed.value.flatMap((p) => [p.oldPath, p.newPath]).filter((p): p is string => p !== undefined));
+  for (const p of paths) {
+    const resolved = await ctx.workspace.resolve(p, "read");
+    if (resolved.ok) found.add(p);
+  }
+  return found;
+}
 
 export const edit = defineTool({
   name: "edit",

@@ -241,9 +241,26 @@ describe("applyModelPatch refuses", () => {
     expect(!result.ok && result.error.code).toBe("invalid_diff");
   });
 
-  it("a diff whose header names another file", () => {
-    const result = applyModelPatch(source, "--- a/lib/other.py\n+++ b/lib/other.py\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n", { filePath: "src/io.js" });
+  it("a diff whose header names another file that exists is refused, naming it", () => {
+    const exists = (p: string): boolean => p === "lib/other.py";
+    const result = applyModelPatch(source, "--- a/lib/other.py\n+++ b/lib/other.py\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n", { filePath: "src/io.js", fileExists: exists });
+    expect(!result.ok && result.error.code).toBe("invalid_diff");
     expect(!result.ok && result.error.message).toContain("`lib/other.py`, not `src/io.js`");
+  });
+
+  // file_path decides: names models put in headers are hints, whatever they say.
+  it.each([
+    ["--- original", "+++ modified"],
+    ["--- a/src/io.js", "+++ b/src/io.js"],
+    ["--- before.c", "+++ after.c"],
+    ["--- a/main.c", "+++ patched_before.c"],
+    ["--- src/io.js.orig", "+++ src/io.js"],
+    ["--- lib/other.py", "+++ lib/other.py"],
+  ])("headers %s / %s are hints when they name no other existing file", (minus, plus) => {
+    const exists = (p: string): boolean => p === "src/io.js";
+    const diff = `${minus}\n${plus}\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n`;
+    const result = applyModelPatch(source, diff, { filePath: "src/io.js", fileExists: exists });
+    expect(result.ok && result.value.content).toBe(source.replace("return null;", "return 0;"));
   });
 
   it("a diff already applied reports no_change", () => {

@@ -49,3 +49,70 @@ describe("added lines follow the file's indentation", () => {
     expect(result.value.content).toBe(want);
   });
 });
+
+// Indentation is evidence: each case is a diff whose context drifted; the outcome is the
+// text the model meant or a refusal that names the line, never a line re-indented on a guess.
+const py = lines("def load(path):", "    raw = read(path)", "    if not raw:", "        return None", "    data = parse(raw)", "    return data");
+
+describe("the evidence decides between the literal and the re-indented reading", () => {
+  it.each([
+    {
+      name: "context halved, removed and added lines exact: the model wrote in the file's frame",
+      diff: lines("@@ @@", "   raw = read(path)", "   if not raw:", "-        return None", "+        return {}", "   data = parse(raw)"),
+      want: py.replace("return None", "return {}"),
+    },
+    {
+      name: "context and removed halved, the added line exact where it replaces one",
+      diff: lines("@@ @@", "   raw = read(path)", "   if not raw:", "-    return None", "+        return {}", "   data = parse(raw)"),
+      want: py.replace("return None", "return {}"),
+    },
+    {
+      name: "everything halved, the added line where the removed one was in the model's frame",
+      diff: lines("@@ @@", "   raw = read(path)", "   if not raw:", "-    return None", "+    return {}", "   data = parse(raw)"),
+      want: py.replace("return None", "return {}"),
+    },
+    {
+      name: "everything halved, an odd level only the model's frame can have",
+      diff: lines("@@ @@", "   raw = read(path)", "+  log(path)", "   if not raw:", "     return None"),
+      want: py.replace("    raw = read(path)\n", "    raw = read(path)\n    log(path)\n"),
+    },
+    {
+      name: "each indentation maps as the removed lines show it: one drifted, one as in the file",
+      diff: lines("@@ @@", "   raw = read(path)", "-  if not raw:", "-        return None", "+  if raw is None:", "+        return {}", "   data = parse(raw)"),
+      want: py.replace("if not raw:\n        return None", "if raw is None:\n        return {}"),
+    },
+    {
+      name: "tabs written as spaces in the context, the added line with the file's tabs",
+      file: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\treturn", "\t}", "}"),
+      diff: lines("@@ @@", "     x := 1", "     if x > 0 {", "-        return", "+\t\tpanic(x)", "     }"),
+      want: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\tpanic(x)", "\t}", "}"),
+    },
+    {
+      name: "tabs written as spaces everywhere",
+      file: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\treturn", "\t}", "}"),
+      diff: lines("@@ @@", "     x := 1", "     if x > 0 {", "-        return", "+        panic(x)", "     }"),
+      want: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\tpanic(x)", "\t}", "}"),
+    },
+  ])("$name", ({ file, diff, want }) => {
+    const result = applyModelPatch(file ?? py, diff);
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.value.content).toBe(want);
+  });
+
+  it.each([
+    {
+      name: "a pure insertion at a level both frames can have",
+      diff: lines("@@ @@", "   if not raw:", "     return None", "+    return {}", "   data = parse(raw)"),
+      literal: "4 spaces",
+      reindented: "8 spaces",
+    },
+  ])("refuses $name, naming the line and both indentations", ({ diff, literal, reindented }) => {
+    const result = applyModelPatch(py, diff);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe("invalid_diff");
+    expect(result.error.message).toContain(literal);
+    expect(result.error.message).toContain(reindented);
+    expect(result.error.suggestions.join(" ")).toContain("exact indentation");
+  });
+});

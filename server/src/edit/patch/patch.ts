@@ -6,7 +6,18 @@ import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.
 import { LineIndex } from "../shared/line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
-import { detectIndentation, learnIndentation, learnWhitespaceFix, type Indentation } from "../shared/indentation.js";
+import {
+  describeIndent,
+  detectIndentation,
+  frameOf,
+  lead,
+  readAddedLines,
+  type AddedLine,
+  type FramePair,
+  type IndentConflict,
+  type Indentation,
+  type LineOp,
+} from "../shared/indentation.js";
 import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
 import { describeLocateError } from "./patch-messages.js";
@@ -31,17 +42,20 @@ export interface PatchResult {
 }
 
 export interface PatchOptions {
-  /** The target's workspace path: a diff whose headers name another file is refused. */
+  /** The target's workspace path. It decides: the diff's header paths are only hints. */
   filePath?: string;
+  /** Whether a header's path names a file that exists (workspace-relative); a diff headed for another existing file is refused. */
+  fileExists?: (path: string) => boolean;
 }
 
-function baseName(path: string): string {
-  const parts = path.replace(/\\/g, "/").split("/");
-  return parts[parts.length - 1] ?? path;
-}
-
-/** The file section of a multi-file diff that targets `filePath`. */
-function selectFilePatch(patches: FilePatch[], filePath: string | undefined): Outcome<FilePatch> {
+/**
+ * The file section of a diff that targets `filePath`. Models head diffs with
+ * `original`/`modified`, `a/x`/`b/x`, `before.c`, or the right name in the
+ * wrong folder: the given path decides, and a header only refuses a diff when
+ * it names another file that exists.
+ */
+function selectFilePatch(patches: FilePatch[], options: PatchOptions): Outcome<FilePatch> {
+  const { filePath, fileExists } = options;
   const named = (p: FilePatch): string | undefined => p.newPath ?? p.oldPath;
   if (filePath === undefined) {
     if (patches.length === 1) return succeed(patches[0]!);
@@ -54,13 +68,15 @@ function selectFilePatch(patches: FilePatch[], filePath: string | undefined): Ou
   };
   const exact = patches.filter(matches);
   if (exact.length === 1) return succeed(exact[0]!);
+  /** The header names an existing file other than the target (either side). */
+  const otherFile = (p: FilePatch): string | undefined =>
+    [p.newPath, p.oldPath].find((path) => path !== undefined && !matches({ ...p, newPath: path, oldPath: path }) && fileExists?.(path) === true);
   if (patches.length === 1) {
     const only = patches[0]!;
-    const path = named(only);
-    // Models often get the directory wrong; a different file name means another file.
-    if (path !== undefined && baseName(path) !== baseName(target)) {
-      return fail("invalid_diff", `Invalid Diff: the diff is for \`${path}\`, not \`${filePath}\`.`, [
-        `Call safe_patch with file_path "${path}" if that file is meant, or rebuild the diff from ${filePath}'s content.`,
+    const other = otherFile(only);
+    if (other !== undefined) {
+      return fail("invalid_diff", `Invalid Diff: the diff is for \`${other}\`, not \`${filePath}\`.`, [
+        `Call safe_patch with file_path "${other}" if that file is meant, or rebuild the diff from ${filePath}'s content.`,
       ]);
     }
     return succeed(only);
@@ -76,37 +92,104 @@ interface Corrected {
   reports: HunkReport[];
 }
 
-/** Rebuilds each placed hunk from the file's own lines; added lines get the file's ending and indentation. */
+/**
+ * The text of every hunk's added lines: as written, or in the file's frame when
+ * all of the evidence says the model typed the diff in another (see
+ * shared/indentation.ts). A hunk whose old lines show no drift is read alone;
+ * the drifting ones are weighed together, since a model's drift runs through
+ * its whole diff.
+ */
+function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<string[][]> {
+  let indentation: Indentation | undefined;
+  const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.all()));
+  const out = hunks.map((h) => h.lines.filter((l) => l.op === "+").map((l) => l.text));
+  // Exact placements of indented lines show the file's frame: nothing to weigh.
+  const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !(l.text.startsWith(" ") || l.text.startsWith("\t"));
+  if (placements.every((p) => p.tier === "exact") && !hunks.every((h) => h.lines.every(unindented))) return succeed(out);
+
+  const parts = hunks.map((hunk, h) => {
+    const place = placements[h]!;
+    const mismatched = new Set(place.mismatched);
+    let oldIndex = 0;
+    const ops: LineOp[] = [];
+    for (const l of hunk.lines) {
+      if (l.op === "+") {
+        ops.push({ op: "+", text: l.text });
+        continue;
+      }
+      const i = oldIndex++;
+      // A context line that did not match says nothing about indentation: it stands as blank.
+      ops.push({ op: l.op, text: mismatched.has(i) ? "" : l.text, fileText: mismatched.has(i) ? "" : file.line(place.start + i) });
+    }
+    return frameOf(ops, "diff");
+  });
+  const drifts = parts.map((p) => p.pairs.some((pair) => lead(pair.model) !== lead(pair.file) && pair.model.trim() !== ""));
+  const ask = (members: number[]): Outcome<void> => {
+    const pairs: FramePair[] = [];
+    const added: AddedLine[] = [];
+    for (const h of members) {
+      const base = pairs.length;
+      const shift = (i: number | undefined): number | undefined => (i === undefined ? undefined : i + base);
+      pairs.push(...parts[h]!.pairs);
+      for (const a of parts[h]!.added) added.push({ ...a, anchor: shift(a.anchor), partner: shift(a.partner) });
+    }
+    const answer = readAddedLines({ pairs, added, fileIndentation });
+    if (!answer.ok) return indentRefusal(answer.conflict, hunks, members);
+    let k = 0;
+    for (const h of members) out[h] = out[h]!.map(() => answer.lines[k++]!);
+    return succeed(undefined);
+  };
+  for (let h = 0; h < hunks.length; h++) {
+    if (drifts[h]) continue;
+    const asked = ask([h]);
+    if (!asked.ok) return asked;
+  }
+  const drifting = hunks.map((_, h) => h).filter((h) => drifts[h]);
+  if (drifting.length > 0) {
+    const asked = ask(drifting);
+    if (!asked.ok) return asked;
+  }
+  return succeed(out);
+}
+
+function indentRefusal(c: IndentConflict, hunks: readonly ParsedHunk[], members: readonly number[]): Outcome<never> {
+  let k = c.added;
+  let h = members[0]!;
+  for (const m of members) {
+    const n = hunks[m]!.lines.filter((l) => l.op === "+").length;
+    h = m;
+    if (k < n) break;
+    k -= n;
+  }
+  const line = JSON.stringify(c.literal.trim().slice(0, 80));
+  const why =
+    c.reindented === undefined
+      ? `its context lines are indented differently from the file, and no single rule maps its indentation (${describeIndent(c.literal)}) into the file's`
+      : `as written it has ${describeIndent(c.literal)}; re-indented the way the diff's context and removed lines differ from the file, it would have ${describeIndent(c.reindented)}, and nothing in the diff says which is meant`;
+  return fail(
+    "invalid_diff",
+    `Invalid Diff: the indentation of added line ${line} in hunk ${h + 1} is ambiguous: ${why}. The file was not changed.`,
+    ["Copy the context and removed lines from the file with their exact indentation, write the added lines in the same indentation as the file, and send the diff again."],
+  );
+}
+
+/** Rebuilds each placed hunk from the file's own lines; added lines get the file's ending and the text `addedLineTexts` settled. */
 function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<Corrected> {
   // applyPatch splits on \n only, so a CRLF line carries its \r as text. The
   // last line without an ending gets the file's usual one (the source is given one).
   const crOf = (i: number): string => ((file.eolOf(i) || file.eol) === "\r\n" ? "\r" : "");
   const fileLine = (i: number): string => file.line(i) + crOf(i);
-  let indentation: Indentation | undefined;
-  const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.all()));
+  const texts = addedLineTexts(file, hunks, placements);
+  if (!texts.ok) return texts;
   const out: StructuredPatchHunk[] = [];
   const reports: HunkReport[] = [];
   let shift = 0; // new-side offset accumulated by earlier hunks
   let prevEnd = 0;
-  // A model's whitespace drift runs through its whole diff: learn it from every hunk's matched
-  // lines at once (a hunk whose context is unindented says nothing alone), else hunk by hunk.
-  const pairsOf = (h: number): [string, string][] => {
-    const place = placements[h]!;
-    return hunks[h]!.lines.filter((l) => l.op !== "+").map((l, i) => [l.text, file.line(place.start + i)]);
-  };
-  const modelLinesOf = (h: number): string[] => hunks[h]!.lines.map((l) => l.text);
-  const everyHunk = hunks.map((_, h) => h);
-  // Exact matches show no drift; the only fix left then is spaces typed into a tab-indented
-  // file, which needs every matched line to be unindented (else they would show the tabs).
-  const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !(l.text.startsWith(" ") || l.text.startsWith("\t"));
-  const mayDrift = placements.some((p) => p.tier !== "exact") || hunks.every((h) => h.lines.every(unindented));
-  const whole = mayDrift
-    ? learnIndentation(everyHunk.flatMap(pairsOf), { modelLines: everyHunk.flatMap(modelLinesOf), fileIndentation })
-    : { fix: (line: string): string => line, consistent: true };
   for (let h = 0; h < hunks.length; h++) {
     const hunk = hunks[h]!;
     const place = placements[h]!;
-    const fix = whole.consistent ? whole.fix : learnWhitespaceFix(pairsOf(h), { modelLines: modelLinesOf(h), fileIndentation });
+    const added = texts.value[h]!;
+    let addedIndex = 0;
     // Overlapping context with the previous hunk is dropped from this one.
     let skip = Math.max(0, prevEnd - place.start);
     let start = place.start;
@@ -119,7 +202,7 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
     for (const l of hunk.lines) {
       if (l.op === "+") {
         if (skip > 0) return fail("invalid_diff", `Invalid Diff: hunks ${h} and ${h + 1} overlap where hunk ${h + 1} adds lines; merge them into one hunk.`);
-        lines.push("+" + fix(l.text) + cr);
+        lines.push("+" + added[addedIndex++]! + cr);
         newLines++;
         continue;
       }
@@ -169,7 +252,7 @@ function alreadyApplied(lines: readonly string[], hunks: readonly ParsedHunk[]):
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
   const parsed = parseUnifiedDiff(diffText);
   if (!parsed.ok) return parsed;
-  const selected = selectFilePatch(parsed.value, options.filePath);
+  const selected = selectFilePatch(parsed.value, options);
   if (!selected.ok) return selected;
   const patch = selected.value;
   const hunks = patch.hunks;

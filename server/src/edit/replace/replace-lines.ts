@@ -5,8 +5,10 @@
 //    suffix of its file line and the last a prefix (as an exact match would).
 // Candidates come from an index probe (a run of old_string that must appear
 // verbatim in any match), so only a few file lines are ever normalised.
+import { diffArrays } from "diff";
+import { describeIndent, detectIndentation, frameOf, readAddedLines, type Indentation, type LineOp } from "../shared/indentation.js";
 import { foldWhitespace } from "../shared/line-index.js";
-import { learnWhitespaceFix } from "../shared/indentation.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import { countUpTo, type NormalizedText, type Region } from "./replace-text.js";
 
 function isBlank(line: string): boolean {
@@ -137,9 +139,46 @@ function perLine<T>(doc: NormalizedText, compute: (line: string) => T): (index: 
   return (index) => (cache[index] ??= compute(doc.lines[index]!));
 }
 
-/** Re-indents new lines the way old_string's lines had to shift to meet the file's lines from `firstLine` on. */
-function reindenterFor(doc: NormalizedText, oldLines: readonly string[], firstLine: number): (line: string) => string {
-  return learnWhitespaceFix(oldLines.map((line, j) => [line, doc.lines[firstLine + j] ?? ""] as const));
+/** The file's indentation, detected once per text. */
+const indentations = new WeakMap<NormalizedText, Indentation>();
+
+function fileIndentation(doc: NormalizedText): () => Indentation {
+  return () => {
+    let found = indentations.get(doc);
+    if (!found) indentations.set(doc, (found = detectIndentation(doc.lines)));
+    return found;
+  };
+}
+
+/**
+ * new_string's lines as they go into the file where old_string's lines met
+ * file lines `firstLine`…: unchanged lines as the file has them, the others as
+ * written or in the file's frame, by the shared evidence rule (shared/indentation.ts).
+ * `fileOld` overrides the file text of an old line (a token match that starts mid-line).
+ */
+function readNewLines(doc: NormalizedText, oldLines: readonly string[], newLines: readonly string[], firstLine: number, fileOld: (j: number) => string): Outcome<string[]> {
+  const ops: LineOp[] = [];
+  let j = 0;
+  // Aligned on exact lines: a line whose whitespace alone changed is a reworked line, not an unchanged one.
+  for (const change of diffArrays([...oldLines], [...newLines])) {
+    for (const text of change.value) {
+      if (change.added) ops.push({ op: "+", text });
+      else if (change.removed) ops.push({ op: "-", text, fileText: fileOld(j++) });
+      else ops.push({ op: " ", text: oldLines[j]!, fileText: fileOld(j++), newText: text });
+    }
+  }
+  const frame = frameOf(ops, "replace");
+  const answer = readAddedLines({ ...frame, fileIndentation: fileIndentation(doc) });
+  if (answer.ok) return succeed(answer.lines);
+  const c = answer.conflict;
+  const line = JSON.stringify(c.literal.trim().slice(0, 80));
+  const why =
+    c.reindented === undefined
+      ? `old_string's lines are indented differently from the file's (line ${firstLine + 1} on), and nothing maps this line's indentation (${describeIndent(c.literal)}) into the file's`
+      : `as written it has ${describeIndent(c.literal)}; shifted the way old_string's lines differ from the file's, it would have ${describeIndent(c.reindented)}, and nothing in the edit says which is meant`;
+  return fail("invalid_argument", `Edit Failed: the indentation of new_string's line ${line} is ambiguous: ${why}. The file was not changed.`, [
+    "Copy old_string from the file with its exact indentation, write new_string in the file's indentation, and retry.",
+  ]);
 }
 
 export function flexibleRegions(doc: NormalizedText, oldText: string, newText: string): Region[] {
@@ -161,9 +200,9 @@ export function flexibleRegions(doc: NormalizedText, oldText: string, newText: s
       end,
       line: i,
       replacement: () => {
-        const reindent = reindenterFor(doc, old.body, i);
-        const body = replacement.body.map(reindent).join("\n");
-        return (replacement.before ? "\n" : "") + body + (replacement.after ? "\n" : "");
+        const body = readNewLines(doc, old.body, replacement.body, i, (j) => doc.lines[i + j] ?? "");
+        if (!body.ok) return body;
+        return succeed((replacement.before ? "\n" : "") + body.value.join("\n") + (replacement.after ? "\n" : ""));
       },
     });
   }
@@ -190,12 +229,15 @@ export function tokenRegions(doc: NormalizedText, oldText: string, newText: stri
       end,
       line: i,
       replacement: () => {
-        const reindent = reindenterFor(doc, oldLines, i);
-        const [head, ...rest] = newLines as [string, ...string[]];
+        // Mid-line, the first old line met a line's tail: it says nothing of indentation.
+        const read = readNewLines(doc, oldLines, newLines, i, (j) => (j === 0 && !wholeLine ? oldLines[0]! : (doc.lines[i + j] ?? "")));
+        if (!read.ok) return read;
+        const [head, ...rest] = read.value as [string, ...string[]];
         // Mid-line, the first line goes in as written, less the indentation old_string's first line had.
         const lead = /^\s*/.exec(oldLines[0]!)![0];
-        const first = wholeLine ? reindent(head) : head.startsWith(lead) ? head.slice(lead.length) : head.trimStart();
-        return [first, ...rest.map(reindent)].join("\n");
+        const written = newLines[0]!;
+        const first = wholeLine ? head : written.startsWith(lead) ? written.slice(lead.length) : written.trimStart();
+        return succeed([first, ...rest].join("\n"));
       },
     });
   };

@@ -1,5 +1,6 @@
 // The file as the replace engine sees it: every line ending turned into `\n`,
 // with a map back to the original offsets so untouched bytes survive verbatim.
+import { succeed, type Outcome } from "../shared/outcome.js";
 import { dominantEol, endsWithNewline } from "../shared/text.js";
 
 /** A place in the normalised text to replace, and what goes there (with `\n` line breaks). */
@@ -8,8 +9,8 @@ export interface Region {
   end: number;
   /** 0-based index of the line the match is reported at. */
   line: number;
-  /** What goes there, with `\n` line breaks; only worked out for the matches that get replaced. */
-  replacement: () => string;
+  /** What goes there, with `\n` line breaks; only worked out for the matches that get replaced. A refusal when its indentation cannot be settled. */
+  replacement: () => Outcome<string>;
 }
 
 /** Turns every `\r\n` into `\n`; a lone `\r` is text, as everywhere in lockstep. */
@@ -101,15 +102,17 @@ export class NormalizedText {
    * The original text with every region replaced. Regions are sorted and do not
    * overlap; their replacements are written with the file's line ending. Whether
    * the file ends with a newline is kept when a region reaches the end.
+   * `replacements[i]` is what region i's replacement() gave.
    */
-  splice(regions: readonly Region[]): string {
+  splice(regions: readonly Region[], replacements: readonly string[]): string {
     let out = "";
     let copied = 0;
     let last = "";
-    for (const region of regions) {
+    for (let i = 0; i < regions.length; i++) {
+      const region = regions[i]!;
       const from = this.toOriginal(region.start);
       out += this.original.slice(copied, from);
-      const replacement = region.replacement();
+      const replacement = replacements[i]!;
       last = this.eol === "\n" ? replacement : replacement.replace(/\n/g, this.eol);
       out += last;
       copied = this.toOriginal(region.end);
@@ -154,7 +157,7 @@ export function exactRegions(doc: NormalizedText, oldText: string, newText: stri
       line++;
       scanned = nl + 1;
     }
-    regions.push({ start, end: start + oldText.length, line, replacement: () => newText });
+    regions.push({ start, end: start + oldText.length, line, replacement: () => succeed(newText) });
   }
   return regions;
 }

@@ -113,7 +113,13 @@ function ambiguous(found: Extract<Search, { kind: "ambiguous" }>, expected: numb
 }
 
 function finish(doc: NormalizedText, found: Extract<Search, { kind: "found" }>, unescaped: boolean): Outcome<ReplaceResult> {
-  const content = doc.splice(found.regions);
+  const replacements: string[] = [];
+  for (const region of found.regions) {
+    const r = region.replacement();
+    if (!r.ok) return r;
+    replacements.push(r.value);
+  }
+  const content = doc.splice(found.regions, replacements);
   if (content === doc.original) {
     return fail(
       "no_change",

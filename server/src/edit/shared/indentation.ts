@@ -1,8 +1,12 @@
-// When a model re-types context lines with other indentation (tabs for spaces,
-// two spaces for four), its added lines carry the same drift. Learn the mapping
-// from the lines that matched and apply it to the lines being added. A mapping is
-// only applied when it explains every matched pair; when several do and disagree,
-// the one that speaks the file's own indentation unit wins.
+// Indentation is evidence, never a guess. A model that re-types context lines
+// with other indentation (halved, tabs as spaces, shifted) may have written its
+// added lines in the same drifted frame, or in the file's own. The two readings
+// of an added line, literal and re-indented, are weighed on evidence alone: the
+// file's indentation grid, and the added lines that repeat or rework an old-side
+// line. Added lines are written as the model wrote them unless all of the
+// evidence says it wrote in its own frame; when the readings differ and the
+// evidence is silent or split, the answer is a refusal that names the line.
+// The patch engine and the replace engine's flexible and token tiers share it.
 
 export type LineFix = (line: string) => string;
 
@@ -15,9 +19,7 @@ export interface Indentation {
   tabsOnly: boolean;
 }
 
-const identity: LineFix = (line) => line;
-
-function lead(line: string): string {
+export function lead(line: string): string {
   return /^[ \t]*/.exec(line)![0];
 }
 
@@ -102,13 +104,6 @@ function offsetRules(model: string, file: string): ((indent: string) => string |
   return rules;
 }
 
-export interface WhitespaceHints {
-  /** Every line as the model wrote it (context, removed and added), for its indentation unit. */
-  modelLines?: readonly string[];
-  /** The file's indentation, computed on demand. */
-  fileIndentation?: () => Indentation;
-}
-
 type Rule = (indent: string) => string | undefined;
 
 const UNITS: IndentUnit[] = ["\t", 2, 4, 8];
@@ -143,55 +138,266 @@ function candidateRules(indents: [string, string][], modelUnit: IndentUnit | und
   return rules.filter((r): r is Rule => r !== undefined);
 }
 
-export interface LearnedFix {
-  fix: LineFix;
-  /** False when the pairs' indentation cannot be explained by one rule (the fix then leaves indentation alone). */
-  consistent: boolean;
+// ── The two readings of an added line, and the evidence between them ───────
+
+/** One old-side line (context or removed) as the model typed it and as the file has it. */
+export interface FramePair {
+  model: string;
+  file: string;
+  removed: boolean;
+}
+
+/** A line the model writes, with the old-side lines it relates to (indices into the pairs). */
+export interface AddedLine {
+  text: string;
+  /** The old-side line it replaces or follows: its indentation carries over in the line-by-line reading. */
+  anchor?: number;
+  /** The removed line it replaces: whose indentation it kept, the model's or the file's, is evidence. */
+  partner?: number;
+  /** Old/new replacement only: the line is its anchor, unchanged; it is written as the file has it. */
+  unchanged?: boolean;
+}
+
+export interface FrameQuestion {
+  pairs: readonly FramePair[];
+  added: readonly AddedLine[];
+  /** The file's indentation, computed on demand. */
+  fileIndentation: () => Indentation;
+}
+
+/** Why an added line's indentation cannot be settled: the two readings and what the evidence said. */
+export interface IndentConflict {
+  /** Index into the question's `added`. */
+  added: number;
+  literal: string;
+  /** The line in the frame the old-side lines show; undefined when no rule gives one. */
+  reindented: string | undefined;
+  evidence: "none" | "split" | "no-reading";
+}
+
+export type FrameAnswer = { ok: true; lines: string[]; reindented: boolean } | { ok: false; conflict: IndentConflict };
+
+function isBlank(line: string): boolean {
+  return line.trim() === "";
+}
+
+/** Whether an indentation is one the file's own style can produce (alignment under `/**` aside). */
+function onGrid(indent: string, line: string, file: Indentation): boolean {
+  const own = isCommentAlignment(line) && indent.endsWith(" ") ? indent.slice(0, -1) : indent;
+  if (file.unit === undefined || own === "") return true;
+  if (file.unit === "\t") return /^\t*$/.test(own);
+  return /^ *$/.test(own) && own.length % file.unit === 0;
 }
 
 /**
- * Learns how the model's lines differ from the file's in leading whitespace, from pairs of lines that match modulo whitespace, and returns the
- * fix for added lines. Without a consistent drift, lines are left as written;
- * the one exception is spaces written into a file indented only with tabs.
+ * The text each added line gets. Literal unless all of the evidence says the
+ * model wrote in the frame its old-side lines show; a refusal when the two
+ * readings differ and the evidence is silent or split.
  */
-export function learnIndentation(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LearnedFix {
-  const solid = pairs.filter(([m]) => m.trim() !== "");
-  const indents: [string, string][] = solid.map(([m, f]) => [lead(m), lead(f)]);
+export function readAddedLines(q: FrameQuestion): FrameAnswer {
+  const literal = q.added.map((a) => a.text);
+  const solid = q.pairs.filter((p) => !isBlank(p.model));
+  const indents: [string, string][] = solid.map((p) => [lead(p.model), lead(p.file)]);
   const drift = indents.some(([m, f]) => m !== f);
-  let fixIndent: ((indent: string) => string) | undefined;
+  const unchanged = q.added.map((a) => (a.unchanged && a.anchor !== undefined ? q.pairs[a.anchor]!.file : undefined));
+  if (!drift) {
+    const lines = literal.map((text, i) => unchanged[i] ?? text);
+    return spacesIntoTabs(q, indents) ?? { ok: true, lines, reindented: false };
+  }
 
+  const reading = reindenter(q, indents);
+  const file = q.fileIndentation();
+  let model = 0;
+  let asWritten = 0;
+  // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's frame.
+  if (reading.uniform) {
+    for (const p of solid) if (p.removed && p.model === p.file && lead(p.model) !== "" && !isCommentAlignment(p.model)) asWritten++;
+  }
+  const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
+  let firstDiffering = -1;
+  for (let i = 0; i < q.added.length; i++) {
+    const a = q.added[i]!;
+    const re = readings[i];
+    if (re === a.text) continue;
+    if (firstDiffering === -1) firstDiffering = i;
+    if (unchanged[i] !== undefined) {
+      model++; // a line the model left as it was must stay as the file has it
+      continue;
+    }
+    const l = lead(a.text);
+    const partner = a.partner === undefined ? undefined : q.pairs[a.partner];
+    if (partner && lead(partner.model) !== lead(partner.file)) {
+      if (l === lead(partner.model)) model++;
+      else if (l === lead(partner.file)) asWritten++;
+    }
+    // Only a reading that exists can be weighed against the grid: rules that disagree say nothing.
+    if (re !== undefined) {
+      const literalFits = onGrid(l, a.text, file);
+      const readingFits = onGrid(lead(re), re, file);
+      if (!literalFits && readingFits) model++;
+      else if (literalFits && !readingFits) asWritten++;
+    }
+  }
+  if (firstDiffering === -1) return { ok: true, lines: literal, reindented: false };
+  if (model > 0 && asWritten === 0) {
+    const missing = readings.findIndex((r) => r === undefined);
+    if (missing !== -1) return { ok: false, conflict: { added: missing, literal: literal[missing]!, reindented: undefined, evidence: "no-reading" } };
+    return { ok: true, lines: readings as string[], reindented: true };
+  }
+  if (asWritten > 0 && model === 0) return { ok: true, lines: literal, reindented: false };
+  return {
+    ok: false,
+    conflict: { added: firstDiffering, literal: literal[firstDiffering]!, reindented: readings[firstDiffering], evidence: model > 0 ? "split" : "none" },
+  };
+}
+
+interface Reindenter {
+  /** One rule explains every old-side pair (else lines are read one by one from their anchors). */
+  uniform: boolean;
+  read: (a: AddedLine) => string | undefined;
+}
+
+/**
+ * The re-indented reading: the indentation an old-side line showed maps as it
+ * did; another one maps by the rule every old-side pair obeys, when all such
+ * rules agree on it; without such a rule, each line keeps its offset from the
+ * old-side line it replaces or follows.
+ */
+function reindenter(q: FrameQuestion, indents: [string, string][]): Reindenter {
   const seen = new Map<string, string>();
   let consistent = true;
   for (const [m, f] of indents) {
     if (seen.has(m) && seen.get(m) !== f) consistent = false;
     seen.set(m, f);
   }
-  const modelUnit = hints.modelLines ? detectIndentation(hints.modelLines).unit : undefined;
-  const file = hints.fileIndentation;
-
-  if (drift && consistent) {
-    const rules = candidateRules(indents, modelUnit, file?.().unit).filter((r) => indents.every(([m, f]) => r(m) === f));
-    consistent = rules.length > 0;
-    const rule = rules[0];
-    fixIndent = (x) => seen.get(x) ?? (rule ? (rule(x) ?? x) : x);
-  } else if (!drift && indents.every(([m]) => m === "") && modelUnit !== undefined && modelUnit !== "\t" && file?.().tabsOnly) {
-    // No pair says anything (all unindented), but spaces in a file indented only with tabs are the model's.
-    const toTabs = convertUnits(modelUnit, "\t");
-    if (indents.every(([m, f]) => toTabs(m) === f)) fixIndent = (x) => (/^ +$/.test(x) ? (toTabs(x) ?? x) : x);
-  }
-
-  // Trailing whitespace on added lines is left as written: drift in context lines says nothing
-  // about it, and a trailing space can be meant (inside a string, say).
-  if (!fixIndent) return { fix: identity, consistent };
-  const indent = fixIndent;
-  const fix: LineFix = (line) => {
-    if (line.trim() === "") return line;
-    const l = lead(line);
-    return indent(l) + line.slice(l.length);
+  const modelUnit = detectIndentation([...q.pairs.map((p) => p.model), ...q.added.map((a) => a.text)]).unit;
+  const fileUnit = q.fileIndentation().unit;
+  const explaining = consistent ? candidateRules(indents, modelUnit, fileUnit).filter((r) => indents.every(([m, f]) => r(m) === f)) : [];
+  // Among the rules every pair obeys, those that put every added line on the file's grid; they must then agree.
+  const file = q.fileIndentation();
+  const onFileGrid = (r: Rule): boolean =>
+    q.added.every((a) => {
+      if (isBlank(a.text)) return true;
+      const image = r(lead(a.text));
+      return image !== undefined && onGrid(image, a.text, file);
+    });
+  const fitting = explaining.filter(onFileGrid);
+  const rules = fitting.length > 0 ? fitting : explaining;
+  const uniform = rules.length > 0;
+  const perLine = (a: AddedLine, l: string): string | undefined => {
+    const anchor = a.anchor === undefined ? undefined : q.pairs[a.anchor];
+    if (!anchor) return undefined;
+    const m = lead(anchor.model);
+    const f = lead(anchor.file);
+    if (l === m) return f;
+    const convert = modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit ? convertUnits(modelUnit, fileUnit) : (x: string) => x;
+    if (l.startsWith(m)) {
+      const extra = convert(l.slice(m.length));
+      return extra === undefined ? undefined : f + extra;
+    }
+    if (m.startsWith(l)) {
+      const cut = convert(m.slice(l.length));
+      return cut !== undefined && f.endsWith(cut) ? f.slice(0, f.length - cut.length) : undefined;
+    }
+    return undefined;
   };
-  return { fix, consistent };
+  const read = (a: AddedLine): string | undefined => {
+    const l = lead(a.text);
+    const body = a.text.slice(l.length);
+    let indent: string | undefined;
+    if (consistent && seen.has(l)) indent = seen.get(l);
+    else if (uniform) {
+      const images = new Set(rules.map((r) => r(l)));
+      indent = images.size === 1 ? [...images][0] : undefined;
+    } else indent = perLine(a, l);
+    return indent === undefined ? undefined : indent + body;
+  };
+  return { uniform, read };
 }
 
-export function learnWhitespaceFix(pairs: readonly (readonly [model: string, file: string])[], hints: WhitespaceHints = {}): LineFix {
-  return learnIndentation(pairs, hints).fix;
+/**
+ * Spaces typed into a file indented only with tabs, where no old-side line was
+ * indented (so none could show the tabs): the model's unit becomes tabs. The
+ * literal lines do not fit the file, and the conversion explains every pair.
+ */
+function spacesIntoTabs(q: FrameQuestion, indents: [string, string][]): FrameAnswer | undefined {
+  if (!indents.every(([m]) => m === "") || !q.fileIndentation().tabsOnly) return undefined;
+  const texts = q.added.map((a) => a.text);
+  if (!texts.some((t) => /^ +\S/.test(t))) return undefined;
+  const unit = detectIndentation(texts).unit;
+  if (typeof unit !== "number") return undefined;
+  const toTabs = convertUnits(unit, "\t");
+  const lines = texts.map((t) => {
+    const l = lead(t);
+    return /^ +$/.test(l) ? (toTabs(l) ?? l) + t.slice(l.length) : t;
+  });
+  return { ok: true, lines, reindented: true };
+}
+
+/** Old/new line operations (a hunk's lines, or old_string against new_string) turned into a frame question. */
+export interface LineOp {
+  op: " " | "-" | "+";
+  /** As the model typed it (for an equal line in `replace` mode: on the old side). */
+  text: string;
+  /** The file's line for an old-side op (context or removed). */
+  fileText?: string;
+  /** `replace` mode, equal lines: the line as new_string has it. */
+  newText?: string;
+}
+
+/**
+ * Builds the pairs and added lines for `readAddedLines`. In `diff` mode context
+ * lines are only old-side; in `replace` mode (old_string/new_string) an equal
+ * line is also written, as an unchanged line when the model typed it the same.
+ */
+export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace"): Pick<FrameQuestion, "pairs" | "added"> {
+  const pairs: FramePair[] = [];
+  const added: AddedLine[] = [];
+  let lastOld: number | undefined;
+  let removed: number[] = [];
+  let adds: number[] = [];
+  const closeBlock = (next: number | undefined): void => {
+    // An added line in a block that replaces lines is read against the line it replaces: a model
+    // that rewrites a line keeps its level far more often than it moves it by exactly the drift.
+    adds.forEach((ai, k) => {
+      const a = added[ai]!;
+      const replaced = removed[k] ?? removed[removed.length - 1];
+      a.anchor = replaced ?? lastOld ?? next;
+      if (replaced !== undefined) a.partner = replaced;
+    });
+    removed = [];
+    adds = [];
+  };
+  for (const o of ops) {
+    if (o.op === "+") {
+      adds.push(added.length);
+      added.push({ text: o.text });
+      continue;
+    }
+    const index = pairs.length;
+    pairs.push({ model: o.text, file: o.fileText ?? o.text, removed: o.op === "-" });
+    if (o.op === "-") {
+      if (adds.length > 0) closeBlock(index);
+      removed.push(index);
+      continue;
+    }
+    closeBlock(index);
+    lastOld = index;
+    if (mode !== "replace") continue;
+    // An equal line typed the same in both strings is unchanged; typed otherwise, it is reworked in place.
+    const text = o.newText ?? o.text;
+    added.push(text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index });
+  }
+  closeBlock(undefined);
+  return { pairs, added };
+}
+
+/** "8 spaces", "2 tabs", "no indentation": an indentation as a person reads it. */
+export function describeIndent(line: string): string {
+  const l = lead(line);
+  if (l === "") return "no indentation";
+  const tabs = (l.match(/\t/g) ?? []).length;
+  const spaces = l.length - tabs;
+  const part = (n: number, what: string): string => (n === 0 ? "" : `${n} ${what}${n === 1 ? "" : "s"}`);
+  return [part(tabs, "tab"), part(spaces, "space")].filter((x) => x !== "").join(" and ");
 }
