@@ -21,6 +21,7 @@ const USAGE = `lockstep ${VERSION}: a language server with a state-verified codi
   lockstep read FILE... [--root DIR]
   lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
   lockstep demo [--keep]
+  lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
 
 Tool commands print one JSON envelope {"ok": ...} on stdout.
 Exit status: 0 applied, 1 refused, 2 usage error.`;
@@ -157,6 +158,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   if (command === "ask" || command === "demo") {
     const { runTerminalClient } = await import("./terminal-client.js");
     return runTerminalClient(command, rest, io);
+  }
+  if (command === "mcp") {
+    try {
+      const { runMcpCommand } = await import("../companion/stdio-command.js");
+      return await runMcpCommand(rest, io.stderr);
+    } catch (error) {
+      io.stderr(`lockstep mcp: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+      return 2;
+    }
   }
   const run = TOOL_COMMANDS[command];
   if (!run) {

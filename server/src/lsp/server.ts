@@ -29,6 +29,7 @@ import { ApprovalDesk } from "./approval.js";
 import { clientFlags, serverCapabilities, type ClientFlags } from "./capabilities.js";
 import { editBlockActions, patchActions } from "./code-actions.js";
 import { commandNames, executeCommand, type AgentCommand } from "./commands.js";
+import { CompanionBinding } from "./companion-binding.js";
 import { OpenDocuments } from "./documents.js";
 import { LspEditorLink } from "./editor-link.js";
 import { JobEvents } from "./job-events.js";
@@ -86,6 +87,7 @@ export async function runServer(argv: string[]): Promise<number> {
     if (!workspace) throw new Error("the server is not initialized");
     return workspace;
   };
+  const companion = new CompanionBinding({ documents: textDocuments, open, approvalMode: () => settings.approval, prompt: desk.prompt, log: debug, warn });
   const events = new JobEvents(connection, () => flags, () => ({ setting: settings.transcript, root: workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
   const agent = new AgentService({
     workspace: requireWorkspace,
@@ -110,11 +112,12 @@ export async function runServer(argv: string[]): Promise<number> {
       case "cancel":
         return agent.cancel(args);
       case "session":
-        return okEnvelope({ ...session.facts(), model: settings.model, approval: settings.approval, version: VERSION });
+        return okEnvelope({ ...session.facts(), model: settings.model, approval: settings.approval, version: VERSION, companion: companion.facts() });
       case "reset_session":
         agent.cancelAll();
         desk.rejectAll();
         session.reset();
+        companion.reset();
         return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });
       case "decide": {
         const a = (args ?? {}) as { id?: unknown; decision?: unknown };
@@ -136,13 +139,14 @@ export async function runServer(argv: string[]): Promise<number> {
         return settings.closedFileEdits;
       },
     });
+    companion.prepare(params);
     debug("initialize", { roots: sandbox.roots, flags });
     return { capabilities: serverCapabilities(commandNames()), serverInfo: { name: "lockstep", version: VERSION } };
   });
 
   connection.onInitialized(() => {
     if (flags.configurationChanges) void connection.client.register(DidChangeConfigurationNotification.type, { section: "lockstep" });
-    void fetchSettings();
+    void fetchSettings().then(() => workspace && companion.start(workspace, settings.companion));
   });
   connection.onDidChangeConfiguration((change) => {
     const raw = (change.settings as { lockstep?: unknown } | null)?.lockstep;
@@ -223,6 +227,7 @@ export async function runServer(argv: string[]): Promise<number> {
   connection.onShutdown(() => {
     agent.cancelAll();
     desk.rejectAll();
+    return companion.stop();
   });
 
   textDocuments.listen(connection);

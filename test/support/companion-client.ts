@@ -1,0 +1,105 @@
+// An agent's side of lockstep's companion endpoint, with the real MCP SDK client:
+// find the discovery file the way gemini-cli does (by the editor's PID and the
+// port), connect with its token, call tools, collect notifications. No vitest
+// import: bench/ uses it too.
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Envelope, TestClient } from "./lsp-client.js";
+
+export interface Discovery {
+  port: number;
+  workspacePath: string;
+  authToken: string;
+  ideInfo: { name: string; displayName: string };
+  lockstep: { pid: number; version: string };
+}
+
+export const discoveryDirIn = (tmp: string): string => path.join(tmp, "gemini", "ide");
+
+/** The file named for this editor PID and port, as gemini-cli looks it up. */
+export async function readDiscovery(tmp: string, editorPid: number, port: number): Promise<{ file: string; info: Discovery; mode: number }> {
+  const file = path.join(discoveryDirIn(tmp), `gemini-ide-server-${editorPid}-${port}.json`);
+  const stat = await fs.stat(file);
+  return { file, info: JSON.parse(await fs.readFile(file, "utf8")) as Discovery, mode: stat.mode & 0o777 };
+}
+
+/** Resolves once `check` holds, polling the filesystem; rejects naming `what` after `timeoutMs`. */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** lockstep.session's companion facts, once the endpoint is up (it starts after \`initialized\`). */
+export async function companionFacts(client: TestClient, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const facts = (await client.command("session", {})).data?.["companion"] as Record<string, unknown> | undefined;
+    if (facts && (typeof facts["port"] === "number" || (facts["enabled"] === false && !String(facts["reason"]).startsWith("starting")))) return facts;
+    if (Date.now() > until) throw new Error(`the companion endpoint did not start: ${JSON.stringify(facts)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const fileGone = (file: string) => (): boolean => !existsSync(file);
+
+export interface Note {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export class AgentClient {
+  readonly notes: Note[] = [];
+  private waiters: (() => void)[] = [];
+
+  private constructor(readonly client: Client) {
+    client.fallbackNotificationHandler = async (n) => {
+      this.notes.push({ method: n.method, params: (n.params ?? {}) as Record<string, unknown> });
+      for (const w of this.waiters.splice(0)) w();
+    };
+  }
+
+  static async connect(port: number, token: string, name = "test-agent"): Promise<AgentClient> {
+    const client = new Client({ name, version: "1.0.0" });
+    const agent = new AgentClient(client);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    return agent;
+  }
+
+  /** A tool call; lockstep's own tools answer with an envelope as their one text block. */
+  async call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+    const result = await this.client.callTool({ name, arguments: args });
+    const content = result.content as { type: string; text?: string }[];
+    return { isError: result.isError === true, text: content.map((c) => c.text ?? "").join("") };
+  }
+
+  async envelope(name: string, args: Record<string, unknown>): Promise<Envelope> {
+    return JSON.parse((await this.call(name, args)).text) as Envelope;
+  }
+
+  /** The first notification of `method` from index `from` on that satisfies `predicate`. */
+  async waitFor(method: string, predicate: (params: Record<string, unknown>) => boolean = () => true, timeoutMs = 5000, from = 0): Promise<Note> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.notes.slice(from).find((n) => n.method === method && predicate(n.params));
+      if (found) return found;
+      const left = until - Date.now();
+      if (left <= 0) throw new Error(`no ${method} notification within ${timeoutMs} ms; received: ${JSON.stringify(this.notes.map((n) => n.method))}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
