@@ -146,7 +146,11 @@ export class CompanionBinding {
             ? await invokeTool("write_file", { file_path: filePath, content, base_content_sha256: now.sha256 }, ctx)
             : await invokeTool("safe_patch", { file_path: filePath, unified_diff: createTwoFilesPatch(filePath, filePath, seen, content, "", "", { context: 3 }), base_content_sha256: now.sha256 }, ctx);
       }
-      if (!result.ok) return { status: "rejected", message: result.error.message };
+      if (!result.ok) {
+        // The user declined or the agent withdrew it: nothing to say. Anything else the user should hear.
+        if (result.error.code !== "rejected" && result.error.code !== "cancelled") this.deps.warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${result.error.message}`);
+        return { status: "rejected", message: result.error.message };
+      }
       const state = result.data["latest_file_state"] as { content?: unknown } | undefined;
       return typeof state?.content === "string" ? { status: "accepted", content: state.content } : { status: "rejected", message: "no file state in the result" };
     };

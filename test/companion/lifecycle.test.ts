@@ -1,0 +1,54 @@
+// The discovery file lives exactly as long as its server: removed on shutdown,
+// when the editor goes away, on SIGTERM; after a SIGKILL the next start removes it.
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { companionFacts, discoveryDirIn, fileGone, readDiscovery, waitUntil } from "../support/companion-client.js";
+import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
+
+const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-lifecycle-")));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(cleanup);
+
+async function started(): Promise<{ client: TestClient; file: string }> {
+  const client = await launch({ "a.txt": "a\n" }, { style: "helix", env: { TMPDIR: tmp } });
+  const port = Number((await companionFacts(client))["port"]);
+  const { file } = await readDiscovery(tmp, process.pid, port);
+  expect(existsSync(file)).toBe(true);
+  return { client, file };
+}
+
+describe("the discovery file's life", () => {
+  it("is removed on shutdown and exit", async () => {
+    const { client, file } = await started();
+    expect(await client.shutdown()).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("is removed when the editor goes away without a word (its pipes close)", async () => {
+    const { client, file } = await started();
+    await client.disconnect();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("is removed on SIGTERM", async () => {
+    const { client, file } = await started();
+    process.kill(client.pid, "SIGTERM");
+    await waitUntil(fileGone(file), "the discovery file to go after SIGTERM");
+  });
+
+  it("outlives a SIGKILL, and the next start removes it; other companions' files are left alone", async () => {
+    const { client, file } = await started();
+    await client.kill();
+    expect(existsSync(file)).toBe(true);
+    // A file in the same folder from another companion (no lockstep mark): never ours to remove.
+    const foreign = path.join(discoveryDirIn(tmp), "gemini-ide-server-999999-1234.json");
+    mkdirSync(path.dirname(foreign), { recursive: true });
+    writeFileSync(foreign, JSON.stringify({ port: 1234, workspacePath: "/", authToken: "x", ideInfo: { name: "vscode", displayName: "VS Code" } }), { mode: 0o600 });
+    const next = await started();
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(foreign)).toBe(true);
+    expect(existsSync(next.file)).toBe(true);
+  });
+});
