@@ -1,11 +1,12 @@
 // `npm run bench`: robustness of lockstep's diff engine against its peers on
 // perturbed real diffs, then speed, scale and CLI start. Seeded and reproducible:
 // `node dist/bench/run.js --seed N` (or BENCH_SEED=N); `--files N` for another
-// corpus size, `--only robustness,speed,scale,cli` for some sections.
+// corpus size, `--only robustness,adversarial,speed,scale,cli` for some sections.
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { runAdversarial } from "./adversarial.js";
 import { runCliStart } from "./cli-start.js";
 import { chooseCorpus } from "./corpus.js";
 import { Rng } from "./prng.js";
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } } });
   const seed = Number(values.seed ?? process.env["BENCH_SEED"] ?? DEFAULT_SEED);
   const fileCount = Number(values.files ?? FILES);
-  const only = new Set((values.only ?? "robustness,speed,scale,cli").split(","));
+  const only = new Set((values.only ?? "robustness,adversarial,speed,scale,cli").split(","));
   const root = projectRoot();
   const rng = new Rng(seed);
   const began = performance.now();
@@ -71,6 +72,18 @@ async function main(): Promise<void> {
     const r = await runRobustness(variants, rng.fork("gnu-subset"), log);
     console.log(r.text);
     failed ||= r.lockstepWrong > 0;
+  }
+  if (only.has("adversarial")) {
+    log("adversarial");
+    const a = runAdversarial(corpus, rng.fork("adversarial"));
+    console.log(a.text);
+    const groups = new Map<string, { n: number; files: string }>();
+    for (const f of a.failures) {
+      const key = `${f.engine} / ${f.family}${f.note ? ` (${f.note})` : ""} / ${f.kind}: ${f.why}`;
+      groups.set(key, { n: (groups.get(key)?.n ?? 0) + 1, files: groups.get(key)?.files ?? f.files });
+    }
+    for (const [key, g] of groups) console.log(`  WRONG ${g.n} x ${key}, e.g. ${g.files}.*`);
+    failed ||= a.wrong > 0;
   }
   if (only.has("speed")) {
     log("speed");

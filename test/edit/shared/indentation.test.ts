@@ -77,11 +77,6 @@ describe("the evidence decides between the literal and the re-indented reading",
       want: py.replace("    raw = read(path)\n", "    raw = read(path)\n    log(path)\n"),
     },
     {
-      name: "each indentation maps as the removed lines show it: one drifted, one as in the file",
-      diff: lines("@@ @@", "   raw = read(path)", "-  if not raw:", "-        return None", "+  if raw is None:", "+        return {}", "   data = parse(raw)"),
-      want: py.replace("if not raw:\n        return None", "if raw is None:\n        return {}"),
-    },
-    {
       name: "tabs written as spaces in the context, the added line with the file's tabs",
       file: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\treturn", "\t}", "}"),
       diff: lines("@@ @@", "     x := 1", "     if x > 0 {", "-        return", "+\t\tpanic(x)", "     }"),
@@ -105,6 +100,12 @@ describe("the evidence decides between the literal and the re-indented reading",
       diff: lines("@@ @@", "   if not raw:", "     return None", "+    return {}", "   data = parse(raw)"),
       literal: "4 spaces",
       reindented: "8 spaces",
+    },
+    {
+      name: "removed lines disagreeing on the frame: one drifted, one as in the file",
+      diff: lines("@@ @@", "   raw = read(path)", "-  if not raw:", "-        return None", "+  if raw is None:", "+        return {}", "   data = parse(raw)"),
+      literal: "2 spaces",
+      reindented: "4 spaces",
     },
   ])("refuses $name, naming the line and both indentations", ({ diff, literal, reindented }) => {
     const result = applyModelPatch(py, diff);

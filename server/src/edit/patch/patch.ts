@@ -3,7 +3,7 @@
 // and apply that with the `diff` package's strict applyPatch. All hunks or none.
 import { applyPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
 import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.js";
-import { LineIndex } from "../shared/line-index.js";
+import { alike, LineIndex } from "../shared/line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import {
@@ -12,6 +12,7 @@ import {
   frameOf,
   lead,
   readAddedLines,
+  showsIndentation,
   type AddedLine,
   type FramePair,
   type IndentConflict,
@@ -104,7 +105,7 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
   const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.all()));
   const out = hunks.map((h) => h.lines.filter((l) => l.op === "+").map((l) => l.text));
   // Exact placements of indented lines show the file's frame: nothing to weigh.
-  const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !(l.text.startsWith(" ") || l.text.startsWith("\t"));
+  const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !showsIndentation(l.text);
   if (placements.every((p) => p.tier === "exact") && !hunks.every((h) => h.lines.every(unindented))) return succeed(out);
 
   const parts = hunks.map((hunk, h) => {
@@ -121,9 +122,8 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
       // A context line that did not match says nothing about indentation: it stands as blank.
       ops.push({ op: l.op, text: mismatched.has(i) ? "" : l.text, fileText: mismatched.has(i) ? "" : file.line(place.start + i) });
     }
-    return frameOf(ops, "diff");
+    return frameOf(ops, "diff", alike);
   });
-  const drifts = parts.map((p) => p.pairs.some((pair) => lead(pair.model) !== lead(pair.file) && pair.model.trim() !== ""));
   const ask = (members: number[]): Outcome<void> => {
     const pairs: FramePair[] = [];
     const added: AddedLine[] = [];
@@ -139,14 +139,19 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
     for (const h of members) out[h] = out[h]!.map(() => answer.lines[k++]!);
     return succeed(undefined);
   };
+  // A hunk whose old lines are indented and show no drift was written in the file's frame: alone.
+  // One whose old lines are all unindented says nothing: it is weighed with the drifting ones.
+  const solid = (pair: FramePair): boolean => pair.model.trim() !== "";
+  const drifts = parts.map((p) => p.pairs.some((pair) => solid(pair) && lead(pair.model) !== lead(pair.file)));
+  const silent = parts.map((p) => p.pairs.every((pair) => !showsIndentation(pair.model)));
+  const drifting = hunks.map((_, h) => h).filter((h) => drifts[h]);
   for (let h = 0; h < hunks.length; h++) {
-    if (drifts[h]) continue;
+    if (drifts[h] || (silent[h] && drifting.length > 0)) continue;
     const asked = ask([h]);
     if (!asked.ok) return asked;
   }
-  const drifting = hunks.map((_, h) => h).filter((h) => drifts[h]);
   if (drifting.length > 0) {
-    const asked = ask(drifting);
+    const asked = ask(hunks.map((_, h) => h).filter((h) => drifts[h] || silent[h]));
     if (!asked.ok) return asked;
   }
   return succeed(out);

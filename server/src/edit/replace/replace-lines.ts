@@ -7,7 +7,7 @@
 // verbatim in any match), so only a few file lines are ever normalised.
 import { diffArrays } from "diff";
 import { describeIndent, detectIndentation, frameOf, readAddedLines, type Indentation, type LineOp } from "../shared/indentation.js";
-import { foldWhitespace } from "../shared/line-index.js";
+import { alike, foldWhitespace } from "../shared/line-index.js";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import { countUpTo, type NormalizedText, type Region } from "./replace-text.js";
 
@@ -150,6 +150,40 @@ function fileIndentation(doc: NormalizedText): () => Indentation {
   };
 }
 
+interface Aligned {
+  old?: number;
+  new?: number;
+}
+
+/**
+ * old_string's lines against new_string's, equal modulo whitespace (a drifted
+ * frame still lines up), preferring an exact twin where the diff took a loose
+ * one: `}` pairs with `}`, not with the `    }` of a block the edit adds before it.
+ */
+function alignLines(oldLines: readonly string[], newLines: readonly string[]): Aligned[] {
+  const out: Aligned[] = [];
+  let o = 0;
+  let n = 0;
+  for (const change of diffArrays([...oldLines], [...newLines], { comparator: (a, b) => foldWhitespace(a) === foldWhitespace(b) })) {
+    for (let k = 0; k < change.value.length; k++) {
+      if (change.added) out.push({ new: n++ });
+      else if (change.removed) out.push({ old: o++ });
+      else out.push({ old: o++, new: n++ });
+    }
+  }
+  for (let i = 0; i < out.length; i++) {
+    const e = out[i]!;
+    if (e.old === undefined || e.new === undefined || oldLines[e.old] === newLines[e.new]) continue;
+    for (let k = i + 1; k < out.length && out[k]!.old === undefined; k++) {
+      if (newLines[out[k]!.new!] !== oldLines[e.old]) continue;
+      out[k] = { old: e.old, new: out[k]!.new! };
+      out[i] = { new: e.new };
+      break;
+    }
+  }
+  return out;
+}
+
 /**
  * new_string's lines as they go into the file where old_string's lines met
  * file lines `firstLine`…: unchanged lines as the file has them, the others as
@@ -157,17 +191,12 @@ function fileIndentation(doc: NormalizedText): () => Indentation {
  * `fileOld` overrides the file text of an old line (a token match that starts mid-line).
  */
 function readNewLines(doc: NormalizedText, oldLines: readonly string[], newLines: readonly string[], firstLine: number, fileOld: (j: number) => string): Outcome<string[]> {
-  const ops: LineOp[] = [];
-  let j = 0;
-  // Aligned on exact lines: a line whose whitespace alone changed is a reworked line, not an unchanged one.
-  for (const change of diffArrays([...oldLines], [...newLines])) {
-    for (const text of change.value) {
-      if (change.added) ops.push({ op: "+", text });
-      else if (change.removed) ops.push({ op: "-", text, fileText: fileOld(j++) });
-      else ops.push({ op: " ", text: oldLines[j]!, fileText: fileOld(j++), newText: text });
-    }
-  }
-  const frame = frameOf(ops, "replace");
+  const ops: LineOp[] = alignLines(oldLines, newLines).map((e) => {
+    if (e.old === undefined) return { op: "+", text: newLines[e.new!]! };
+    if (e.new === undefined) return { op: "-", text: oldLines[e.old]!, fileText: fileOld(e.old) };
+    return { op: " ", text: oldLines[e.old]!, fileText: fileOld(e.old), newText: newLines[e.new]! };
+  });
+  const frame = frameOf(ops, "replace", alike);
   const answer = readAddedLines({ ...frame, fileIndentation: fileIndentation(doc) });
   if (answer.ok) return succeed(answer.lines);
   const c = answer.conflict;

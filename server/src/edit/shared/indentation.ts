@@ -10,6 +10,12 @@
 
 export type LineFix = (line: string) => string;
 
+/** Whether a line's leading whitespace says anything about indentation: ` * ` under a top-level `/**` does not. */
+export function showsIndentation(line: string): boolean {
+  const l = lead(line);
+  return l !== "" && !(l === " " && isCommentAlignment(line)) && line.trim() !== "";
+}
+
 /** A text's indentation step: a tab, or a number of spaces. */
 export type IndentUnit = "\t" | number;
 
@@ -150,9 +156,10 @@ export interface FramePair {
 /** A line the model writes, with the old-side lines it relates to (indices into the pairs). */
 export interface AddedLine {
   text: string;
-  /** The old-side line it replaces or follows: its indentation carries over in the line-by-line reading. */
+  /** The old-side line it replaces or follows (for an unchanged line: itself). */
   anchor?: number;
-  /** The removed line it replaces: whose indentation it kept, the model's or the file's, is evidence. */
+  /** The removed line it replaces, at the same place in its block: whose indentation it kept, the model's or
+   * the file's, is evidence, and without one rule for the whole frame its offset from that line is the reading. */
   partner?: number;
   /** Old/new replacement only: the line is its anchor, unchanged; it is written as the file has it. */
   unchanged?: boolean;
@@ -202,7 +209,7 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   const unchanged = q.added.map((a) => (a.unchanged && a.anchor !== undefined ? q.pairs[a.anchor]!.file : undefined));
   if (!drift) {
     const lines = literal.map((text, i) => unchanged[i] ?? text);
-    return spacesIntoTabs(q, indents) ?? { ok: true, lines, reindented: false };
+    return spacesIntoTabs(q) ?? { ok: true, lines, reindented: false };
   }
 
   const reading = reindenter(q, indents);
@@ -210,9 +217,7 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   let model = 0;
   let asWritten = 0;
   // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's frame.
-  if (reading.uniform) {
-    for (const p of solid) if (p.removed && p.model === p.file && lead(p.model) !== "" && !isCommentAlignment(p.model)) asWritten++;
-  }
+  for (const p of solid) if (p.removed && p.model === p.file && showsIndentation(p.model)) asWritten++;
   const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
   let firstDiffering = -1;
   for (let i = 0; i < q.added.length; i++) {
@@ -284,8 +289,11 @@ function reindenter(q: FrameQuestion, indents: [string, string][]): Reindenter {
   const fitting = explaining.filter(onFileGrid);
   const rules = fitting.length > 0 ? fitting : explaining;
   const uniform = rules.length > 0;
+  // Line by line, only a line that replaces one has a reading: its offset from that line. A line
+  // the model inserts next to others has nothing to go by when the old lines collapse several of
+  // the file's indentations into one (indentation stripped, say).
   const perLine = (a: AddedLine, l: string): string | undefined => {
-    const anchor = a.anchor === undefined ? undefined : q.pairs[a.anchor];
+    const anchor = a.partner === undefined ? undefined : q.pairs[a.partner];
     if (!anchor) return undefined;
     const m = lead(anchor.model);
     const f = lead(anchor.file);
@@ -316,20 +324,22 @@ function reindenter(q: FrameQuestion, indents: [string, string][]): Reindenter {
 }
 
 /**
- * Spaces typed into a file indented only with tabs, where no old-side line was
+ * Spaces typed into a file indented with tabs, where no old-side line was
  * indented (so none could show the tabs): the model's unit becomes tabs. The
  * literal lines do not fit the file, and the conversion explains every pair.
+ * Only for tabs: in a file indented with spaces, an odd width is as likely
+ * alignment the model meant as another frame.
  */
-function spacesIntoTabs(q: FrameQuestion, indents: [string, string][]): FrameAnswer | undefined {
-  if (!indents.every(([m]) => m === "") || !q.fileIndentation().tabsOnly) return undefined;
+function spacesIntoTabs(q: FrameQuestion): FrameAnswer | undefined {
+  if (q.pairs.some((p) => showsIndentation(p.model)) || q.fileIndentation().unit !== "\t") return undefined;
   const texts = q.added.map((a) => a.text);
-  if (!texts.some((t) => /^ +\S/.test(t))) return undefined;
+  if (!texts.some((t) => /^ +\S/.test(t) && !isCommentAlignment(t))) return undefined;
   const unit = detectIndentation(texts).unit;
   if (typeof unit !== "number") return undefined;
   const toTabs = convertUnits(unit, "\t");
   const lines = texts.map((t) => {
     const l = lead(t);
-    return /^ +$/.test(l) ? (toTabs(l) ?? l) + t.slice(l.length) : t;
+    return /^ +$/.test(l) && !(isCommentAlignment(t) && l === " ") ? (toTabs(l) ?? l) + t.slice(l.length) : t;
   });
   return { ok: true, lines, reindented: true };
 }
@@ -350,20 +360,21 @@ export interface LineOp {
  * lines are only old-side; in `replace` mode (old_string/new_string) an equal
  * line is also written, as an unchanged line when the model typed it the same.
  */
-export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace"): Pick<FrameQuestion, "pairs" | "added"> {
+export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", similar: (a: string, b: string) => boolean): Pick<FrameQuestion, "pairs" | "added"> {
   const pairs: FramePair[] = [];
   const added: AddedLine[] = [];
   let lastOld: number | undefined;
   let removed: number[] = [];
   let adds: number[] = [];
   const closeBlock = (next: number | undefined): void => {
-    // An added line in a block that replaces lines is read against the line it replaces: a model
-    // that rewrites a line keeps its level far more often than it moves it by exactly the drift.
+    // An added line that replaces a line is read against it: a model that rewrites a line keeps its
+    // level far more often than it moves it by exactly the drift. A block's first line replaces the
+    // first line it removes; a later line replaces the one at its place only when they are alike.
     adds.forEach((ai, k) => {
       const a = added[ai]!;
-      const replaced = removed[k] ?? removed[removed.length - 1];
-      a.anchor = replaced ?? lastOld ?? next;
-      if (replaced !== undefined) a.partner = replaced;
+      a.anchor = removed[k] ?? removed[removed.length - 1] ?? lastOld ?? next;
+      const r = removed[k];
+      if (r !== undefined && (k === 0 || similar(pairs[r]!.model, a.text))) a.partner = r;
     });
     removed = [];
     adds = [];

@@ -70,3 +70,8 @@ export function lineSimilarity(a: string, b: string): number {
   }
   return (2 * prev[t.length]!) / (s.length + t.length);
 }
+
+/** Two lines close enough in content that one reads as a rewrite of the other. */
+export function alike(a: string, b: string): boolean {
+  return lineSimilarity(a, b) >= 0.6;
+}
