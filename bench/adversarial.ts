@@ -75,6 +75,23 @@ function driftDiff(diff: string, roles: string, drift: Drift): string {
     .join("\n");
 }
 
+/** Whether the drift keeps apart every two indentations the lines use (else the original is not recoverable). */
+function injective(lines: readonly string[], drift: Drift): boolean {
+  const leads = new Set(lines.filter((l) => l.trim() !== "").map(leadingWhitespace));
+  return new Set([...leads].map(drift)).size === leads.size;
+}
+
+/** A hunk with indented old lines the drift leaves alone, and added lines it changes. */
+function hunkHidesDrift(diff: string, drift: Drift): boolean {
+  const hunks = diff.split(/^@@.*$/m).slice(1);
+  return hunks.some((h) => {
+    const lines = h.split("\n").filter((l) => l !== "" && !l.startsWith("\\"));
+    const old = lines.filter((l) => l[0] !== "+" && /^[ \t]/.test(l.slice(1)) && l.trim() !== "");
+    const added = lines.filter((l) => l[0] === "+");
+    return old.length > 0 && old.every((l) => redent(l.slice(1), drift) === l.slice(1)) && added.some((l) => redent(l.slice(1), drift) !== l.slice(1));
+  });
+}
+
 interface Subject {
   kind: string;
   path: string;
@@ -117,15 +134,19 @@ function variants(s: Subject, rng: Rng): Case[] {
   const base = { kind: s.kind, content: pre };
   for (const name of driftsFor(s.unit)) {
     const drift = DRIFTS[name]!;
-    // A drift that leaves every old line as it was leaves no evidence of itself: not determinable.
-    if (driftDiff(diff, " -", drift) === diff) continue;
+    // A drift that leaves every old line as it was leaves no evidence of itself, and a hunk whose
+    // indented old lines it leaves as they were shows the file's frame: neither is determinable.
+    if (driftDiff(diff, " -", drift) === diff || hunkHidesDrift(diff, drift)) continue;
+    const hunkLines = diff.split("\n").filter((l, i, all) => i > all.findIndex((x) => x.startsWith("@@")) && /^[ +-]/.test(l)).map((l) => l.slice(1));
+    const collapses = !injective(hunkLines, drift);
     const patch = (family: string, roles: string): void => {
       const d = driftDiff(diff, roles, drift);
       if (d !== diff) out.push({ ...base, engine: "patch", family, note: name, input: { diff: d }, expected: post });
     };
     patch("context drifted, removed and added exact", " ");
     patch("context and removed drifted, added exact", " -");
-    patch("everything drifted", " -+");
+    // A drift that writes two indentations alike (stripping them, say) loses the edit's own moves.
+    if (!collapses) patch("everything drifted", " -+");
   }
   const hunk = firstHunk(diff);
   if (hunk && hunk.old.some((l) => l.trim() !== "")) {
@@ -140,7 +161,7 @@ function variants(s: Subject, rng: Rng): Case[] {
       const drift = DRIFTS[name]!;
       if (hunk.old.every((l) => redent(l, drift) === l)) continue;
       edit("old lines drifted, new exact", hunk.old.map((l) => redent(l, drift)), hunk.new, name);
-      edit("everything drifted", hunk.old.map((l) => redent(l, drift)), hunk.new.map((l) => redent(l, drift)), name);
+      if (injective([...hunk.old, ...hunk.new], drift)) edit("everything drifted", hunk.old.map((l) => redent(l, drift)), hunk.new.map((l) => redent(l, drift)), name);
     }
   }
   out.push(...noChangeBait(s, diff, rng), ...shapeCases(s, rng));
@@ -243,7 +264,9 @@ export function runAdversarial(corpus: readonly CorpusFile[], rng: Rng, perKind 
       const r = rng.fork(`${kind}:${i}`);
       const src = shapedSource(kind, r.int(60, 200), r, i);
       const post = r.chance(0.5) ? reshapeEdit(src, r) : randomEdit(src.lines, r, src.unit);
-      if (post) subjects.push({ kind, path: src.path, pre: src.lines, post, unit: src.unit });
+      // Real code does not indent one line with spaces then a tab: an edit inside a space-indented
+      // function of a mixed file writes that function's spaces.
+      if (post) subjects.push({ kind, path: src.path, pre: src.lines, post: post.map((l) => l.replace(/^( +)(\t+)/, (_, sp: string, tabs: string) => sp + "    ".repeat(tabs.length))), unit: src.unit });
     }
   }
   for (const file of corpus.slice(0, perKind * 2)) {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyPatch } from "diff";
-import { applyModelPatch } from "../server/src/edit/patch.js";
+import { applyModelPatch } from "../server/src/edit/patch/patch.js";
 
 export type Attempt = { kind: "applied"; content: string } | { kind: "refused"; why: string } | { kind: "threw"; why: string };
 

@@ -226,7 +226,7 @@ describe("counting matches", () => {
   });
 
   it("stops at the first tier with too many matches", () => {
-    const before = file("  go();", "go();", "    go();");
+    const before = file("  go();", "go();", "  go();");
     const error = failure(before, { old_string: "  go();\n", new_string: "stop();\n" }, "ambiguous");
     expect(error.message).toMatch(/matches 2 places \(exact match, lines 1 and 3\)/);
   });

@@ -8,6 +8,7 @@
 // line endings and its final-newline state.
 import { isCreateBlock, type EditBlock } from "./edit-block-parser.js";
 import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { keepingBom, withoutBom } from "../shared/shape.js";
 import { dominantEol, splitLines, type Eol } from "../shared/text.js";
 
 export interface BlockApplied {
@@ -17,6 +18,11 @@ export interface BlockApplied {
 }
 
 export function applyEditBlock(content: string, block: EditBlock): Outcome<BlockApplied> {
+  const clean = { ...block, old: withoutBom(block.old), new: withoutBom(block.new) };
+  return keepingBom(content, (body) => applyToBody(body, clean));
+}
+
+function applyToBody(content: string, block: EditBlock): Outcome<BlockApplied> {
   const path = block.file_path;
   if (isCreateBlock(block)) {
     if (content !== "") {

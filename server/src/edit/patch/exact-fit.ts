@@ -34,7 +34,8 @@ export function placeExactly(file: LineTable, hunks: readonly ParsedHunk[]): Pla
     const at = occurrences(file.text, old.join(eol), eol);
     if (at === undefined || at === "many") return undefined;
     const start = file.lineAt(at);
-    if (start <= previous) return undefined;
+    // A last old line that is empty can meet the final newline: a line the file does not have.
+    if (start <= previous || start + old.length > file.count) return undefined;
     placements.push({ start, tier: "exact", mismatched: [] });
     previous = start;
   }

@@ -21,6 +21,7 @@ import {
 } from "../shared/indentation.js";
 import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
+import { diffWithoutBom, keepingBom } from "../shared/shape.js";
 import { describeLocateError } from "./patch-messages.js";
 
 export interface HunkReport {
@@ -251,10 +252,16 @@ function alreadyApplied(lines: readonly string[], hunks: readonly ParsedHunk[]):
   const reversed = hunks.map((h) => ({ ...h, lines: h.lines.filter((l) => l.op !== "-").map((l) => ({ op: l.op === "+" ? ("-" as const) : l.op, text: l.text })) }));
   // Added lines must be present (as if they were to be removed); context may drift as usual.
   if (!reversed.every((h) => h.lines.some((l) => l.op === "-"))) return false;
-  return locateHunks(new LineIndex(lines, oldSideTexts(reversed)), reversed).ok;
+  // Proof, not a likeness: every reversed hunk fits exactly or modulo whitespace, none by fuzzy context.
+  const located = locateHunks(new LineIndex(lines, oldSideTexts(reversed)), reversed);
+  return located.ok && located.placements.every((p) => p.tier !== "fuzzy");
 }
 
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
+  return keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options));
+}
+
+function patchText(content: string, diffText: string, options: PatchOptions): Outcome<PatchResult> {
   const parsed = parseUnifiedDiff(diffText);
   if (!parsed.ok) return parsed;
   const selected = selectFilePatch(parsed.value, options);
@@ -281,6 +288,8 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
     }
     placements = located.placements;
   }
+  const hidden = fixInContext(file, hunks, placements);
+  if (hidden) return hidden;
 
   const rebuilt = rebuildHunks(file, hunks, placements);
   if (!rebuilt.ok) return rebuilt;
@@ -310,6 +319,43 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
     return fail("no_change", "No Change: applying the diff leaves the file exactly as it is.", ["Nothing to do; continue from the latest file state."]);
   }
   return succeed({ content: result, diff: renderDiff(structured), hunks: rebuilt.value.reports });
+}
+
+/**
+ * A context line that differs from the file, in a hunk whose - and + lines
+ * change nothing there (an identical pair, or no change at all): the model
+ * wrote its fix into the context line. Taking the file's line would drop the
+ * fix and report success; the refusal says how to write it so the retry lands.
+ */
+function fixInContext(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<never> | undefined {
+  const changes = (h: ParsedHunk): { removed: string[]; added: Set<string> } => ({
+    removed: h.lines.filter((l) => l.op === "-").map((l) => l.text),
+    added: new Set(h.lines.filter((l) => l.op === "+").map((l) => l.text)),
+  });
+  // A pair that removes and adds the same line anywhere in the diff: the model thought it changed something there.
+  const noOpPair = hunks.some((hunk) => {
+    const { removed, added } = changes(hunk);
+    return removed.some((t) => added.has(t));
+  });
+  for (let h = 0; h < hunks.length; h++) {
+    const place = placements[h]!;
+    if (place.mismatched.length === 0) continue;
+    const lines = hunks[h]!.lines;
+    const { removed, added } = changes(hunks[h]!);
+    const changesNothing = removed.length === added.size && removed.every((t) => added.has(t));
+    if (!noOpPair && !changesNothing) continue;
+    const old = lines.filter((l) => l.op !== "+");
+    const i = place.mismatched[0]!;
+    const at = place.start + i;
+    return fail(
+      "invalid_diff",
+      `Invalid Diff: in hunk ${h + 1}, the context line ${JSON.stringify(old[i]!.text.trim().slice(0, 100))} differs from the file's line ${at + 1} ` +
+        `${JSON.stringify(file.line(at).trim().slice(0, 100))}, while the hunk's - and + lines change nothing there. ` +
+        "A context line is never changed: if you meant to change that line, write it as a - line with the file's text and a + line with yours. The file was not changed.",
+      [`Write line ${at + 1} as "-" + its text in the file, then "+" + the new text, and send the diff again.`],
+    );
+  }
+  return undefined;
 }
 
 /** The corrected diff as text (without the \r applyPatch needed on CRLF lines). */

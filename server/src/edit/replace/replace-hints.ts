@@ -85,15 +85,14 @@ export function showLine(line: string): string {
   return JSON.stringify(text);
 }
 
-/**
- * Why old_string was not found, in one or two sentences: the file line most
- * like old_string's first non-blank line, and where the block stops matching.
- */
-export function describeNearest(doc: NormalizedText, oldText: string): string {
+/** The 0-based file line most like old_string's first non-blank line (ties: the one after which more of it matches). */
+export function nearestLine(doc: NormalizedText, oldText: string): number | undefined {
   const oldLines = oldText.split("\n");
   const firstIndex = oldLines.findIndex((line) => line.trim() !== "");
-  if (firstIndex === -1) return "old_string holds only whitespace.";
-  if (doc.text.trim() === "") return "The file is empty or holds only whitespace.";
+  return firstIndex === -1 ? undefined : nearestTo(doc, oldLines, firstIndex)?.best;
+}
+
+function nearestTo(doc: NormalizedText, oldLines: string[], firstIndex: number): { best: number; bestScore: number } | undefined {
   const wanted = oldLines[firstIndex]!;
   const scores = new Map<number, number>();
   let bestScore = 0;
@@ -102,8 +101,7 @@ export function describeNearest(doc: NormalizedText, oldText: string): string {
     scores.set(i, score);
     if (score > bestScore) bestScore = score;
   }
-  if (bestScore === 0) return "No line of the file resembles old_string's first line.";
-  // Among equally close lines, the one after which more of old_string matches.
+  if (bestScore === 0) return undefined;
   let best = -1;
   let bestRun = -1;
   for (const [i, score] of [...scores].sort((x, y) => x[0] - y[0])) {
@@ -114,7 +112,21 @@ export function describeNearest(doc: NormalizedText, oldText: string): string {
       bestRun = run;
     }
   }
+  return { best, bestScore };
+}
 
+/**
+ * Why old_string was not found, in one or two sentences: the file line most
+ * like old_string's first non-blank line, and where the block stops matching.
+ */
+export function describeNearest(doc: NormalizedText, oldText: string): string {
+  const oldLines = oldText.split("\n");
+  const firstIndex = oldLines.findIndex((line) => line.trim() !== "");
+  if (firstIndex === -1) return "old_string holds only whitespace.";
+  if (doc.text.trim() === "") return "The file is empty or holds only whitespace.";
+  const nearest = nearestTo(doc, oldLines, firstIndex);
+  if (nearest === undefined) return "No line of the file resembles old_string's first line.";
+  const { best, bestScore } = nearest;
   const found = doc.lines[best]!;
   const where = `The closest line is line ${best + 1}: ${showLine(found)}`;
   if (bestScore < 1) return `${where}; its text differs from old_string's first line ${showLine(oldLines[firstIndex]!)}.`;

@@ -145,9 +145,28 @@ export function countUpTo(text: string, needle: string, cap: number): number {
   return n;
 }
 
-/** The exact tier: `old` (line endings normalised) as a literal substring. */
+/** How much of a line's indentation lies before `at` when only indentation does; -1 when text does. */
+function indentBefore(text: string, at: number): number {
+  let i = at - 1;
+  while (i >= 0 && (text[i] === " " || text[i] === "\t")) i--;
+  return i < 0 || text[i] === "\n" ? at - 1 - i : -1;
+}
+
+/**
+ * The exact tier: `old` (line endings normalised) as a literal substring. A
+ * match that starts inside or after a line's indentation is left to the
+ * line-based tiers when old_string starts with whitespace (it would split the
+ * indentation) or when new_string's first line is indented otherwise than
+ * old_string's (its own indentation would land on the file's).
+ */
 export function exactRegions(doc: NormalizedText, oldText: string, newText: string): Region[] {
-  const starts = findAll(doc.text, oldText);
+  const leadOf = (t: string): string => /^[ \t]*/.exec(t)![0];
+  const oldLead = leadOf(oldText);
+  const sameLead = oldLead === leadOf(newText);
+  const starts = findAll(doc.text, oldText).filter((at) => {
+    const before = indentBefore(doc.text, at);
+    return before <= 0 || (oldLead === "" && sameLead);
+  });
   const regions: Region[] = [];
   let line = 0;
   let scanned = 0;

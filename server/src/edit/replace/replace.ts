@@ -8,7 +8,8 @@
 // line endings; replacements are written with the file's own line ending and
 // every byte outside the matches is kept.
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
-import { describeNearest, findNewPlaceholder, showLine, unescapeOverEscaped } from "./replace-hints.js";
+import { keepingBom, withoutBom } from "../shared/shape.js";
+import { describeNearest, findNewPlaceholder, nearestLine, showLine, unescapeOverEscaped } from "./replace-hints.js";
 import { flexibleRegions, tokenRegions } from "./replace-lines.js";
 import { countUpTo, exactRegions, NormalizedText, normalizeEols, type Region } from "./replace-text.js";
 
@@ -142,7 +143,31 @@ function placeholderFailure(placeholder: string): Outcome<ReplaceResult> {
   );
 }
 
+/**
+ * The 0-based line where new_string provably stands in for the missing old_string:
+ * it occurs exactly once, on whole lines (indentation aside), and old_string's
+ * closest line is among them. Anything less is not proof.
+ */
+function provenApplied(doc: NormalizedText, newText: string, oldText: string): number | undefined {
+  const wanted = newText.replace(/^\n+|\n+$/g, "");
+  if (wanted.trim() === "" || countUpTo(doc.text, wanted, 2) !== 1) return undefined;
+  const at = doc.text.indexOf(wanted);
+  const first = doc.lineAt(at);
+  const last = doc.lineAt(at + wanted.length - 1);
+  const before = doc.text.slice(doc.lineStarts[first]!, at);
+  const lastEnd = doc.lineStarts[last]! + doc.lines[last]!.length;
+  const after = doc.text.slice(at + wanted.length, lastEnd);
+  if (before.trim() !== "" || after.trim() !== "") return undefined;
+  const nearest = nearestLine(doc, oldText);
+  return nearest !== undefined && nearest >= first && nearest <= last ? first : undefined;
+}
+
 export function replaceInText(content: string, request: ReplaceRequest): Outcome<ReplaceResult> {
+  const clean = { ...request, old_string: withoutBom(request.old_string), new_string: withoutBom(request.new_string) };
+  return keepingBom(content, (body) => replaceInBody(body, clean));
+}
+
+function replaceInBody(content: string, request: ReplaceRequest): Outcome<ReplaceResult> {
   const { old_string: oldString, new_string: newString } = request;
   const expected = request.expected_replacements ?? 1;
   if (!Number.isInteger(expected) || expected < 1) {
@@ -193,24 +218,22 @@ export function replaceInText(content: string, request: ReplaceRequest): Outcome
     if (repaired.kind === "ambiguous") return ambiguous(repaired, expected);
   }
 
-  // Not found: maybe the edit was made already.
+  // Not found: the edit may have been made already, but only a proof says so (a model told "done" stops).
+  const meantOld = triedUnescape && !oldText.includes("\n") && oldUnescaped.includes("\n") ? oldUnescaped : oldText;
   for (const candidate of triedUnescape ? [newText, newUnescaped] : [newText]) {
-    if (candidate.trim() === "") continue;
-    if (countUpTo(doc.text, candidate, 2) === 1) {
-      const line = doc.lineAt(doc.text.indexOf(candidate)) + 1;
-      return fail(
-        "no_change",
-        `No Change: old_string was not found, but new_string is already in the file (from line ${line}); ` +
-          "the edit seems to have been made already.",
-        ["Re-read the file to confirm its current content before making further edits."],
-      );
-    }
+    const line = provenApplied(doc, candidate, meantOld);
+    if (line === undefined) continue;
+    return fail(
+      "no_change",
+      `No Change: old_string was not found, and new_string is already in the file on whole lines (from line ${line + 1}), ` +
+        "where old_string's closest line is: the edit has been made already.",
+      ["Re-read the file to confirm its current content before making further edits."],
+    );
   }
 
   const tried = `exact, whitespace-flexible and token-tolerant matching${triedUnescape ? ", also after unescaping" : ""}`;
   // A one-line old_string that unescapes to several lines was surely meant as those lines.
-  const meant = triedUnescape && !oldText.includes("\n") && oldUnescaped.includes("\n") ? oldUnescaped : oldText;
-  return fail("not_found", `Edit Failed: old_string was not found in the file (tried ${tried}). ${describeNearest(doc, meant)}`, [
+  return fail("not_found", `Edit Failed: old_string was not found in the file (tried ${tried}). ${describeNearest(doc, meantOld)}`, [
     "Re-read the file with read_file and copy the lines to replace exactly as they are now, indentation included, then retry.",
   ]);
 }

@@ -212,28 +212,37 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
     return spacesIntoTabs(q) ?? { ok: true, lines, reindented: false };
   }
 
-  const reading = reindenter(q, indents);
-  const file = q.fileIndentation();
+  const file = gridAt(q);
+  const reading = reindenter(q, indents, file);
   let model = 0;
   let asWritten = 0;
   // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's frame.
   for (const p of solid) if (p.removed && p.model === p.file && showsIndentation(p.model)) asWritten++;
   const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
+  // The frame the old lines were typed in has a grid too: an added line off it but on the file's was typed in the file's.
+  // Only a usual unit is trusted: an odd one comes from a stray step, not from a frame.
+  const modelFrame = detectIndentation(solid.map((p) => p.model));
+  if (!UNITS.includes(modelFrame.unit ?? 0)) modelFrame.unit = undefined;
   let firstDiffering = -1;
   for (let i = 0; i < q.added.length; i++) {
     const a = q.added[i]!;
     const re = readings[i];
+    const l = lead(a.text);
+    // Evidence from every line, whether or not its two readings differ: the grid of the
+    // model's frame, and whose indentation a line kept when it replaced a drifted one.
+    if (unchanged[i] === undefined && !isBlank(a.text)) {
+      if (modelFrame.unit !== file.unit && onGrid(l, a.text, file) && !onGrid(l, a.text, modelFrame)) asWritten++;
+      const partner = a.partner === undefined ? undefined : q.pairs[a.partner];
+      if (partner && lead(partner.model) !== lead(partner.file)) {
+        if (l === lead(partner.model)) model++;
+        else if (l === lead(partner.file)) asWritten++;
+      }
+    }
     if (re === a.text) continue;
     if (firstDiffering === -1) firstDiffering = i;
     if (unchanged[i] !== undefined) {
       model++; // a line the model left as it was must stay as the file has it
       continue;
-    }
-    const l = lead(a.text);
-    const partner = a.partner === undefined ? undefined : q.pairs[a.partner];
-    if (partner && lead(partner.model) !== lead(partner.file)) {
-      if (l === lead(partner.model)) model++;
-      else if (l === lead(partner.file)) asWritten++;
     }
     // Only a reading that exists can be weighed against the grid: rules that disagree say nothing.
     if (re !== undefined) {
@@ -256,6 +265,20 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   };
 }
 
+/**
+ * The grid at the hunk's place: in a file that mixes tabs and spaces, the
+ * style of the lines the model's old lines met, with the file's unit where
+ * those lines agree with it.
+ */
+function gridAt(q: FrameQuestion): Indentation {
+  const file = q.fileIndentation();
+  const here = q.pairs.map((p) => p.file).filter(showsIndentation);
+  if (here.length === 0) return file;
+  if (here.every((l) => l.startsWith("\t"))) return { unit: "\t", tabsOnly: true };
+  if (here.every((l) => l.startsWith(" ")) && file.unit === "\t") return { unit: detectIndentation(here).unit, tabsOnly: false };
+  return file;
+}
+
 interface Reindenter {
   /** One rule explains every old-side pair (else lines are read one by one from their anchors). */
   uniform: boolean;
@@ -268,7 +291,7 @@ interface Reindenter {
  * rules agree on it; without such a rule, each line keeps its offset from the
  * old-side line it replaces or follows.
  */
-function reindenter(q: FrameQuestion, indents: [string, string][]): Reindenter {
+function reindenter(q: FrameQuestion, indents: [string, string][], file: Indentation): Reindenter {
   const seen = new Map<string, string>();
   let consistent = true;
   for (const [m, f] of indents) {
@@ -276,10 +299,9 @@ function reindenter(q: FrameQuestion, indents: [string, string][]): Reindenter {
     seen.set(m, f);
   }
   const modelUnit = detectIndentation([...q.pairs.map((p) => p.model), ...q.added.map((a) => a.text)]).unit;
-  const fileUnit = q.fileIndentation().unit;
+  const fileUnit = file.unit;
   const explaining = consistent ? candidateRules(indents, modelUnit, fileUnit).filter((r) => indents.every(([m, f]) => r(m) === f)) : [];
   // Among the rules every pair obeys, those that put every added line on the file's grid; they must then agree.
-  const file = q.fileIndentation();
   const onFileGrid = (r: Rule): boolean =>
     q.added.every((a) => {
       if (isBlank(a.text)) return true;

@@ -1,0 +1,91 @@
+// Properties of the indentation rule, on generated indentation-significant
+// sources and edits that move lines between levels: whatever the drift and
+// whichever lines carry it, every outcome is exactly the text the model meant
+// or a refusal. Never a file written at an indentation the input does not say.
+import { createPatch } from "diff";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { randomEdit } from "../../../bench/edits.js";
+import { leadingWhitespace } from "../../../bench/lines.js";
+import { Rng } from "../../../bench/prng.js";
+import { reshapeEdit, shapedSource, type ShapedKind } from "../../../bench/shaped-sources.js";
+import { applyModelPatch } from "../../../server/src/edit/patch/patch.js";
+import { replaceInText } from "../../../server/src/edit/replace/replace.js";
+
+const DRIFTS: Record<string, (ws: string) => string> = {
+  halve: (ws) => (/^ *$/.test(ws) ? " ".repeat(Math.floor(ws.length / 2)) : ws),
+  double: (ws) => (/^ *$/.test(ws) ? " ".repeat(ws.length * 2) : ws),
+  "tabs as spaces": (ws) => ws.replace(/\t/g, "    "),
+  shift: (ws) => "  " + ws,
+  strip: () => "",
+};
+
+const redent = (line: string, drift: (ws: string) => string): string =>
+  line.trim() === "" ? line : drift(leadingWhitespace(line)) + line.slice(leadingWhitespace(line).length);
+
+interface Scenario {
+  pre: string;
+  post: string;
+  diff: string;
+}
+
+function scenario(seed: number, kind: ShapedKind): Scenario | undefined {
+  const rng = new Rng(seed);
+  const src = shapedSource(kind, rng.int(30, 90), rng, 0);
+  const post = rng.chance(0.5) ? reshapeEdit(src, rng) : randomEdit(src.lines, rng, src.unit);
+  if (!post) return undefined;
+  const pre = src.lines.join("\n") + "\n";
+  const postText = post.map((l) => l.replace(/^( +)(\t+)/, (_, sp: string, t: string) => sp + "    ".repeat(t.length))).join("\n") + "\n";
+  if (pre === postText) return undefined;
+  return { pre, post: postText, diff: createPatch("f", pre, postText, undefined, undefined, { context: 3 }) };
+}
+
+const kinds = fc.constantFrom<ShapedKind>("python", "go", "yaml", "go-mixed");
+
+describe("patch: drifted diffs give the intended text or a refusal", () => {
+  it("for any drift on any of context, removed and added lines", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e9 }), kinds, fc.constantFrom(...Object.keys(DRIFTS)), fc.constantFrom(" ", " -", " -+", "-"), (seed, kind, name, roles) => {
+        const s = scenario(seed, kind);
+        if (!s) return;
+        let inHunk = false;
+        const diff = s.diff
+          .split("\n")
+          .map((l) => {
+            if (l.startsWith("@@")) inHunk = true;
+            return inHunk && l !== "" && roles.includes(l[0]!) ? l[0] + redent(l.slice(1), DRIFTS[name]!) : l;
+          })
+          .join("\n");
+        // A drift that writes two of the hunk's indentations alike loses what the added lines meant: skip.
+        const leads = new Set(s.diff.split("\n").filter((l) => /^[ +-]/.test(l) && l.trim() !== "").map((l) => leadingWhitespace(l.slice(1))));
+        if (roles.includes("+") && new Set([...leads].map(DRIFTS[name]!)).size !== leads.size) return;
+        const r = applyModelPatch(s.pre, diff, { filePath: "f" });
+        if (r.ok) expect(r.value.content).toBe(s.post);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("edit: drifted old_string gives the intended text or a refusal", () => {
+  it("old_string re-indented, new_string as the file wants it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e9 }), kinds, fc.constantFrom(...Object.keys(DRIFTS)), (seed, kind, name) => {
+        const s = scenario(seed, kind);
+        if (!s) return;
+        const pre = s.pre.split("\n");
+        const post = s.post.split("\n");
+        let a = 0;
+        while (pre[a] === post[a]) a++;
+        let b = 0;
+        while (b < pre.length - a && pre[pre.length - 1 - b] === post[post.length - 1 - b]) b++;
+        const from = Math.max(0, a - 1);
+        const old = pre.slice(from, pre.length - b + 1);
+        const neu = post.slice(from, post.length - b + 1);
+        const r = replaceInText(s.pre, { old_string: old.map((l) => redent(l, DRIFTS[name]!)).join("\n"), new_string: neu.join("\n") });
+        if (r.ok) expect(r.value.content).toBe(s.post);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
