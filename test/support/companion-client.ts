@@ -45,6 +45,15 @@ export async function companionFacts(client: TestClient, timeoutMs = 5000): Prom
   }
 }
 
+/** waitUntil for a check that must ask something (a command, a request). */
+export async function waitUntilAsync(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export const fileGone = (file: string) => (): boolean => !existsSync(file);
 
 export interface Note {
