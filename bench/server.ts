@@ -194,6 +194,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   patch: { label: "safe_patch round trips", run: async () => [await patchRoundTrip("test"), await patchRoundTrip("minimal")] },
   read: { label: "read_many_files", run: readMany },
   memory: { label: "memory with open documents", run: memory },
+  companion: { label: "read_file over MCP against LSP", run: async () => (await import("./companion.js")).companionRows() },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */
