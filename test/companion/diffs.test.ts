@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CodeAction } from "vscode-languageserver-protocol";
-import { AgentClient, companionFacts, readDiscovery } from "../support/companion-client.js";
+import { AgentClient, companionFacts, readDiscovery, serverCaughtUp } from "../support/companion-client.js";
 import { cleanup, launch, type StartOptions, type TestClient } from "../support/lsp-client.js";
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-diffs-")));
@@ -36,6 +36,7 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
   it("answers at once, and ide/diffAccepted carries the buffer's text once the user applies it", async () => {
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     expect(await agent.call("openDiff", { filePath: file, newContent: PROPOSED })).toEqual({ isError: false, text: "" });
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
     await client.runCodeAction(await stagedAction(client, "apply"));
@@ -48,6 +49,7 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
   it("sends ide/diffRejected when the user rejects, and the buffer keeps its text", async () => {
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     await client.runCodeAction(await stagedAction(client, "reject"));
     expect((await agent.waitFor("ide/diffRejected")).params).toEqual({ filePath: file });
@@ -59,6 +61,7 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
   it("closeDiff withdraws the staged change and answers the proposal as JSON {content}; no notification follows", async () => {
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     await stagedAction(client, "apply");
     const closed = await agent.call("closeDiff", { filePath: file, suppressNotification: true });
@@ -75,6 +78,7 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
   it("a newer openDiff for the same file replaces the older one, whose caller hears a rejection", async () => {
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     const second = BEFORE.replace("'old'", "'newer'");
     await agent.call("openDiff", { filePath: file, newContent: second });
@@ -90,8 +94,10 @@ describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
   it("keeps the user's unsaved typing: the proposal, built on the disk's text, lands beside it", async () => {
     const { client, agent, file } = await session({ style: "neovim", ...apply });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     await client.type("src/math.ts", "// filler 5", "// typed by the user");
     await client.settled();
+    await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     const accepted = await agent.waitFor("ide/diffAccepted");
     const expected = PROPOSED.replace("// filler 5", "// typed by the user");
@@ -104,8 +110,10 @@ describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
   it("refuses, never forces, a proposal over lines the user changed: ide/diffRejected, the typing stays", async () => {
     const { client, agent, file } = await session({ style: "neovim", ...apply });
     await client.open("src/math.ts");
+    await serverCaughtUp(client);
     await client.type("src/math.ts", "'old'", "'mine'");
     await client.settled();
+    await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     expect((await agent.waitFor("ide/diffRejected")).params).toEqual({ filePath: file });
     const warning = await client.waitForNotification("window/showMessage", (p) => /src\/math\.ts was not staged/.test((p as { message: string }).message));

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findTool, jsonSchemaOf } from "../../server/src/tools/registry.js";
-import { AgentClient, companionFacts, readDiscovery, type Discovery } from "../support/companion-client.js";
+import { AgentClient, companionFacts, readDiscovery, serverCaughtUp, type Discovery } from "../support/companion-client.js";
 import { cleanup, launch, sha256, stateOf, type TestClient } from "../support/lsp-client.js";
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-companion-")));
@@ -100,9 +100,11 @@ describe("lockstep's tools on the editor's buffers", () => {
     const { port, info } = await companionOf(client);
     const agent = await AgentClient.connect(port, info.authToken, "claude-code");
     await client.open("src/app.ts");
+    await serverCaughtUp(client);
     const first = await agent.envelope("read_file", { file_path: client.path("src/app.ts") });
     expect(stateOf(first)).toMatchObject({ version: 1, sha256: sha256(FILES["src/app.ts"]) });
     await client.type("src/app.ts", "const b = 2", "const b = 3");
+    await serverCaughtUp(client);
     const stale = await agent.envelope("safe_patch", {
       file_path: "src/app.ts",
       unified_diff: "@@ -1,2 +1,2 @@\n-export const a = 1;\n+export const a = 10;\n export const b = 2;\n",
@@ -127,6 +129,7 @@ describe("lockstep's tools on the editor's buffers", () => {
     const { port, info } = await companionOf(client);
     const agent = await AgentClient.connect(port, info.authToken, "claude-code");
     await client.open("src/app.ts");
+    await serverCaughtUp(client);
     const read = await agent.envelope("read_file", { file_path: "src/app.ts" });
     const written = await agent.envelope("edit", { file_path: "src/app.ts", old_string: "a = 1", new_string: "a = 11", base_content_sha256: stateOf(read).sha256 });
     expect(written).toMatchObject({ ok: true, data: { applied: true } });

@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { companionFacts } from "../support/companion-client.js";
+import { companionFacts, serverCaughtUp } from "../support/companion-client.js";
 import { cleanup, createWorkspace, launch, sha256, stateOf, type Envelope } from "../support/lsp-client.js";
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-mcp-stdio-")));
@@ -26,7 +26,9 @@ async function mcp(cwd: string, args: string[] = []): Promise<{ client: Client; 
   const client = new Client({ name: "claude-code", version: "1.0.0" });
   clients.push(client);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), TMPDIR: tmp };
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], cwd, env, stderr: "pipe" }));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], cwd, env, stderr: "pipe" });
+  transport.stderr?.resume();
+  await client.connect(transport);
   return {
     client,
     call: async (name, a) => {
@@ -41,12 +43,14 @@ describe("lockstep mcp", () => {
     const editor = await launch({ "src/notes.txt": TEXT }, { style: "helix", env: { TMPDIR: tmp } });
     await companionFacts(editor);
     await editor.open("src/notes.txt");
+    await serverCaughtUp(editor);
     const agent = await mcp(path.join(editor.root, "src"));
     expect(agent.client.getInstructions()).toMatch(/editor session helix/);
     expect((await agent.client.listTools()).tools.map((t) => t.name)).toContain("openDiff");
     const read = await agent.call("read_file", { file_path: editor.path("src/notes.txt") });
     expect(stateOf(read)).toMatchObject({ version: 1, sha256: sha256(TEXT) });
     await editor.type("src/notes.txt", "line two", "line 2 (unsaved)");
+    await serverCaughtUp(editor);
     const stale = await agent.call("write_file", { file_path: "src/notes.txt", content: "replaced\n", base_content_sha256: sha256(TEXT) });
     expect(stale).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
     expect(stateOf(stale)).toMatchObject({ version: 2, content: "line one\nline 2 (unsaved)\n" });

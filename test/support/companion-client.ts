@@ -54,6 +54,14 @@ export async function waitUntilAsync(check: () => Promise<boolean>, what: string
   }
 }
 
+/**
+ * The editor's notifications (didOpen, didChange) reach the server over LSP, an agent's call over
+ * HTTP: nothing orders the two. An LSP round trip after them means the server has handled them.
+ */
+export async function serverCaughtUp(client: TestClient): Promise<void> {
+  await client.command("session", {});
+}
+
 export const fileGone = (file: string) => (): boolean => !existsSync(file);
 
 export interface Note {

@@ -33,6 +33,9 @@ function fromAgent(change: ProposedChange, label: string): ProposedChange {
   return Object.create(change, { tool: { value: label, enumerable: true } }) as ProposedChange;
 }
 
+/** How long ide/diffAccepted waits for the editor to report the applied text (eglot reports on a 0.5 s idle timer). */
+const CONFIRM_WAIT_MS = 2000;
+
 const pathOf = (uri: string): string | undefined => {
   if (!uri.startsWith("file:")) return undefined;
   try {
@@ -152,7 +155,22 @@ export class CompanionBinding {
         return { status: "rejected", message: result.error.message };
       }
       const state = result.data["latest_file_state"] as { content?: unknown } | undefined;
-      return typeof state?.content === "string" ? { status: "accepted", content: state.content } : { status: "rejected", message: "no file state in the result" };
+      if (typeof state?.content !== "string") return { status: "rejected", message: "no file state in the result" };
+      return { status: "accepted", content: await confirmed(filePath, state.content) };
+    };
+    // The editor's reply to an edit is a claim (Neovim answers applied: true for an edit it skipped);
+    // its next report is the truth. The agent hears the text the buffer reports, once it does.
+    const confirmed = async (filePath: string, delivered: string): Promise<string> => {
+      const until = Date.now() + CONFIRM_WAIT_MS;
+      const resolved = await workspace.resolve(filePath, "read");
+      if (!resolved.ok) return delivered;
+      for (;;) {
+        const read = await workspace.read(resolved.value);
+        if (!read.ok || !read.value.open) return delivered;
+        if (read.value.version !== null) return read.value.content;
+        if (Date.now() > until) return delivered;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
     };
     return { current, review };
   }
