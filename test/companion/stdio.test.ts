@@ -27,7 +27,7 @@ async function mcp(cwd: string, args: string[] = []): Promise<{ client: Client; 
   clients.push(client);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), TMPDIR: tmp };
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], cwd, env, stderr: "pipe" });
-  transport.stderr?.resume();
+  transport.stderr?.on("data", () => undefined); // drained: its one line says where it relays
   await client.connect(transport);
   return {
     client,
