@@ -26,11 +26,16 @@ function timeMs(fn: () => Attempt): { ms: number; result: Attempt } {
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, result };
 }
 
-/** Median of RUNS timed calls after one warm-up, and what the calls returned. */
+/**
+ * Median of timed calls after a warm-up, and what the calls returned. Small
+ * inputs warm up and repeat until some milliseconds have passed, so both tools
+ * are measured with their code compiled, not interpreted.
+ */
 function measure(fn: () => Attempt, expected: string): { ms: number; outcome: string } {
   const first = fn();
+  for (let i = 0, t0 = performance.now(); i < 200 && performance.now() - t0 < 50; i++) fn();
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(timeMs(fn).ms);
+  for (let i = 0, t0 = performance.now(); i < RUNS || (i < 500 && performance.now() - t0 < 100); i++) times.push(timeMs(fn).ms);
   const outcome = first.kind === "applied" ? (first.content === expected ? "correct" : "WRONG") : `refused${first.kind === "refused" ? ` (${first.why.slice(0, 24)})` : ""}`;
   return { ms: median(times), outcome };
 }
@@ -68,7 +73,36 @@ function big(n: number): string {
   return fixed(n, n >= 1000 ? 0 : 1);
 }
 
+/**
+ * Exact diffs on a grid of file sizes and hunk counts, each beside applyPatch
+ * on the same diff: the cost of proving every hunk unique should grow with the
+ * file plus the hunks, not their product.
+ */
+function exactGrid(rng: Rng): { text: string; ratios: number[] } {
+  const rows: string[][] = [];
+  const ratios: number[] = [];
+  for (const lines of [100, 2_000, 20_000, 200_000]) {
+    for (const wanted of [1, 10, 100]) {
+      const hunks = Math.min(wanted, Math.floor(lines / 14));
+      const c = codeCase(lines, hunks, false, rng.fork(`grid:${lines}:${hunks}`));
+      const ls = measure(() => runLockstep(c.content, c.diff, c.path), c.expected);
+      const ap = measure(() => runApplyPatch(c.content, c.diff, 0), c.expected);
+      const ratio = ls.ms / ap.ms;
+      ratios.push(ratio);
+      rows.push([`${lines}`, `${hunks}${hunks < wanted ? ` (of ${wanted}: the file holds no more)` : ""}`, fixed(ls.ms, 3), ls.outcome, fixed(ap.ms, 3), ap.outcome, `${fixed(ratio, 2)}x`]);
+    }
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const text = [
+    section(`4a. Exact diffs: lockstep beside applyPatch (ms, median of at least ${RUNS} runs after a warm-up; target: no cell above 2x, median at most 1.5x)`),
+    table(["lines", "hunks", "lockstep ms", "lockstep", "applyPatch ms", "applyPatch", "ratio"], rows),
+    `median ratio ${fixed(median(sorted), 2)}x, highest ${fixed(sorted[sorted.length - 1]!, 2)}x`,
+  ].join("\n");
+  return { text, ratios };
+}
+
 export function runScale(rng: Rng): string {
+  const grid = exactGrid(rng.fork("grid"));
   const cases: Case[] = [];
   for (const bare of [false, true]) for (const lines of [10_000, 50_000]) for (const hunks of [1, 100]) cases.push(codeCase(lines, hunks, bare, rng.fork(`${lines}:${hunks}`)));
   const target = codeCase(20_000, 100, true, rng.fork("20k"));
@@ -82,7 +116,8 @@ export function runScale(rng: Rng): string {
     return [c.name, fixed(ls.ms, 2), ls.outcome, apCell, big((ls.ms * 1000) / (c.lines / 1000)), big((ls.ms * 1e6) / (c.lines * c.hunks))];
   });
   return [
-    section(`4. Scale (lockstep ms, median of ${RUNS} runs after a warm-up)`),
+    grid.text,
+    section(`4b. Scale (lockstep ms, median of at least ${RUNS} runs after a warm-up)`),
     table(["case", "lockstep ms", "lockstep result", "applyPatch fuzz 0 ms", "us / 1k lines", "ns / (line x hunk)"], rows),
   ].join("\n");
 }

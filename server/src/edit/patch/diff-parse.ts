@@ -155,14 +155,15 @@ export function parseUnifiedDiff(text: string): Outcome<FilePatch[]> {
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const header = HUNK_HEADER.exec(line) ?? (/^@@\s*$/.test(line) ? undefined : null);
+    // Only a line starting with `@@` can be a header: the regular expressions run on those alone.
+    const header = !line.startsWith("@@") ? null : (HUNK_HEADER.exec(line) ?? (/^@@\s*$/.test(line) ? undefined : null));
     if (header !== null) {
       closeHunk();
       sawHeader = true;
       hunk = builder.startHunk(i + 1, header);
       continue;
     }
-    if (isFileHeaderPair(lines, i)) {
+    if (line.startsWith("--- ") && isFileHeaderPair(lines, i)) {
       closeHunk();
       builder.startFile(line.slice(4), lines[i + 1]!.slice(4));
       i++;

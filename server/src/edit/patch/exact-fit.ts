@@ -1,6 +1,6 @@
-// The common case, fast: every hunk's old lines occur exactly once in the file,
-// as written, in diff order. One string search per hunk answers it without
-// cutting the file into lines or indexing it. Anything else goes to the locator.
+// The common case, fast: a one-hunk diff whose old lines occur exactly once in
+// the file, as written. One string search answers it without cutting the file
+// into lines or indexing it. Anything else goes to the locator.
 import type { ParsedHunk } from "./diff-parse.js";
 import type { Placement } from "./locate.js";
 import type { LineTable } from "../shared/text.js";
@@ -21,8 +21,14 @@ function occurrences(text: string, block: string, eol: string): number | "many" 
   return found;
 }
 
-/** Exact, unique, ordered placements for every hunk, or undefined to let the locator decide. */
+/**
+ * Exact, unique, ordered placements for every hunk, or undefined to let the
+ * locator decide. Proving a hunk unique scans to the end of the file, so this
+ * serves one hunk; more go to the locator, whose line index proves them all in
+ * one pass over the file.
+ */
 export function placeExactly(file: LineTable, hunks: readonly ParsedHunk[]): Placement[] | undefined {
+  if (hunks.length !== 1) return undefined;
   // Mixed line endings make a joined block ambiguous; leave those to the locator.
   if (file.crlf > 0 && file.lf > 0) return undefined;
   const eol = file.crlf > 0 ? "\r\n" : "\n";

@@ -30,23 +30,31 @@ export interface NearMiss {
   differences: { oldIndex: number; fileLine: number }[];
 }
 
-interface OldLine {
-  text: string;
-  folded: string;
-  removed: boolean;
+/** An old-side line; its whitespace-folded form is worked out only when a looser tier asks for it. */
+class OldLine {
+  #folded: string | undefined;
+
+  constructor(
+    readonly text: string,
+    readonly removed: boolean,
+  ) {}
+
+  get folded(): string {
+    return (this.#folded ??= foldWhitespace(this.text));
+  }
 }
 
 const MAX_REPORTED_CANDIDATES = 10;
 
 function oldSide(hunk: ParsedHunk): OldLine[] {
   const out: OldLine[] = [];
-  for (const l of hunk.lines) if (l.op !== "+") out.push({ text: l.text, folded: foldWhitespace(l.text), removed: l.op === "-" });
+  for (const l of hunk.lines) if (l.op !== "+") out.push(new OldLine(l.text, l.op === "-"));
   return out;
 }
 
 /** Fuzzy matching allows this many differing context lines, given enough lines that agree. */
 function fuzzAllowance(old: OldLine[]): number {
-  const solid = old.filter((l) => l.folded !== "").length;
+  const solid = old.filter((l) => l.text.trim() !== "").length;
   if (solid >= 8) return 2;
   if (solid >= 4) return 1;
   return 0;
@@ -67,7 +75,7 @@ class HunkMatcher {
   /** Start positions in [lo, hi] where the hunk fits at `tier`; stops early past `limit`. */
   candidates(tier: MatchTier, lo: number, hi: number, limit = Infinity): number[] {
     const m = this.old.length;
-    const maxStart = Math.min(hi, this.index.lines.length - m);
+    const maxStart = Math.min(hi, this.index.count - m);
     if (m === 0 || maxStart < lo) return [];
     const found: number[] = [];
     const seen = new Set<number>();
@@ -87,17 +95,17 @@ class HunkMatcher {
 
   /** Context lines that differ at `start`, or undefined when the hunk does not fit there. */
   fits(start: number, tier: MatchTier): number[] | undefined {
-    const lines = this.index.lines;
-    // Folding every line costs more than an exact match: only the looser tiers pay for it.
-    const folded = tier === "exact" ? lines : this.index.folded;
     const mismatched: number[] = [];
+    if (tier === "exact") {
+      // Exact: compared line by line on the table, no line cut or folded beyond these.
+      for (let i = 0; i < this.old.length; i++) if (this.index.line(start + i) !== this.old[i]!.text) return undefined;
+      return mismatched;
+    }
+    // Folding every line costs more than an exact match: only the looser tiers pay for it.
+    const folded = this.index.folded;
     let agreeing = 0;
     for (let i = 0; i < this.old.length; i++) {
       const want = this.old[i]!;
-      if (tier === "exact") {
-        if (lines[start + i] !== want.text) return undefined;
-        continue;
-      }
       if (folded[start + i] === want.folded) {
         if (want.folded !== "") agreeing++;
         continue;
@@ -160,7 +168,7 @@ const TIERS: MatchTier[] = ["exact", "whitespace", "fuzzy"];
 export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { ok: true; placements: Placement[] } | { ok: false; error: LocateError } {
   const matchers = hunks.map((h) => new HunkMatcher(index, h));
   const placed: (Placement | undefined)[] = hunks.map(() => undefined);
-  const fileEnd = index.lines.length;
+  const fileEnd = index.count;
 
   for (let h = 0; h < hunks.length; h++) {
     if (matchers[h]!.old.length === 0) {

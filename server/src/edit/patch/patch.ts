@@ -1,7 +1,9 @@
 // safe_patch's engine: read a model-written diff leniently, place every hunk in
 // the current text, rebuild the diff with true numbers and the file's own lines,
-// and apply that with the `diff` package's strict applyPatch. All hunks or none.
-import { applyPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
+// and apply that strictly (every old line checked against the file, as `diff`'s
+// applyPatch checks it). All hunks or none.
+import type { StructuredPatch, StructuredPatchHunk } from "diff";
+import { applyStrictly } from "./apply-strict.js";
 import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.js";
 import { alike, LineIndex } from "../shared/line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
@@ -244,16 +246,18 @@ function wantsFinalNewline(content: string, hunks: readonly ParsedHunk[]): boole
 }
 
 function oldSideTexts(hunks: readonly ParsedHunk[]): string[] {
-  return hunks.flatMap((h) => h.lines.filter((l) => l.op !== "+").map((l) => l.text));
+  const out: string[] = [];
+  for (const h of hunks) for (const l of h.lines) if (l.op !== "+") out.push(l.text);
+  return out;
 }
 
 /** Every hunk already present: the new side fits where the old side does not. */
-function alreadyApplied(lines: readonly string[], hunks: readonly ParsedHunk[]): boolean {
+function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean {
   const reversed = hunks.map((h) => ({ ...h, lines: h.lines.filter((l) => l.op !== "-").map((l) => ({ op: l.op === "+" ? ("-" as const) : l.op, text: l.text })) }));
   // Added lines must be present (as if they were to be removed); context may drift as usual.
   if (!reversed.every((h) => h.lines.some((l) => l.op === "-"))) return false;
   // Proof, not a likeness: every reversed hunk fits exactly or modulo whitespace, none by fuzzy context.
-  const located = locateHunks(new LineIndex(lines, oldSideTexts(reversed)), reversed);
+  const located = locateHunks(new LineIndex(file, oldSideTexts(reversed)), reversed);
   return located.ok && located.placements.every((p) => p.tier !== "fuzzy");
 }
 
@@ -276,10 +280,10 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
   // Most diffs fit exactly one place as written: found by a direct search, no index needed.
   let placements = placeExactly(file, hunks);
   if (!placements) {
-    const index = new LineIndex(file.all(), oldSideTexts(hunks));
+    const index = new LineIndex(file, oldSideTexts(hunks));
     const located = locateHunks(index, hunks);
     if (!located.ok) {
-      if (located.error.kind === "not_found" && alreadyApplied(file.all(), hunks)) {
+      if (located.error.kind === "not_found" && alreadyApplied(file, hunks)) {
         return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
           "Nothing to do; continue from the latest file state.",
         ]);
@@ -294,10 +298,8 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
   const rebuilt = rebuildHunks(file, hunks, placements);
   if (!rebuilt.ok) return rebuilt;
 
-  // applyPatch reasons about the final newline in ways a model rarely gets right;
+  // The final newline is the file's business, not the model's (models rarely get its marker right);
   // give it a text that has one, then set the state the diff asks for.
-  const hadFinal = content === "" || endsWithNewline(content);
-  const source = hadFinal ? content : content + file.eol;
   const structured: StructuredPatch = {
     oldFileName: options.filePath ?? patch.oldPath ?? "file",
     newFileName: options.filePath ?? patch.newPath ?? "file",
@@ -305,8 +307,8 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
     newHeader: undefined,
     hunks: rebuilt.value.hunks,
   };
-  const applied = applyPatch(source, structured, { autoConvertLineEndings: false });
-  if (applied === false) {
+  const applied = applyStrictly(file, structured.hunks, file.eol);
+  if (applied === undefined) {
     return fail("internal_error", "Internal Error: the corrected patch failed to apply. The file was not changed; please review the diff for subtle errors and send it again.", [
       "Re-read the file and send the diff again; if it keeps failing, use the edit tool for this change.",
     ]);
@@ -358,7 +360,7 @@ function fixInContext(file: LineTable, hunks: readonly ParsedHunk[], placements:
   return undefined;
 }
 
-/** The corrected diff as text (without the \r applyPatch needed on CRLF lines). */
+/** The corrected diff as text (without the \r a CRLF line carries in a hunk). */
 function renderDiff(patch: StructuredPatch): string {
   const range = (start: number, count: number): string => `${count === 0 ? start - 1 : start},${count}`;
   let out = `--- ${patch.oldFileName}\n+++ ${patch.newFileName}\n`;

@@ -216,8 +216,10 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   const reading = reindenter(q, indents, file);
   let model = 0;
   let asWritten = 0;
-  // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's frame.
-  for (const p of solid) if (p.removed && p.model === p.file && showsIndentation(p.model)) asWritten++;
+  // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's
+  // frame; in a file that mixes tabs and spaces, only for lines indented like the ones that drifted.
+  const driftedStyles = new Set(indents.filter(([m, f]) => m !== f).map(([, f]) => f.charAt(0)));
+  for (const p of solid) if (p.removed && p.model === p.file && showsIndentation(p.model) && driftedStyles.has(lead(p.file).charAt(0))) asWritten++;
   const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
   // The frame the old lines were typed in has a grid too: an added line off it but on the file's was typed in the file's.
   // Only a usual unit is trusted: an odd one comes from a stray step, not from a frame.

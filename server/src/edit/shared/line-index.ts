@@ -1,3 +1,5 @@
+import type { LineTable } from "./text.js";
+
 // Line lookups for the locator: where does a line (exactly, or modulo
 // whitespace) occur in a file. Built once per file and only for the lines the
 // hunks mention, so placing many hunks in a large file costs one pass over the
@@ -16,9 +18,23 @@ export class LineIndex {
 
   /** `vocabulary`: the texts that will be looked up (every old-side line of every hunk). */
   constructor(
-    readonly lines: readonly string[],
+    private readonly table: LineTable,
     private readonly vocabulary: readonly string[],
   ) {}
+
+  get count(): number {
+    return this.table.count;
+  }
+
+  /** Line `i` without its ending. */
+  line(i: number): string {
+    return this.table.line(i);
+  }
+
+  /** Every line, cut on first use. */
+  get lines(): readonly string[] {
+    return this.table.all();
+  }
 
   /** Every line folded; computed on first use. */
   get folded(): readonly string[] {
@@ -28,7 +44,7 @@ export class LineIndex {
 
   /** Every 0-based line number whose text is exactly `text` (a vocabulary word). */
   exact(text: string): readonly number[] {
-    this.exactMap ??= positions(this.lines, new Set(this.vocabulary));
+    this.exactMap ??= exactPositions(this.table, this.vocabulary);
     return this.exactMap.get(text) ?? [];
   }
 
@@ -47,6 +63,39 @@ function positions(lines: readonly string[], wanted: ReadonlySet<string>): Map<s
     const list = map.get(key);
     if (list) list.push(i);
     else map.set(key, [i]);
+  }
+  return map;
+}
+
+/**
+ * Where each vocabulary word occurs as a whole line, in one pass: a line is cut
+ * and hashed only when its length and its first, middle and last characters are
+ * those of some word, so a large file with a small diff is not hashed line by line.
+ */
+function exactPositions(table: LineTable, vocabulary: readonly string[]): Map<string, number[]> {
+  const text = table.text;
+  // Length and three characters (9 bits each) in one number; an empty line is all zeros.
+  const keyOf = (s: string, start: number, length: number): number =>
+    length === 0
+      ? 0
+      : length * 0x8000000 + (s.charCodeAt(start) & 0x1ff) * 0x40000 + (s.charCodeAt(start + (length >> 1)) & 0x1ff) * 0x200 + (s.charCodeAt(start + length - 1) & 0x1ff);
+  const wanted = new Set(vocabulary);
+  const keys = new Set<number>();
+  for (const word of wanted) keys.add(keyOf(word, 0, word.length));
+  const map = new Map<string, number[]>();
+  const starts = table.starts;
+  for (let i = 0; i < starts.length; i++) {
+    const start = starts[i]!;
+    let end = i + 1 < starts.length ? starts[i + 1]! : text.length;
+    if (end > start && text.charCodeAt(end - 1) === 10) end--;
+    if (end > start && text.charCodeAt(end - 1) === 13 && end < text.length && text.charCodeAt(end) === 10) end--;
+    const length = end - start;
+    if (!keys.has(keyOf(text, start, length))) continue;
+    const line = text.slice(start, end);
+    if (!wanted.has(line)) continue;
+    const list = map.get(line);
+    if (list) list.push(i);
+    else map.set(line, [i]);
   }
   return map;
 }
