@@ -225,3 +225,18 @@ describe("applyEditBlock", () => {
     expect(before).toBe(MATH);
   });
 });
+
+describe("the file's shape", () => {
+  it("anchors on the first line of a file with a byte order mark, and keeps the mark", () => {
+    expect(applied("\uFEFFimport a\nrun()\n", block("f.js", ["import a"], ["import b"])).content).toBe("\uFEFFimport b\nrun()\n");
+  });
+
+  it.each([
+    { name: "a changed last line", content: "a\nb\nc", edit: ["c"], repl: ["C"], after: "a\nb\nC" },
+    { name: "lines added after the last line", content: "a\nb\nc", edit: ["c"], repl: ["c", "d"], after: "a\nb\nc\nd" },
+    { name: "the last lines replaced by fewer", content: "a\nb\nc", edit: ["b", "c"], repl: ["x"], after: "a\nx" },
+    { name: "CRLF, no final newline", content: "a\r\nb\r\nc", edit: ["c"], repl: ["c", "d"], after: "a\r\nb\r\nc\r\nd" },
+  ])("no final newline stays absent: $name", ({ content, edit, repl, after }) => {
+    expect(applied(content, block("f", edit, repl)).content).toBe(after);
+  });
+});

@@ -286,3 +286,30 @@ describe("the corrected diff", () => {
     expect(result.value.hunks).toEqual([{ index: 0, line: 4, claimedLine: 4, tier: "whitespace", contextMismatches: 0 }]);
   });
 });
+
+describe("never wrong", () => {
+  it("a fix written into a context line beside an identical -/+ pair is refused, naming the line", () => {
+    const diff = "@@ @@\n     const raw = readFile(path);\n-    if (!raw) {\n+    if (!raw) {\n         return undefined;\n     }\n";
+    const result = applyModelPatch(source, diff);
+    expect(!result.ok && result.error.code).toBe("invalid_diff");
+    expect(!result.ok && result.error.message).toContain('"return undefined;"');
+    expect(!result.ok && result.error.suggestions.join(" ")).toContain("line 6");
+  });
+
+  it("a diff that removes a line past the end is invalid_diff, not internal_error", () => {
+    const result = applyModelPatch("a\nb\nline 3 value 59\n", "@@ @@\n b\n line 3 value 59\n-\n+NEW\n");
+    expect(!result.ok && result.error.code).toBe("invalid_diff");
+  });
+
+  it("keeps a byte order mark when the first line changes", () => {
+    const result = applyModelPatch("\uFEFFa\nb\nc\n", "@@ @@\n-a\n+A\n b\n c\n");
+    expect(result.ok && result.value.content).toBe("\uFEFFA\nb\nc\n");
+  });
+
+  it("an 'already applied' diff proven only by fuzzy context is not no_change", () => {
+    const after = source.replace("return null;", "return 0;");
+    const diff = "@@ @@\n     const raw = readFile(path);\n     if (!raw) {\n-        return undefined;\n+        return 0;\n     }\n     return JSON.parse(raw, reviver);\n }\n";
+    const result = applyModelPatch(after, diff);
+    expect(!result.ok && result.error.code).toBe("invalid_diff");
+  });
+});

@@ -457,3 +457,38 @@ describe("a 50k-line file", () => {
     expect(outcome.value.content).toContain('const value31336 = compute(31336, "label 31336");\n');
   });
 });
+
+describe("never wrong: indentation, no_change and shape", () => {
+  it("stripped indentation: each new line takes the indentation of the line it replaces", () => {
+    const result = apply("def f(x):\n    return x + 1\n", { old_string: "def f(x):\nreturn x + 1", new_string: "def f(x):\nreturn x + 100" });
+    expect(result.content).toBe("def f(x):\n    return x + 100\n");
+  });
+
+  it("stripped indentation with a line nothing places is refused, never written at column 0", () => {
+    const error = failure("def f(x):\n    return x + 1\n", { old_string: "def f(x):\nreturn x + 1", new_string: "def f(x):\ny = x + 1\nreturn y" }, "invalid_argument");
+    expect(error.message).toContain("indentation");
+    expect(error.message).toMatch(/"return y"/);
+  });
+
+  it.each([
+    { name: "new_string inside another line", before: file("alpha", "beta", "gamma"), old: "betta", new: "b", nearest: "line 2" },
+    { name: "new_string on whole lines far from where old_string would be", before: file("alpha = 1", "beta = 2", "gamma = 3", "", "result = 0"), old: "gamma = 4", new: "result = 0", nearest: "line 3" },
+  ])("no proof, no no_change: $name is not_found naming the nearest line", ({ before, old, new: replacement, nearest }) => {
+    const error = failure(before, { old_string: old, new_string: replacement }, "not_found");
+    expect(error.message).toContain(`closest line is ${nearest}`);
+  });
+
+  it("proven: new_string once, on whole lines, where old_string's closest line is", () => {
+    const error = failure(file("a = 1", "b = compute(2)", "c = 3"), { old_string: "b = compute(1)", new_string: "b = compute(2)" }, "no_change");
+    expect(error.message).toContain("line 2");
+  });
+
+  it("keeps a byte order mark when the first line changes", () => {
+    expect(apply("\uFEFFa = 1\nb = 2\n", { old_string: "a = 1", new_string: "a = 10" }).content).toBe("\uFEFFa = 10\nb = 2\n");
+  });
+
+  it("never starts an exact match inside a line's indentation when new_string brings its own", () => {
+    const result = apply(file("def f():", "    log(1)", "    log(2)"), { old_string: "log(1)", new_string: "    log(10)" });
+    expect(result.content).toBe(file("def f():", "    log(10)", "    log(2)"));
+  });
+});
