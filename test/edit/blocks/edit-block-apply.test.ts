@@ -237,6 +237,6 @@ describe("the file's shape", () => {
     { name: "the last lines replaced by fewer", content: "a\nb\nc", edit: ["b", "c"], repl: ["x"], after: "a\nx" },
     { name: "CRLF, no final newline", content: "a\r\nb\r\nc", edit: ["c"], repl: ["c", "d"], after: "a\r\nb\r\nc\r\nd" },
   ])("no final newline stays absent: $name", ({ content, edit, repl, after }) => {
-    expect(applied(content, block("f", edit, repl)).content).toBe(after);
+    expect(applied(content, block("src/f.txt", edit, repl)).content).toBe(after);
   });
 });
