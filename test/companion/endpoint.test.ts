@@ -153,6 +153,19 @@ describe("lockstep's tools on the editor's buffers", () => {
     await agent.close();
   });
 
+  it("logs agents' calls with --debug, never the token", async () => {
+    const client = await launch(FILES, { style: "helix", env: { TMPDIR: tmp }, args: ["--debug"] });
+    const { port, info } = await companionOf(client);
+    const agent = await AgentClient.connect(port, info.authToken, "codex");
+    await agent.envelope("read_file", { file_path: "src/app.ts" });
+    await agent.close();
+    await client.shutdown();
+    expect(client.stderr).toMatch(/"mcp_call":\{"client":"codex","tool":"read_file"/);
+    expect(client.stderr).toMatch(/"mcp_result":\{"client":"codex","tool":"read_file"/);
+    expect(client.stderr).toContain(`"port":${port}`);
+    expect(client.stderr).not.toContain(info.authToken);
+  });
+
   it("starts no endpoint when the setting is off, and says so", async () => {
     const client = await launch(FILES, { style: "helix", env: { TMPDIR: tmp }, initializationOptions: { companion: false } });
     expect(await companionFacts(client)).toMatchObject({ enabled: false, reason: expect.stringMatching(/companion.*false/) });

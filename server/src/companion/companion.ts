@@ -72,7 +72,16 @@ export class Companion {
   private constructor(private readonly options: CompanionOptions) {
     this.desk = new DiffDesk(options.reviewer, (session, method, params) => this.sessions?.notify(session, method, params));
     this.openFiles = new OpenFiles((context) => this.sessions?.broadcast("ide/contextUpdate", { ...context }));
-    this.tools = [...this.desk.tools(), ...registryTools((call) => options.toolContext(call))];
+    // Every agent's call and its answer go to the debug log, as the editor's commands do.
+    this.tools = [...this.desk.tools(), ...registryTools((call) => options.toolContext(call))].map((tool) => ({
+      ...tool,
+      call: async (args, call) => {
+        options.log("mcp_call", { client: call.client, tool: tool.name, arguments: args });
+        const answer = await tool.call(args, call);
+        options.log("mcp_result", { client: call.client, tool: tool.name, answer });
+        return answer;
+      },
+    }));
   }
 
   /** Sweeps files of dead servers, listens, writes the discovery file. Throws when it cannot listen or write. */
