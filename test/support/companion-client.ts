@@ -73,7 +73,10 @@ export class AgentClient {
   readonly notes: Note[] = [];
   private waiters: (() => void)[] = [];
 
-  private constructor(readonly client: Client) {
+  private constructor(
+    readonly client: Client,
+    readonly transport: StreamableHTTPClientTransport,
+  ) {
     client.fallbackNotificationHandler = async (n) => {
       this.notes.push({ method: n.method, params: (n.params ?? {}) as Record<string, unknown> });
       for (const w of this.waiters.splice(0)) w();
@@ -82,8 +85,9 @@ export class AgentClient {
 
   static async connect(port: number, token: string, name = "test-agent"): Promise<AgentClient> {
     const client = new Client({ name, version: "1.0.0" });
-    const agent = new AgentClient(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const agent = new AgentClient(client, transport);
+    await client.connect(transport);
     return agent;
   }
 

@@ -15,7 +15,16 @@ export interface SessionEvents {
 interface Live {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  /** Set while the agent's event stream is closed: the session ends unless it comes back. */
+  idle?: NodeJS.Timeout;
 }
+
+/**
+ * An agent that quits without ending its session (gemini-cli closes its stream and leaves)
+ * is gone once its event stream stays closed this long; its pending diffs are withdrawn.
+ * The SDK's client reconnects a dropped stream within seconds.
+ */
+export const IDLE_SESSION_MS = 30_000;
 
 export class HttpSessions {
   private readonly live = new Map<string, Live>();
@@ -23,6 +32,7 @@ export class HttpSessions {
   constructor(
     private readonly spec: ServerSpec,
     private readonly events: SessionEvents,
+    private readonly idleMs = IDLE_SESSION_MS,
   ) {}
 
   readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -35,7 +45,16 @@ export class HttpSessions {
         res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: it ended; initialize again." }, id: null }));
         return;
       }
-      if (req.method === "GET") this.events.streamOpened(id);
+      if (req.method === "GET") {
+        clearTimeout(session.idle);
+        session.idle = undefined;
+        this.events.streamOpened(id);
+        res.once("close", () => {
+          if (!this.live.has(id)) return;
+          session.idle = setTimeout(() => void session.transport.close(), this.idleMs);
+          session.idle.unref();
+        });
+      }
       await session.transport.handleRequest(req, res);
       return;
     }
@@ -50,6 +69,7 @@ export class HttpSessions {
     });
     const server = createMcpServer(this.spec, () => sessionId);
     transport.onclose = () => {
+      clearTimeout(this.live.get(sessionId)?.idle);
       if (sessionId === "" || !this.live.delete(sessionId)) return;
       this.events.closed(sessionId);
     };
