@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyEditBlock, parseEditBlocks, type EditBlock } from "../../../server/src/edit/blocks/edit-blocks.js";
 
@@ -238,5 +239,27 @@ describe("the file's shape", () => {
     { name: "CRLF, no final newline", content: "a\r\nb\r\nc", edit: ["c"], repl: ["c", "d"], after: "a\r\nb\r\nc\r\nd" },
   ])("no final newline stays absent: $name", ({ content, edit, repl, after }) => {
     expect(applied(content, block("src/f.txt", edit, repl)).content).toBe(after);
+  });
+});
+
+describe("property: the string-search path for \\n files gives what the line-based path gives", () => {
+  it("on the same file with \\r\\n endings, once those are read back as \\n", () => {
+    const line = fc.constantFrom("a", "b", "c", "", "  d");
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.boolean(), fc.nat(), fc.nat({ max: 3 }), fc.array(line, { maxLength: 4 }), (lines, finalNewline, from, count, repl) => {
+        const content = lines.join("\n") + (finalNewline ? "\n" : "");
+        const start = from % lines.length;
+        const edit = lines.slice(start, start + Math.max(1, count));
+        const b: EditBlock = { index: 0, file_path: "f", old: edit.map((l) => l + "\n").join(""), new: repl.map((l) => l + "\n").join(""), line: 1 };
+        const lf = applyEditBlock(content, b);
+        const crlf = applyEditBlock(content.replace(/\n/g, "\r\n"), b);
+        expect(lf.ok).toBe(crlf.ok);
+        if (lf.ok && crlf.ok) {
+          expect(lf.value.content).toBe(crlf.value.content.replace(/\r\n/g, "\n"));
+          expect(lf.value.anchorLine).toBe(crlf.value.anchorLine);
+        } else if (!lf.ok && !crlf.ok) expect(lf.error.code).toBe(crlf.error.code);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

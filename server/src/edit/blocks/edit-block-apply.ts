@@ -9,6 +9,7 @@
 import { isCreateBlock, type EditBlock } from "./edit-block-parser.js";
 import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
 import { keepingBom, withoutBom } from "../shared/shape.js";
+import { spliceLf } from "./lf-splice.js";
 import { dominantEol, splitLines, type Eol } from "../shared/text.js";
 
 export interface BlockApplied {
@@ -36,9 +37,18 @@ function applyToBody(content: string, block: EditBlock): Outcome<BlockApplied> {
     return succeed({ content: block.new, anchorLine: 1 });
   }
 
-  const file = splitLines(content);
   const oldLines = splitLines(block.old).lines;
   const newLines = splitLines(block.new).lines;
+  if (!content.includes("\r") && !sameLines(oldLines, newLines)) {
+    const spliced = spliceLf(content, oldLines, newLines);
+    if (spliced.kind === "many") return ambiguous(spliced.startLines, path);
+    if (spliced.kind === "one") {
+      const prefix = commonPrefix(oldLines, newLines);
+      const lastLine = spliced.startLine + newLines.length + (spliced.linesAfter ? 1 : 0);
+      return succeed({ content: spliced.content, anchorLine: Math.max(1, Math.min(spliced.startLine + prefix + 1, lastLine)) });
+    }
+  }
+  const file = splitLines(content);
 
   const starts = findAll(file.lines, oldLines);
   if (starts.length === 0) return notFound(file.lines, oldLines, path);
