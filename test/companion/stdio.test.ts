@@ -57,6 +57,15 @@ describe("lockstep mcp", () => {
     expect(readFileSync(editor.path("src/notes.txt"), "utf8")).toBe(TEXT);
   });
 
+  it("answers with what to do once the editor session it relays to is gone", async () => {
+    const editor = await launch({ "notes.txt": TEXT }, { style: "helix", env: { TMPDIR: tmp } });
+    await companionFacts(editor);
+    const agent = await mcp(editor.root);
+    expect(stateOf(await agent.call("read_file", { file_path: "notes.txt" }))).toMatchObject({ sha256: sha256(TEXT) });
+    await editor.kill();
+    await expect(agent.call("read_file", { file_path: "notes.txt" })).rejects.toThrow(/editor session on port \d+ is gone.*Restart lockstep mcp/);
+  });
+
   it("serves the disk without an editor session, says so, and still enforces the sha256 lock", async () => {
     const root = await createWorkspace({ "notes.txt": TEXT });
     const agent = await mcp(root);
