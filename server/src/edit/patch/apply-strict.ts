@@ -14,33 +14,45 @@ import type { LineTable } from "../shared/text.js";
  */
 export function applyStrictly(file: LineTable, hunks: readonly StructuredPatchHunk[], lastEol: string): string | undefined {
   const text = file.text;
-  const eolOf = (i: number): string => file.eolOf(i) || lastEol;
-  /** Lines [from, to) verbatim, the last one given its ending. */
-  const verbatim = (from: number, to: number): string => {
-    if (from >= to) return "";
-    const end = to < file.count ? file.starts[to]! : text.length;
-    return text.slice(file.starts[from]!, end) + (to === file.count && file.eolOf(to - 1) === "" ? lastEol : "");
+  const count = file.count;
+  const startOf = (line: number): number => (line < count ? file.starts[line]! : text.length);
+  /** Whether file line `at` is exactly `body` (its text, and `\r` when it ends in CRLF). */
+  const isLine = (at: number, body: string): boolean => {
+    const eol = file.eolOf(at) || lastEol;
+    const cr = eol === "\r\n";
+    const own = file.eolOf(at).length;
+    const length = startOf(at + 1) - own - startOf(at);
+    if (body.length !== length + (cr ? 1 : 0)) return false;
+    return cr ? body.endsWith("\r") && text.startsWith(body.slice(0, -1), startOf(at)) : text.startsWith(body, startOf(at));
   };
   let out = "";
+  let copyFrom = 0; // the first file line not yet written out
   let next = 0; // the first file line not yet copied or consumed
+  /** Writes lines [copyFrom, to) verbatim, the file's last line given its ending. */
+  const flush = (to: number): void => {
+    if (copyFrom < to) out += text.slice(startOf(copyFrom), startOf(to)) + (to === count && file.eolOf(to - 1) === "" ? lastEol : "");
+    copyFrom = to;
+  };
   for (const h of hunks) {
     const start = h.oldStart - 1; // 0-based first old line, also for a hunk that only adds (rebuilt that way)
-    if (start < next || start > file.count) return undefined;
-    out += verbatim(next, start);
+    if (start < next || start > count) return undefined;
     let at = start;
     for (const l of h.lines) {
       const body = l.slice(1);
       if (l.startsWith("+")) {
+        flush(at);
         out += body.endsWith("\r") ? body.slice(0, -1) + "\r\n" : body + "\n";
         continue;
       }
-      if (at >= file.count) return undefined;
-      const eol = eolOf(at);
-      if (body !== file.line(at) + (eol === "\r\n" ? "\r" : "")) return undefined;
-      if (l.startsWith(" ")) out += file.line(at) + eol;
+      if (at >= count || !isLine(at, body)) return undefined;
+      if (l.startsWith("-")) {
+        flush(at);
+        copyFrom = at + 1;
+      }
       at++;
     }
     next = at;
   }
-  return out + verbatim(next, file.count);
+  flush(count);
+  return out;
 }

@@ -330,6 +330,7 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
  * fix and report success; the refusal says how to write it so the retry lands.
  */
 function fixInContext(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<never> | undefined {
+  if (placements.every((p) => p.mismatched.length === 0)) return undefined;
   const changes = (h: ParsedHunk): { removed: string[]; added: Set<string> } => ({
     removed: h.lines.filter((l) => l.op === "-").map((l) => l.text),
     added: new Set(h.lines.filter((l) => l.op === "+").map((l) => l.text)),

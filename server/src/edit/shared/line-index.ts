@@ -72,7 +72,7 @@ function positions(lines: readonly string[], wanted: ReadonlySet<string>): Map<s
  * and hashed only when its length and its first, middle and last characters are
  * those of some word, so a large file with a small diff is not hashed line by line.
  */
-function exactPositions(table: LineTable, vocabulary: readonly string[]): Map<string, number[]> {
+export function exactPositions(table: LineTable, vocabulary: readonly string[]): Map<string, number[]> {
   const text = table.text;
   // Length and three characters (9 bits each) in one number; an empty line is all zeros.
   const keyOf = (s: string, start: number, length: number): number =>
