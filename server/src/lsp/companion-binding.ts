@@ -6,16 +6,13 @@
 import { fileURLToPath } from "node:url";
 import type { InitializeParams, TextDocuments } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { createTwoFilesPatch } from "diff";
 import { sessionApprover, type ApprovalMode, type ApprovalPrompt } from "../agent/approvals.js";
 import { Session } from "../agent/session.js";
 import { Companion, type CompanionFacts } from "../companion/companion.js";
-import type { CurrentText, DiffOutcome, DiffReviewer } from "../companion/diff-desk.js";
 import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
-import { invokeTool } from "../tools/registry.js";
-import type { Approver, ProposedChange, ToolContext } from "../tools/tool.js";
-import { readTextFile } from "../workspace/disk.js";
+import { workspaceReviewer } from "../companion/workspace-reviewer.js";
+import type { ProposedChange, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { OpenDocuments } from "./documents.js";
 
@@ -32,9 +29,6 @@ export interface CompanionDeps {
 function fromAgent(change: ProposedChange, label: string): ProposedChange {
   return Object.create(change, { tool: { value: label, enumerable: true } }) as ProposedChange;
 }
-
-/** How long ide/diffAccepted waits for the editor to report the applied text (eglot reports on a 0.5 s idle timer). */
-const CONFIRM_WAIT_MS = 2000;
 
 const pathOf = (uri: string): string | undefined => {
   if (!uri.startsWith("file:")) return undefined;
@@ -91,7 +85,8 @@ export class CompanionBinding {
         roots: workspace.sandbox.roots,
         ideInfo: ideInfoOf(this.clientName),
         toolContext,
-        reviewer: this.reviewer(workspace),
+        // openDiff asks every time, whatever "always allow" or `approval` say: the agent asked for a review.
+        reviewer: workspaceReviewer({ workspace, approve: async (change, signal) => ((await this.deps.prompt(change, signal)) === "reject" ? "reject" : "apply"), warn: this.deps.warn }),
         log: this.deps.log,
       });
       // Files opened before the endpoint was up.
@@ -117,61 +112,5 @@ export class CompanionBinding {
     const companion = this.companion;
     this.companion = undefined;
     await companion?.stop();
-  }
-
-  /**
-   * openDiff through the session's approval path (lsp/approval.ts: a prompt, or a staged
-   * change decided by code action). The agent built its proposal on the disk's text; when
-   * the buffer holds unsaved typing, the proposal goes in as a patch placed by content on
-   * the buffer, so the typing stays and a hunk over typed lines is refused, never forced.
-   */
-  private reviewer(workspace: Workspace): DiffReviewer {
-    const current = async (filePath: string): Promise<CurrentText | null | { error: string }> => {
-      const resolved = await workspace.resolve(filePath, "write");
-      if (!resolved.ok) return { error: resolved.error.message };
-      const read = await workspace.read(resolved.value);
-      if (read.ok) return { content: read.value.content, sha256: read.value.sha256 };
-      return read.error.code === "not_found" ? null : { error: read.error.message };
-    };
-    const review = async ({ filePath, content }: { filePath: string; content: string }, signal: AbortSignal): Promise<DiffOutcome> => {
-      const prompt: Approver = async (change, s) => ((await this.deps.prompt(fromAgent(change, "openDiff"), s)) === "reject" ? "reject" : "apply");
-      const ctx: ToolContext = { workspace, signal, approve: prompt };
-      const now = await current(filePath);
-      if (now !== null && "error" in now) return { status: "rejected", message: now.error };
-      let result;
-      if (now === null) result = await invokeTool("write_file", { file_path: filePath, content }, ctx);
-      else {
-        const resolved = await workspace.resolve(filePath, "write");
-        const disk = resolved.ok && resolved.value.exists ? await readTextFile(resolved.value.abs) : undefined;
-        const seen = disk?.ok ? disk.value.content : now.content;
-        result =
-          seen === now.content
-            ? await invokeTool("write_file", { file_path: filePath, content, base_content_sha256: now.sha256 }, ctx)
-            : await invokeTool("safe_patch", { file_path: filePath, unified_diff: createTwoFilesPatch(filePath, filePath, seen, content, "", "", { context: 3 }), base_content_sha256: now.sha256 }, ctx);
-      }
-      if (!result.ok) {
-        // The user declined or the agent withdrew it: nothing to say. Anything else the user should hear.
-        if (result.error.code !== "rejected" && result.error.code !== "cancelled") this.deps.warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${result.error.message}`);
-        return { status: "rejected", message: result.error.message };
-      }
-      const state = result.data["latest_file_state"] as { content?: unknown } | undefined;
-      if (typeof state?.content !== "string") return { status: "rejected", message: "no file state in the result" };
-      return { status: "accepted", content: await confirmed(filePath, state.content) };
-    };
-    // The editor's reply to an edit is a claim (Neovim answers applied: true for an edit it skipped);
-    // its next report is the truth. The agent hears the text the buffer reports, once it does.
-    const confirmed = async (filePath: string, delivered: string): Promise<string> => {
-      const until = Date.now() + CONFIRM_WAIT_MS;
-      const resolved = await workspace.resolve(filePath, "read");
-      if (!resolved.ok) return delivered;
-      for (;;) {
-        const read = await workspace.read(resolved.value);
-        if (!read.ok || !read.value.open) return delivered;
-        if (read.value.version !== null) return read.value.content;
-        if (Date.now() > until) return delivered;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
-    return { current, review };
   }
 }

@@ -1,0 +1,89 @@
+// openDiff's reviewer over the session's workspace: the agent's proposal is
+// rebased onto the buffer, staged through the session's approval path (a prompt,
+// or a staged change decided by code action), and the agent hears the text the
+// editor reports once it applied it.
+//
+// The agent built its proposal on the disk's text. When the buffer holds unsaved
+// typing, the change (disk → proposal) is placed by content on the buffer, so the
+// typing stays, and a change over lines the user typed is refused, never forced.
+import { createTwoFilesPatch } from "diff";
+import { applyModelPatch } from "../edit/patch/patch.js";
+import { invokeTool } from "../tools/registry.js";
+import type { Approver, ToolContext } from "../tools/tool.js";
+import { readTextFile } from "../workspace/disk.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { CurrentText, DiffOutcome, DiffReviewer } from "./diff-desk.js";
+
+/** How long ide/diffAccepted waits for the editor to report the applied text (eglot reports on a 0.5 s idle timer). */
+const CONFIRM_WAIT_MS = 2000;
+
+export interface ReviewerDeps {
+  workspace: Workspace;
+  /** Asks the user about one staged proposal (the tool name in the change is "openDiff"). */
+  approve: Approver;
+  /** Tells the user why a proposal was not staged. */
+  warn: (message: string) => void;
+}
+
+export function workspaceReviewer({ workspace, approve, warn }: ReviewerDeps): DiffReviewer {
+  const current = async (filePath: string): Promise<CurrentText | null | { error: string }> => {
+    const resolved = await workspace.resolve(filePath, "write");
+    if (!resolved.ok) return { error: resolved.error.message };
+    const read = await workspace.read(resolved.value);
+    if (read.ok) return { content: read.value.content, sha256: read.value.sha256 };
+    return read.error.code === "not_found" ? null : { error: read.error.message };
+  };
+
+  /** The proposal as it applies to the buffer: unchanged when the buffer is the disk's text. */
+  const rebase = async (filePath: string, buffer: string, proposal: string): Promise<{ content: string } | { error: string }> => {
+    const resolved = await workspace.resolve(filePath, "read");
+    const disk = resolved.ok && resolved.value.exists ? await readTextFile(resolved.value.abs) : undefined;
+    if (!disk?.ok || disk.value.content === buffer) return { content: proposal };
+    const rel = resolved.ok ? resolved.value.rel : filePath;
+    const patched = applyModelPatch(buffer, createTwoFilesPatch(rel, rel, disk.value.content, proposal, "", "", { context: 3 }), { filePath: rel });
+    return patched.ok ? { content: patched.value.content } : { error: patched.error.message };
+  };
+
+  /** The one step that stages and waits for the decision; a per-hunk review would take its place. */
+  const stage = async (filePath: string, base: CurrentText | null, proposal: string, signal: AbortSignal): Promise<DiffOutcome> => {
+    const ctx: ToolContext = { workspace, signal, approve: (change, s) => approve(Object.assign(Object.create(change) as typeof change, { tool: "openDiff" }), s) };
+    const result = await invokeTool("write_file", { file_path: filePath, content: proposal, ...(base ? { base_content_sha256: base.sha256 } : {}) }, ctx);
+    if (!result.ok) {
+      // The user declined or the agent withdrew it: nothing to say. Anything else the user should hear.
+      if (result.error.code !== "rejected" && result.error.code !== "cancelled") warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${result.error.message}`);
+      return { status: "rejected", message: result.error.message };
+    }
+    const state = result.data["latest_file_state"] as { content?: unknown } | undefined;
+    if (typeof state?.content !== "string") return { status: "rejected", message: "no file state in the result" };
+    return { status: "accepted", content: await confirmed(filePath, state.content) };
+  };
+
+  // The editor's reply to an edit is a claim (Neovim answers applied: true for an edit it skipped);
+  // its next report is the truth. The agent hears the text the buffer reports, once it does.
+  const confirmed = async (filePath: string, delivered: string): Promise<string> => {
+    const until = Date.now() + CONFIRM_WAIT_MS;
+    const resolved = await workspace.resolve(filePath, "read");
+    if (!resolved.ok) return delivered;
+    for (;;) {
+      const read = await workspace.read(resolved.value);
+      if (!read.ok || !read.value.open) return delivered;
+      if (read.value.version !== null) return read.value.content;
+      if (Date.now() > until) return delivered;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
+  const review = async ({ filePath, content }: { filePath: string; content: string }, signal: AbortSignal): Promise<DiffOutcome> => {
+    const now = await current(filePath);
+    if (now !== null && "error" in now) return { status: "rejected", message: now.error };
+    if (now === null) return stage(filePath, null, content, signal);
+    const rebased = await rebase(filePath, now.content, content);
+    if ("error" in rebased) {
+      warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${rebased.error}`);
+      return { status: "rejected", message: rebased.error };
+    }
+    return stage(filePath, now, rebased.content, signal);
+  };
+
+  return { current, review };
+}
