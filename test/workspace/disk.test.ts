@@ -173,3 +173,30 @@ describe("listDirectory", () => {
     expect(await listDirectory(at(name))).toMatchObject({ ok: false, error: { code, message } });
   });
 });
+
+describe("writes that name their base", () => {
+  it("land while the file holds the base, and are refused with state_mismatch once another writer changed it", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-disk-"));
+    const file = path.join(dir, "a.txt");
+    await fs.writeFile(file, "one\n");
+    expect((await writeTextFileAtomic(file, "two\n", { base: "one\n" })).ok).toBe(true);
+    const stale = await writeTextFileAtomic(file, "three\n", { base: "one\n" });
+    expect(!stale.ok && stale.error.code).toBe("state_mismatch");
+    expect(await fs.readFile(file, "utf8")).toBe("two\n");
+    const created = await writeTextFileAtomic(path.join(dir, "new.txt"), "x", { base: null });
+    expect(created.ok).toBe(true);
+    const again = await writeTextFileAtomic(path.join(dir, "new.txt"), "y", { base: null });
+    expect(!again.ok && again.error.code).toBe("state_mismatch");
+    expect((await fs.readdir(dir)).sort()).toEqual(["a.txt", "new.txt"]);
+  });
+
+  it("removes the temporary files of writers that died, and keeps those of live ones", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-disk-"));
+    const dead = path.join(dir, ".a.txt.2147483646-0badf00d.lockstep-tmp");
+    const live = path.join(dir, `.a.txt.${process.ppid}-0badf00d.lockstep-tmp`);
+    await fs.writeFile(dead, "half");
+    await fs.writeFile(live, "busy");
+    expect((await writeTextFileAtomic(path.join(dir, "a.txt"), "whole\n")).ok).toBe(true);
+    expect((await fs.readdir(dir)).sort()).toEqual([path.basename(live), "a.txt"].sort());
+  });
+});

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
+import lockfile from "proper-lockfile";
 import { fail, succeed } from "../edit/shared/outcome.js";
 import type { Outcome } from "../edit/shared/outcome.js";
 import { decodeUtf8, looksBinary } from "../edit/shared/text.js";
@@ -63,16 +64,29 @@ export async function readTextFile(abs: string): Promise<Outcome<DiskText>> {
 }
 
 /**
+ * What the file must hold for a write to go ahead: its text as the change was
+ * computed on, or `null` for a file that must not exist yet. Checked under a
+ * lock every lockstep process honours, and again just before the rename, so
+ * of racing writers on one base exactly one lands.
+ */
+export type DiskBase = string | null;
+
+/** How long a lock file may sit untouched before it counts as abandoned by a dead writer. */
+const LOCK_STALE_MS = 10_000;
+
+/**
  * Replaces `abs` with `content` (UTF-8) so that a reader sees either the old
  * file or the new one, never a mix: write a temporary file beside it, fsync,
  * rename over the target. Missing parent directories are created. The mode is
  * `options.mode` if given, else the existing file's, else the default for new
- * files. On failure the temporary file is removed and the target is untouched.
+ * files. With `options.base`, the write takes the file's cross-process lock and
+ * happens only while the file still holds that base. On failure the temporary
+ * file is removed and the target is untouched.
  */
 export async function writeTextFileAtomic(
   abs: string,
   content: string,
-  options: { mode?: number } = {},
+  options: { mode?: number; base?: DiskBase } = {},
 ): Promise<Outcome<void>> {
   const dir = path.dirname(abs);
   let mode = options.mode;
@@ -91,7 +105,43 @@ export async function writeTextFileAtomic(
       return ioFailure(mkdirError, dir, "create the directory");
     }
   }
+  if (options.base === undefined) return writeAndRename(abs, content, mode, undefined);
 
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await lockfile.lock(abs, { realpath: false, lockfilePath: lockPath(abs), stale: LOCK_STALE_MS, retries: { retries: 200, minTimeout: 5, maxTimeout: 50 } });
+  } catch (error) {
+    return ioFailure(error, abs, "lock");
+  }
+  try {
+    const changed = await baseChanged(abs, options.base);
+    if (changed) return changed;
+    return await writeAndRename(abs, content, mode, options.base);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+/** A failure when the file no longer holds `base` (another writer got there first), else undefined. */
+async function baseChanged(abs: string, base: DiskBase): Promise<Outcome<never> | undefined> {
+  let now: string | null;
+  try {
+    now = await fs.readFile(abs, "utf8");
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") return ioFailure(error, abs, "read");
+    now = null;
+  }
+  if (now === base) return undefined;
+  return fail(
+    "state_mismatch",
+    `State Mismatch: ${abs} changed on disk while this change was being written (another program wrote it${base === null ? " or created it" : ""}). Nothing was applied.`,
+    ["Read the file again and rebuild the change from its latest state."],
+  );
+}
+
+async function writeAndRename(abs: string, content: string, mode: number | undefined, base: DiskBase | undefined): Promise<Outcome<void>> {
+  const dir = path.dirname(abs);
+  await removeAbandonedTemporaries(dir);
   const temp = temporaryPath(abs);
   let handle: FileHandle | undefined;
   try {
@@ -102,6 +152,12 @@ export async function writeTextFileAtomic(
     await handle.sync();
     await handle.close();
     handle = undefined;
+    // A writer that is not lockstep (an editor saving) does not take our lock: look once more, last thing.
+    const changed = base === undefined ? undefined : await baseChanged(abs, base);
+    if (changed) {
+      await fs.rm(temp, { force: true }).catch(() => undefined);
+      return changed;
+    }
     await fs.rename(temp, abs);
   } catch (error) {
     await handle?.close().catch(() => undefined);
@@ -135,7 +191,7 @@ export function errnoCode(error: unknown): string | undefined {
   return typeof error.code === "string" ? error.code : undefined;
 }
 
-type Action = "read" | "write" | "list" | "create the directory" | "resolve";
+type Action = "read" | "write" | "list" | "create the directory" | "resolve" | "lock";
 
 /** Turns a file-system error into a Failure that names the path and the next step. */
 export function ioFailure(error: unknown, target: string, action: Action): Outcome<never> {
@@ -202,10 +258,45 @@ function formatBytes(bytes: number): string {
   return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB (${bytes} bytes)`;
 }
 
-/** A unique sibling of `abs`: same directory (so rename is atomic), hidden, length-bounded. */
+/** A unique sibling of `abs`: same directory (so rename is atomic), hidden, length-bounded, naming its writer's PID. */
 function temporaryPath(abs: string): string {
   const base = path.basename(abs).slice(0, 100);
-  return path.join(path.dirname(abs), `.${base}.${process.pid}-${randomBytes(4).toString("hex")}.lockstep-tmp`);
+  return path.join(path.dirname(abs), `.${base}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
+}
+
+const TEMP_SUFFIX = ".lockstep-tmp";
+
+/** The hidden lock beside `abs` that every lockstep process takes before writing it. */
+function lockPath(abs: string): string {
+  return path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 100)}.lockstep-lock`);
+}
+
+/**
+ * Temporary files left in `dir` by writers that died mid-write (their PID is
+ * gone): removed by the next write there, so a killed write leaves nothing for long.
+ */
+async function removeAbandonedTemporaries(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith(TEMP_SUFFIX)) continue;
+    const pid = Number(/\.(\d+)-[0-9a-f]{8}\.lockstep-tmp$/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    await fs.rm(path.join(dir, name), { force: true }).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) === "EPERM";
+  }
 }
 
 /** Makes the rename itself durable. Best effort: some platforms cannot open a directory. */

@@ -163,7 +163,7 @@ export class Workspace {
       editor.canApplyEdit &&
       (doc !== undefined || (this.options.closedFileEdits ?? "editor") === "editor") &&
       (before !== null || editor.createFiles);
-    if (!toEditor) return this.writeDisk(path, after);
+    if (!toEditor) return this.writeDisk(path, before, after);
 
     // The edits are offsets into `before`: the editor must apply them to exactly that version.
     let version = before?.open && before.version !== null ? before.version : null;
@@ -208,8 +208,13 @@ export class Workspace {
     return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
   }
 
-  private async writeDisk(path: ResolvedPath, after: string): Promise<Outcome<Delivered>> {
-    const written = await writeTextFileAtomic(path.abs, after);
+  /** Written while the disk still holds `before` (checked under a lock other lockstep processes honour). */
+  private async writeDisk(path: ResolvedPath, before: FileState | null, after: string): Promise<Outcome<Delivered>> {
+    // A buffer's unsaved text is not what the disk holds: only a state read from disk is a disk base.
+    // Text we delivered to the editor and it never reported stands on the disk text it was built on.
+    const pending = this.pending.get(path.uri);
+    const base = before === null ? null : before.open ? undefined : pending && before.content === pending.text ? pending.base : before.content;
+    const written = await writeTextFileAtomic(path.abs, after, base === undefined ? {} : { base });
     if (!written.ok) return written;
     this.settle(path.uri);
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
