@@ -1,6 +1,7 @@
 // Tools that only read: every file comes back versioned and hashed.
 import * as z from "zod";
 import type { FileState } from "../workspace/file-state.js";
+import { expandGlob, isGlob } from "../workspace/walk.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
 import { filePath } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
@@ -28,20 +29,6 @@ export const readFile = defineTool({
   },
 });
 
-const GLOB_CHARS = /[*?[\]{}]/;
-
-/** The pattern relative to the root, or undefined when it could reach outside it. */
-function insideRoot(pattern: string, root: string): string | undefined {
-  let rel = pattern.replace(/\\/g, "/");
-  if (rel.startsWith("file://")) rel = rel.slice("file://".length);
-  if (rel.startsWith("/")) {
-    const base = root.endsWith("/") ? root : root + "/";
-    if (!rel.startsWith(base)) return undefined;
-    rel = rel.slice(base.length);
-  }
-  return rel.split("/").includes("..") ? undefined : rel;
-}
-
 export const readManyFiles = defineTool({
   name: "read_many_files",
   kind: "read",
@@ -53,26 +40,28 @@ export const readManyFiles = defineTool({
     })
     .strict(),
   async run(args, ctx) {
-    const root = ctx.workspace.sandbox.roots[0]!;
     const errors: { file_path: string; code: string; message: string }[] = [];
     const wanted: string[] = [];
     for (const pattern of args.file_paths) {
-      if (!GLOB_CHARS.test(pattern)) {
+      if (!isGlob(pattern)) {
         wanted.push(pattern);
         continue;
       }
-      // Globbing happens outside the sandbox, so a pattern must stay below the root by its words alone.
-      const inside = insideRoot(pattern, root);
-      if (inside === undefined) {
-        errors.push({ file_path: pattern, code: "permission_denied", message: `The pattern ${pattern} reaches outside the workspace; use a pattern relative to the workspace root, without "..".` });
+      const expanded = await expandGlob(ctx.workspace.sandbox, pattern, { limit: READ_MANY_LIMITS.files, signal: ctx.signal });
+      if (!expanded.ok) {
+        errors.push({ file_path: pattern, code: expanded.error.code, message: expanded.error.message });
         continue;
       }
-      const explicit = /(^|\/)(node_modules|\.git)(\/|$)/.test(pattern);
-      // Loaded on first use: most commands never glob, and start-up time is paid on every CLI call.
-      const { glob } = await import("tinyglobby");
-      const matches = await glob(inside, { cwd: root, onlyFiles: true, dot: false, ignore: explicit ? [] : ["**/node_modules/**", "**/.git/**"] });
+      const { files: matches, total } = expanded.value;
       if (matches.length === 0) errors.push({ file_path: pattern, code: "not_found", message: `No file matches the pattern ${pattern}.` });
-      wanted.push(...matches.sort());
+      if (total !== undefined) {
+        errors.push({
+          file_path: pattern,
+          code: "invalid_argument",
+          message: `The pattern ${pattern} matches ${total} files, over the limit of ${READ_MANY_LIMITS.files} for one call; the first ${matches.length} in name order were taken. Use a narrower pattern.`,
+        });
+      }
+      wanted.push(...matches);
     }
     const files: FileState[] = [];
     const seen = new Set<string>();
@@ -81,8 +70,14 @@ export const readManyFiles = defineTool({
       if (ctx.signal.aborted) return failureEnvelope({ code: "cancelled", message: "Cancelled while reading files.", suggestions: [] });
       const name = wanted[i]!;
       if (files.length >= READ_MANY_LIMITS.files || bytes >= READ_MANY_LIMITS.bytes) {
-        errors.push({ file_path: name, code: "invalid_argument", message: `Not read: the call reached its limit (${READ_MANY_LIMITS.files} files or ${READ_MANY_LIMITS.bytes / 1024 / 1024} MB). Ask for fewer files.` });
-        continue;
+        // One error for the rest, with the count: not one per file left out.
+        const left = wanted.length - i;
+        errors.push({
+          file_path: name,
+          code: "invalid_argument",
+          message: `Not read: ${name} and the ${left - 1} file(s) after it; the call reached its limit (${READ_MANY_LIMITS.files} files or ${READ_MANY_LIMITS.bytes / 1024 / 1024} MB). Ask for fewer files.`,
+        });
+        break;
       }
       const resolved = await ctx.workspace.resolve(name, "read");
       if (!resolved.ok) {
