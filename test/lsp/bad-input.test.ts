@@ -1,5 +1,10 @@
 // Bad commands get an envelope that names the problem, and the server goes on
 // serving after each.
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, launch, sha256, type TestClient } from "../support/lsp-client.js";
 
@@ -42,8 +47,8 @@ describe("bad input, one after another to the same server", () => {
     await stillServing(client);
   });
 
-  it("answers a malformed request with a JSON-RPC error, then serves the next one", async () => {
-    await expect(client.request("workspace/executeCommand", { arguments: [{}] })).rejects.toThrow();
+  it("answers a request without a command with invalid_argument, then serves the next one", async () => {
+    expect(await client.request("workspace/executeCommand", { arguments: [{}] })).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
     await stillServing(client);
   });
 });
@@ -65,5 +70,89 @@ describe("bad writes", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
     expect(client.applyEditRequests).toHaveLength(0);
     await stillServing(client);
+  });
+});
+
+describe("malformed executeCommand params", () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await launch(FILES, { style: "helix" });
+  });
+  afterAll(cleanup);
+
+  it.each<[string, unknown]>([
+    ["a command that is a number", { command: 42, arguments: [{}] }],
+    ["arguments that are not a list", { command: "lockstep.read_file", arguments: { file_path: "src/app.ts" } }],
+  ])("%s: a clear invalid_argument, no JavaScript internals, and the server goes on", async (_name, params) => {
+    const result = (await client.request("workspace/executeCommand", params)) as { ok: boolean; error?: { code: string; message: string } };
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(result.error?.message).not.toMatch(/Cannot read|undefined|TypeError/);
+    await stillServing(client);
+  });
+});
+
+describe("raw bytes on stdin", () => {
+  const BIN = fileURLToPath(new URL("../../bin/lockstep.js", import.meta.url));
+  const frame = (body: string, length = Buffer.byteLength(body)): string => `Content-Length: ${length}\r\n\r\n${body}`;
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "shutdown" });
+
+  /** Runs the server, writes raw bytes, and waits for it to end (or gives up). */
+  function feed(chunks: string[]): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`the server was still running, silent, after broken input; stderr: ${stderr}`));
+      }, 10_000);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+      for (const c of chunks) child.stdin.write(c);
+    });
+  }
+
+  it("params null (sent raw: a client library would not): a clear invalid_argument, and the server goes on", async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-raw-"));
+    const child = spawn(process.execPath, [BIN, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    const answers = new Map<number, unknown>();
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+      for (let m = /Content-Length: (\d+)\r\n\r\n/.exec(out); m && out.length >= m.index + m[0].length + Number(m[1]); m = /Content-Length: (\d+)\r\n\r\n/.exec(out)) {
+        const body = out.slice(m.index + m[0].length, m.index + m[0].length + Number(m[1]));
+        out = out.slice(m.index + m[0].length + Number(m[1]));
+        const msg = JSON.parse(body) as { id?: number; result?: unknown };
+        if (typeof msg.id === "number" && "result" in msg) answers.set(msg.id, msg.result);
+      }
+    });
+    const send = (msg: object): void => void child.stdin.write(frame(JSON.stringify({ jsonrpc: "2.0", ...msg })));
+    const answer = async (id: number): Promise<unknown> => {
+      for (let i = 0; i < 200 && !answers.has(id); i++) await new Promise((r) => setTimeout(r, 25));
+      return answers.get(id);
+    };
+    try {
+      send({ id: 1, method: "initialize", params: { processId: null, rootUri: pathToFileURL(root).href, capabilities: {} } });
+      await answer(1);
+      send({ method: "initialized", params: {} });
+      send({ id: 2, method: "workspace/executeCommand", params: null });
+      expect(await answer(2)).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+      send({ id: 3, method: "workspace/executeCommand", params: { command: "lockstep.list_files", arguments: [{ path: "." }] } });
+      expect(await answer(3)).toMatchObject({ ok: true });
+    } finally {
+      child.kill();
+    }
+  });
+
+  it.each<[string, string[]]>([
+    ["a Content-Length that is not a number", ["Content-Length: abc\r\n\r\n{}"]],
+    ["a header without Content-Length", ["Content-Type: application/json\r\n\r\n{}"]],
+    ["a Content-Length too short, then the next message", [frame(request, 5), frame(request)]],
+  ])("%s: the server says so on stderr and stops", async (_name, chunks) => {
+    const { code, stderr } = await feed(chunks);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/broken header/);
   });
 });

@@ -8,11 +8,13 @@ import {
   TextDocuments,
   MessageType,
   ShowMessageNotification,
+  type CancellationToken,
   type CodeAction,
   type InitializeParams,
   type InitializeResult,
 } from "vscode-languageserver/node.js";
 import { TextDocument } from "vscode-languageserver-textdocument";
+import { stdioTransport } from "./transport.js";
 import { sessionApprover } from "../agent/approvals.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService } from "../agent/jobs.js";
@@ -46,8 +48,9 @@ function rootsOf(params: InitializeParams): string[] {
 }
 
 export async function runServer(argv: string[]): Promise<number> {
-  // Raw streams, so the library ends the process when the client closes stdin.
-  const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+  // Our own reader over stdin: it ends the process on a broken frame instead of going silent.
+  const transport = stdioTransport();
+  const connection = createConnection(ProposedFeatures.all, transport.reader, transport.writer);
   const textDocuments = new TextDocuments(TextDocument);
   const open = new OpenDocuments(textDocuments);
   const session = new Session();
@@ -158,9 +161,21 @@ export async function runServer(argv: string[]): Promise<number> {
   textDocuments.onDidChangeContent((e) => workspace?.documentChanged(open.realUri(e.document.uri)));
   textDocuments.onDidClose((e) => workspace?.documentChanged(open.closed(e.document.uri)));
 
-  connection.onExecuteCommand(async (params, token) => {
+  // Bound by method name: the library's own binding reads `params.workDoneToken` first and answers
+  // `params: null` with a TypeError. The protocol's shape is a claim; it is checked here.
+  connection.onRequest("workspace/executeCommand", async (raw: unknown, token: CancellationToken) => {
+    const params = raw as { command?: unknown; arguments?: unknown[] } | null;
+    if (typeof params !== "object" || params === null || typeof params.command !== "string") {
+      return errorEnvelope("invalid_argument", "Invalid Argument: workspace/executeCommand needs params {command: \"lockstep.<name>\", arguments: [{...}]}; the request had none or a command that is not a string.", [
+        "Send the command's name as a string, and its argument object as the one element of arguments.",
+      ]);
+    }
+    if (params.arguments !== undefined && !Array.isArray(params.arguments)) {
+      return errorEnvelope("invalid_argument", `Invalid Argument: the arguments of ${params.command} must be a list holding one object.`, ["Send arguments: [{...}]."]);
+    }
+    const command = params.command;
     const signal = signalOf(token);
-    debug("command", { command: params.command, arguments: params.arguments });
+    debug("command", { command, arguments: params.arguments });
     let result: Envelope;
     if (!workspace) result = errorEnvelope("internal_error", "Internal Error: the server was not initialized.");
     else {
@@ -170,14 +185,14 @@ export async function runServer(argv: string[]): Promise<number> {
           toolContext: (s) => ({ workspace: ws, signal: s, approve: async () => "apply", progress: progressReporter() }),
           agent: (command, args) => agentCommand(command, args),
         },
-        params.command,
+        command,
         params.arguments,
         signal,
       );
     }
     debug("result", result);
-    if (!result.ok && /^lockstep\.(safe_patch|edit|write_file|apply_edit_blocks)$/.test(params.command)) warn(result.error.message);
-    else if (result.ok && params.command === "lockstep.apply_edit_blocks") {
+    if (!result.ok && /^lockstep\.(safe_patch|edit|write_file|apply_edit_blocks)$/.test(command)) warn(result.error.message);
+    else if (result.ok && command === "lockstep.apply_edit_blocks") {
       const blocks = (result.data["blocks"] ?? []) as unknown[];
       notify(MessageType.Info, `lockstep: ${blocks.length} edit block${blocks.length === 1 ? "" : "s"} ${params.arguments?.[0] && (params.arguments[0] as { dry_run?: boolean }).dry_run ? "checked" : "applied"}.`);
     }
@@ -225,6 +240,7 @@ export async function runServer(argv: string[]): Promise<number> {
   });
 
   connection.onShutdown(() => {
+    transport.shutdownReceived();
     agent.cancelAll();
     desk.rejectAll();
     return companion.stop();
