@@ -101,3 +101,23 @@ describe("write_file over an existing file", () => {
     expect(await fs.access(`${ws.parent}/CHANGELOG.md`).then(() => true, () => false)).toBe(false);
   });
 });
+
+describe("write_file with text UTF-8 cannot hold", () => {
+  it.each([
+    ["a lone high surrogate", "a\uD83D b\n"],
+    ["a lone low surrogate", "a\uDE00 b\n"],
+  ])("refuses %s, writes nothing, and names the character", async (_name, content) => {
+    const ws = await makeWorkspace({});
+    const result = await ws.call("write_file", { file_path: "new.txt", content });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(!result.ok && result.error.message).toMatch(/surrogate \(U\+D[8-F][0-9A-F]{2}/);
+    await expect(fs.access(ws.abs("new.txt"))).rejects.toThrow();
+  });
+
+  it("writes a whole character made of a surrogate pair", async () => {
+    const ws = await makeWorkspace({});
+    const result = await ws.call("write_file", { file_path: "new.txt", content: "smile \uD83D\uDE00\n" });
+    expect(result).toMatchObject({ ok: true, data: { latest_file_state: { sha256: sha256Of("smile \uD83D\uDE00\n") } } });
+    expect(await fs.readFile(ws.abs("new.txt"), "utf8")).toBe("smile \uD83D\uDE00\n");
+  });
+});

@@ -64,6 +64,9 @@ export function changeSummary(tool: string, path: string, before: string, after:
   };
 }
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function withState(error: Failure, state: FileState | undefined): Envelope {
   return failureEnvelope(error, state ? { latest_file_state: state } : undefined);
 }
@@ -96,6 +99,17 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
     const computed = compute(current, exists);
     if (!computed.ok) return withState(computed.error, current);
     const { content, message, extra } = computed.value;
+    const lone = LONE_SURROGATE.exec(content);
+    if (lone) {
+      // UTF-8 cannot store it: the disk would hold U+FFFD, and the sha256 reported would not be the file's.
+      const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+      return errorEnvelope(
+        "invalid_argument",
+        `Invalid Argument: the new text of ${path.rel} holds a lone UTF-16 surrogate (U+${code}, at character ${lone.index}), which a UTF-8 file cannot store. Nothing was applied.`,
+        ["Send the text with that character removed or written as a whole character."],
+        { latest_file_state: current },
+      );
+    }
 
     if (request.dry_run) {
       return okEnvelope({ message: `Dry run: ${message} Nothing was written.`, applied: false, latest_file_state: current, ...extra });
