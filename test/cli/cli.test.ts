@@ -131,7 +131,7 @@ describe("lockstep apply-patch", () => {
   it.each<[name: string, args: string[], stdin: string, code: string, label: RegExp]>([
     ["a diff whose context is not in the file", [], STRAY_DIFF, "invalid_diff", /^Invalid Diff:/],
     ["a stale --base-sha256", ["--base-sha256", sha256Of("import sys\n")], FIX_DIFF, "state_mismatch", /^State Mismatch:/],
-    ["a --base-sha256 that is not a sha256", ["--base-sha256", "1234"], FIX_DIFF, "invalid_argument", /base_content_sha256/],
+    ["a --base-sha256 that is not a sha256", ["--base-sha256", "1234"], FIX_DIFF, "invalid_argument", /--base-sha256/],
     ["an empty diff", [], "", "invalid_argument", /unified_diff/],
   ])("refuses %s with exit 1 and leaves the file's bytes and mode", async (_name, args, stdin, code, label) => {
     const root = await workspace({ "greet.py": ODD });
@@ -378,6 +378,69 @@ describe("exit status and output", () => {
     expect(run.status).toBe(status);
     expect(run.envelope.ok).toBe(code === null);
     if (code !== null) expect(run.envelope.error?.code).toBe(code);
-    if (status === 2) expect(run.stderr).toMatch(/lockstep apply-patch FILE/); // the usage goes to stderr
+    // The usage goes to stderr: the command's own synopsis, or the whole list for an unknown command.
+    if (status === 2) expect(run.stderr).toContain(args[0] === "frobnicate" ? "lockstep apply-patch FILE" : `lockstep ${args[0]!} `);
+  });
+});
+
+describe("messages for people", () => {
+  /** The raw run: --help prints text, not an envelope. */
+  function raw(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+    try {
+      const stdout = execFileSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      return { status: 0, stdout, stderr: "" };
+    } catch (error) {
+      const e = error as { status: number | null; stdout: string; stderr: string };
+      return { status: e.status, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it.each(["apply-patch", "edit", "apply-blocks", "read", "ask", "demo", "mcp"])("%s --help prints its synopsis and an example, exit 0", async (command) => {
+    const root = await workspace({});
+    const run = raw([command, "--help"], root);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`lockstep ${command}`);
+    expect(run.stdout).toMatch(/\n {2}\S.*\n/); // an example line
+    expect(run.stdout).toContain("Exit status: 0 success, 1 refused or failed, 2 usage error");
+  });
+
+  it("a patch for a file that does not exist says no such file, with the near names", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const run = await lockstep(["apply-patch", "gret.py"], { cwd: root, stdin: FIX_DIFF });
+    expect(run.status).toBe(1);
+    expect(run.envelope.error).toMatchObject({ code: "not_found", message: expect.stringContaining("No such file: gret.py") as string });
+    expect(run.envelope.error?.suggestions).toContain("Did you mean greet.py?");
+  });
+
+  it("a bad --root is named, with exit 2", async () => {
+    const root = await workspace({});
+    const run = await lockstep(["read", "x", "--root", path.join(root, "nowhere")], { cwd: root });
+    expect(run.status).toBe(2);
+    expect(run.envelope.error?.message).toContain("--root");
+    expect(run.envelope.error?.message).toContain("no such directory");
+    expect(run.envelope.error?.message).not.toContain("realpath");
+  });
+
+  it("an unknown option is named without Node's advice about --", async () => {
+    const root = await workspace({});
+    const run = await lockstep(["read", "x", "--frobnicate"], { cwd: root });
+    expect(run.status).toBe(2);
+    expect(run.envelope.error?.message).toContain("--frobnicate");
+    expect(run.envelope.error?.message).not.toContain("positional argument");
+  });
+
+  it("suggestions name commands, not the model's tools", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const run = await lockstep(["apply-patch", "greet.py"], { cwd: root, stdin: STRAY_DIFF });
+    const text = JSON.stringify(run.envelope.error);
+    expect(text).not.toMatch(/\b(read_file|list_files|safe_patch|base_content_sha256)\b/);
+  });
+
+  it("a dry run of edit blocks never says an edit landed", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const blocks = ["greet.py", "««« EDIT", "def greet(name):", "    print('Hello, ' + name)", "═══════ REPL", "def greet(name):", "    print('Hi, ' + name)", "»»» EDIT END", ""].join("\n");
+    const run = await lockstep(["apply-blocks", "--dry-run"], { cwd: root, stdin: blocks });
+    expect(run.stdout).not.toContain("landed");
+    expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING);
   });
 });

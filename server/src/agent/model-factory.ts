@@ -24,7 +24,14 @@ export class ModelFactory {
     if (this.cached?.key === key) return this.cached.model;
     let model: Model;
     if (s.replay) {
-      const script = loadReplayScript(JSON.parse(readFileSync(s.replay, "utf8")));
+      let json: unknown;
+      try {
+        json = JSON.parse(readFileSync(s.replay, "utf8"));
+      } catch (error) {
+        const why = error instanceof SyntaxError ? `it is not valid JSON (${error.message})` : error instanceof Error ? error.message : String(error);
+        throw new Error(`The replay script ${s.replay} cannot be read: ${why}. Give a JSON file recorded by lockstep, such as demo/session.json.`);
+      }
+      const script = loadReplayScript(json);
       if (!script.ok) throw new Error(`The replay script ${s.replay} is invalid: ${script.error.message}`);
       model = createReplayModel(script.value, { chunkDelayMs: s.replayDelayMs });
     } else {

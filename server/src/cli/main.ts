@@ -10,21 +10,8 @@ import type { ToolContext } from "../tools/tool.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { VERSION } from "../version.js";
-
-const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
-
-  lockstep [--stdio] [--debug]          run the language server over stdio (the default)
-  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
-  lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
-                [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
-  lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
-  lockstep read FILE... [--root DIR]
-  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
-  lockstep demo [--keep]
-  lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
-
-Tool commands print one JSON envelope {"ok": ...} on stdout.
-Exit status: 0 applied, 1 refused, 2 usage error.`;
+import { commandHelp, USAGE } from "./help.js";
+import { forCommandLine } from "./phrasing.js";
 
 class UsageError extends Error {}
 /** Input the command refuses (exit 1), as opposed to a malformed command line (exit 2). */
@@ -56,7 +43,13 @@ async function readStdin(): Promise<string> {
 }
 
 async function toolContext(root: string | undefined): Promise<ToolContext> {
-  const sandbox = await Sandbox.create([root ?? process.cwd()]);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await Sandbox.create([root ?? process.cwd()]);
+  } catch (error) {
+    const why = error instanceof Error && "code" in error && error.code === "ENOENT" ? "no such directory" : error instanceof Error ? error.message : String(error);
+    throw new UsageError(`--root ${root ?? process.cwd()}: ${why}; give the workspace's directory`);
+  }
   return { workspace: new Workspace(sandbox), signal: new AbortController().signal, approve: async () => "apply" };
 }
 
@@ -74,7 +67,19 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   if (!file || extra.length > 0) throw new UsageError("apply-patch takes exactly one FILE");
   const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await readFile(values.diff, "utf8");
   const ctx = await toolContext(values.root);
-  const base = values["base-sha256"] ?? (await currentSha(ctx, file)) ?? (await import("../edit/shared/text.js")).EMPTY_SHA256;
+  const current = values["base-sha256"] ?? (await currentSha(ctx, file));
+  // A missing file takes only a diff that creates it; anything else is "no such file", not a failed match.
+  if (current === undefined && /^[ -]/m.test(diff.replace(/^(---|\+\+\+) .*$/gm, ""))) {
+    const resolved = await ctx.workspace.resolve(file, "read");
+    if (resolved.ok ? !resolved.value.exists : resolved.error.code === "not_found") {
+      const near = await ctx.workspace.sandbox.suggest(file);
+      return errorEnvelope("not_found", `No such file: ${file}. The diff changes lines of it (context or removed lines), so it cannot create it.`, [
+        ...near.map((n) => `Did you mean ${n}?`),
+        "To create the file, send a diff with only added lines (--- /dev/null).",
+      ]);
+    }
+  }
+  const base = current ?? (await import("../edit/shared/text.js")).EMPTY_SHA256;
   return invokeTool("safe_patch", { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: values["dry-run"] ?? false }, ctx);
 }
 
@@ -147,6 +152,18 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     io.stdout(USAGE + "\n");
     return 0;
   }
+  if (command !== undefined && (rest.includes("--help") || rest.includes("-h"))) {
+    const help = commandHelp(command);
+    if (help !== undefined) {
+      io.stdout(help + "\n");
+      return 0;
+    }
+  }
+  // The server speaks LSP on stdin: a person at a terminal who typed `lockstep` wants the help instead.
+  if (command === undefined && process.stdin.isTTY && io === defaultIo) {
+    io.stderr("lockstep is a language server: your editor starts it (see README). Commands for the shell:\n\n" + USAGE + "\n");
+    return 2;
+  }
   if (command === "--version" || command === "-v") {
     io.stdout(VERSION + "\n");
     return 0;
@@ -175,15 +192,16 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     return 2;
   }
   try {
-    const envelope = await run(rest, io);
+    const envelope = forCommandLine(await run(rest, io));
     io.stdout(JSON.stringify(envelope) + "\n");
     return envelope.ok ? 0 : 1;
   } catch (error) {
     const usage = error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
-    const message = error instanceof Error ? error.message : String(error);
+    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
     if (usage) {
-      io.stderr(`lockstep ${command}: ${message}\n\n${USAGE}\n`);
-      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep --help.`)) + "\n");
+      io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? USAGE}\n`);
+      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep ${command} --help.`)) + "\n");
       return 2;
     }
     if (error instanceof RefusedInput) {

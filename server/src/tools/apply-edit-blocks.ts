@@ -64,7 +64,8 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
       const applied = applyEditBlock(content, b);
       if (applied.ok) {
         content = applied.value.content;
-        outcomes.set(b, { ok: true, message: `Edit landed at line ${applied.value.anchorLine}.` });
+        const line = applied.value.anchorLine;
+        outcomes.set(b, { ok: true, message: dry ? `Edit fits at line ${line} (dry run: nothing written).` : `Edit landed at line ${line}.` });
       } else {
         outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
       }

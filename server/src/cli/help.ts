@@ -1,0 +1,66 @@
+// What `lockstep COMMAND --help` prints: the synopsis and one example each.
+import { VERSION } from "../version.js";
+
+export const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
+
+  lockstep [--stdio] [--debug]          run the language server over stdio (the default)
+  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
+                [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
+  lockstep read FILE... [--root DIR]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
+  lockstep demo [--keep]
+  lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
+
+Every command takes --help. Tool commands print one JSON envelope {"ok": ...} on stdout.
+Exit status: 0 success, 1 refused or failed, 2 usage error.`;
+
+const COMMANDS: Record<string, string> = {
+  "apply-patch": `lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+
+Applies a unified diff (on stdin, or --diff F) to FILE. Hunks are placed by their content;
+all land or none. With --base-sha256 the patch applies only while FILE still has that sha256.
+
+  git diff | lockstep apply-patch src/app.ts --dry-run
+  lockstep apply-patch src/app.ts --diff fix.patch --base-sha256 3f2a…`,
+  edit: `lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
+              [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
+
+Replaces the text --old with --new in FILE, exactly once unless --expected-replacements says otherwise.
+
+  lockstep edit src/app.ts --old 'retries = 3' --new 'retries = 5'`,
+  "apply-blocks": `lockstep apply-blocks [--dry-run] [--stage] [--root DIR]
+
+Applies the edit blocks (««« EDIT … »»» EDIT END, or <<<<<<< SEARCH … >>>>>>> REPLACE) in a
+model's answer on stdin. --stage runs git add on the files it changed.
+
+  pbpaste | lockstep apply-blocks --dry-run`,
+  read: `lockstep read FILE... [--root DIR]
+
+Prints each file's {file_path, version, sha256, content}; patterns such as 'src/**/*.ts' expand below the root.
+
+  lockstep read src/app.ts`,
+  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
+
+Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).
+
+  lockstep ask "rename the helper in @src/app.ts to parseDate"`,
+  demo: `lockstep demo [--keep]
+
+Runs a recorded session offline on a copy of the demo project (--keep: leave the copy).
+
+  lockstep demo`,
+  mcp: `lockstep mcp [--port N] [--root DIR] [--disk]
+
+Serves lockstep's tools over MCP on stdio, relaying to the editor session for this directory,
+or on the disk when there is none (--disk: always the disk).
+
+  claude mcp add lockstep -- lockstep mcp`,
+};
+
+/** The help for one command, or undefined for a command that has none. */
+export function commandHelp(command: string): string | undefined {
+  const text = COMMANDS[command];
+  return text === undefined ? undefined : `${text}\n\nExit status: 0 success, 1 refused or failed, 2 usage error. All commands: lockstep --help`;
+}
