@@ -195,6 +195,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   read: { label: "read_many_files", run: readMany },
   memory: { label: "memory with open documents", run: memory },
   companion: { label: "read_file over MCP against LSP", run: async () => (await import("./companion.js")).companionRows() },
+  responsive: { label: "read_file while a large patch runs", run: async () => (await import("./responsive.js")).responsiveRows() },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */

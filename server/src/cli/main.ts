@@ -13,6 +13,9 @@ import { VERSION } from "../version.js";
 import { commandHelp, USAGE } from "./help.js";
 import { forCommandLine } from "./phrasing.js";
 
+// The worker threads that run large engine jobs load this bundle and call this.
+export { runEngineJob } from "../tools/engine-offload.js";
+
 class UsageError extends Error {}
 /** Input the command refuses (exit 1), as opposed to a malformed command line (exit 2). */
 class RefusedInput extends Error {}

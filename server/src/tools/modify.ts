@@ -71,7 +71,7 @@ function withState(error: Failure, state: FileState | undefined): Envelope {
   return failureEnvelope(error, state ? { latest_file_state: state } : undefined);
 }
 
-export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compute: (current: FileState, exists: boolean) => Computed): Promise<Envelope> {
+export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compute: (current: FileState, exists: boolean) => Computed | Promise<Computed>): Promise<Envelope> {
   const resolved = await ctx.workspace.resolve(request.file_path, "write");
   if (!resolved.ok) return failureEnvelope(resolved.error);
   const path = resolved.value;
@@ -96,7 +96,7 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
       );
     }
 
-    const computed = compute(current, exists);
+    const computed = await compute(current, exists);
     if (!computed.ok) return withState(computed.error, current);
     const { content, message, extra } = computed.value;
     const lone = LONE_SURROGATE.exec(content);

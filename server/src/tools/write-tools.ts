@@ -4,14 +4,17 @@
 import * as z from "zod";
 import { fail, succeed } from "../edit/shared/outcome.js";
 import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
-import { applyModelPatch } from "../edit/patch/patch.js";
 import { replaceInText, type ReplaceResult } from "../edit/replace/replace.js";
 import type { Outcome } from "../edit/shared/outcome.js";
+import { runEngine, type PatchJob } from "./engine-offload.js";
+import { errorEnvelope } from "./envelope.js";
 import { modifyFile, type Computed } from "./modify.js";
 import { baseSha256, dryRun, filePath } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
 const MAX_DIFF_CHARS = 8 * 1024 * 1024;
+/** More hunks than this in one call is not a patch but a rewrite: refused with a clear message. */
+const MAX_HUNKS = 20_000;
 
 export const writeFile = defineTool({
   name: "write_file",
@@ -61,12 +64,19 @@ export const safePatch = defineTool({
     })
     .strict(),
   async run(args, ctx) {
+    const hunks = (args.unified_diff.match(/^@@/gm) ?? []).length;
+    if (hunks > MAX_HUNKS) {
+      return errorEnvelope("invalid_argument", `Invalid Argument: the diff has ${hunks} hunks, over the limit of ${MAX_HUNKS} for one call. Nothing was applied.`, [
+        "Split the change into several safe_patch calls, or write the whole file with write_file.",
+      ]);
+    }
     const existing = await existingHeaderFiles(ctx, args.unified_diff);
     return modifyFile(
       ctx,
       { tool: "safe_patch", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: true },
-      (current): Computed => {
-        const patched = applyModelPatch(current.content, args.unified_diff, { filePath: current.file_path, fileExists: (p) => existing.has(p) });
+      async (current): Promise<Computed> => {
+        const job: PatchJob = { kind: "patch", content: current.content, diff: args.unified_diff, filePath: current.file_path, existing: [...existing] };
+        const patched = await runEngine(job, ctx.signal);
         if (!patched.ok) return patched;
         const moved = patched.value.hunks.filter((h) => h.claimedLine !== undefined && h.claimedLine !== h.line).length;
         const note = moved > 0 ? ` (${moved} hunk header${moved > 1 ? "s" : ""} had the wrong line number and ${moved > 1 ? "were" : "was"} corrected)` : "";
@@ -113,8 +123,11 @@ export const edit = defineTool({
     return modifyFile(
       ctx,
       { tool: "edit", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: args.old_string === "" },
-      (current, exists): Computed => {
-        const result = exists ? replaceInText(current.content, args) : succeed<ReplaceResult>({ content: args.new_string, strategy: "exact", occurrences: 1, unescaped: false });
+      async (current, exists): Promise<Computed> => {
+        const request = { old_string: args.old_string, new_string: args.new_string, ...(args.expected_replacements !== undefined ? { expected_replacements: args.expected_replacements } : {}) };
+        const result = exists
+          ? await runEngine({ kind: "replace", content: current.content, request }, ctx.signal)
+          : succeed<ReplaceResult>({ content: args.new_string, strategy: "exact", occurrences: 1, unescaped: false });
         const chosen = !result.ok && corrected && corrected.sha256 === current.sha256 ? corrected.result : result;
         if (!chosen.ok) return chosen;
         const { content, strategy, occurrences } = chosen.value;

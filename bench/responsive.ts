@@ -1,0 +1,50 @@
+// How long a small command waits while one large operation runs on the same
+// server: read_file of a small file, sent every few milliseconds while a
+// 20,000-hunk safe_patch (dry run) is computed, beside the same read_file on an
+// idle server. The large job runs in a worker thread; the target is under 50 ms.
+import { createWorkspace, removeWorkspace, sha256, startServer } from "../test/support/lsp-client.js";
+import { timingRow, type TimingRow } from "./report.js";
+
+const HUNKS = 20_000;
+
+export async function responsiveRows(): Promise<TimingRow[]> {
+  const lines = Array.from({ length: HUNKS * 3 + 3 }, (_, i) => `const v${i} = ${i};`);
+  const text = lines.join("\n") + "\n";
+  let diff = "";
+  for (let k = 0; k < HUNKS; k++) {
+    const at = 1 + k * 3;
+    diff += `@@ @@\n ${lines[at - 1]}\n-${lines[at]}\n+const v${at} = ${at} + 1;\n ${lines[at + 1]}\n`;
+  }
+  const root = await createWorkspace({ "big.ts": text, "small.ts": "export const small = 1;\n" }, "lockstep-bench-responsive-");
+  const client = await startServer({ root, style: "helix" });
+  const read = async (): Promise<number> => {
+    const began = performance.now();
+    const r = await client.command("read_file", { file_path: "small.ts" });
+    if (!r.ok) throw new Error(`read_file failed: ${JSON.stringify(r.error)}`);
+    return performance.now() - began;
+  };
+  try {
+    const idle: number[] = [];
+    for (let i = 0; i < 30; i++) idle.push(await read());
+    const during: number[] = [];
+    const began = performance.now();
+    let done = false;
+    const patch = client.command("safe_patch", { file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(text), dry_run: true }).then((r) => {
+      done = true;
+      if (!r.ok) throw new Error(`the large patch failed: ${JSON.stringify(r.error).slice(0, 300)}`);
+      return performance.now() - began;
+    });
+    while (!done) {
+      during.push(await read());
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const patchMs = await patch;
+    return [
+      timingRow("read_file, idle server", idle),
+      timingRow(`read_file while a ${HUNKS}-hunk patch runs`, during, `the patch took ${patchMs.toFixed(0)} ms (dry run, ${(diff.length / 1e6).toFixed(1)} MB diff, worker thread); target < 50 ms`),
+    ];
+  } finally {
+    await client.shutdown();
+    await removeWorkspace(root);
+  }
+}

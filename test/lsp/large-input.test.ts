@@ -1,0 +1,55 @@
+// One large input does not hold the server: a diff of thousands of hunks runs in
+// a worker thread, lands exactly, can be cancelled, and a diff over the hunk
+// limit is refused with a clear message. (How fast other commands answer
+// meanwhile is measured in `npm run bench`, not asserted here.)
+import { CancellationTokenSource } from "vscode-jsonrpc/node.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, launch, sha256 } from "../support/lsp-client.js";
+
+afterEach(cleanup);
+
+const LINES = Array.from({ length: 40_000 }, (_, i) => `const v${i} = ${i};`);
+const TEXT = LINES.join("\n") + "\n";
+
+/** A bare-header hunk changing line `at` of every `step` lines, `count` of them. */
+function bigDiff(count: number, step: number): { diff: string; after: string } {
+  const after = [...LINES];
+  let diff = "";
+  for (let k = 0; k < count; k++) {
+    const at = 1 + k * step;
+    after[at] = `const v${at} = ${at} + 1;`;
+    diff += `@@ @@\n ${LINES[at - 1]}\n-${LINES[at]}\n+${after[at]}\n ${LINES[at + 1]}\n`;
+  }
+  return { diff, after: after.join("\n") + "\n" };
+}
+
+describe("large inputs over LSP", () => {
+  it("a 13,000-hunk patch (worker thread) lands exactly, and the server answers the next command", async () => {
+    const client = await launch({ "big.ts": TEXT, "small.ts": "x\n" }, { style: "helix", args: [] });
+    const { diff, after } = bigDiff(13_000, 3);
+    const result = await client.command("safe_patch", { file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT), dry_run: true });
+    expect(result).toMatchObject({ ok: true, data: { applied: false } });
+    const real = await client.command("safe_patch", { file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT) });
+    expect(real).toMatchObject({ ok: true, data: { latest_file_state: { sha256: sha256(after) } } });
+    expect(await client.command("read_file", { file_path: "small.ts" })).toMatchObject({ ok: true, data: { content: "x\n" } });
+  }, 60_000);
+
+  it("$/cancelRequest reaches a large patch: the answer is cancelled and nothing is written", async () => {
+    const client = await launch({ "big.ts": TEXT }, { style: "helix" });
+    const { diff } = bigDiff(13_000, 3);
+    const source = new CancellationTokenSource();
+    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [{ file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT) }] }, source.token);
+    setTimeout(() => source.cancel(), 30);
+    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
+    // Either the server answered `cancelled`, or the client gave up on its side: never an applied patch.
+    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
+    expect(await client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256(TEXT) } });
+  }, 60_000);
+
+  it("refuses a diff over the hunk limit with the count and the next step", async () => {
+    const client = await launch({ "big.ts": TEXT }, { style: "helix" });
+    const { diff } = bigDiff(20_001, 1);
+    const result = await client.command("safe_patch", { file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT) });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("20001 hunks") as string } });
+  }, 60_000);
+});
