@@ -146,20 +146,34 @@ describe("the user types while the edit is in flight in neovim", () => {
   });
 });
 
-describe.each(["neovim", "eglot"] as const)("patches in a row before the editor reports the first, in %s", (style) => {
-  it("each builds on the one before and both land, in order", async () => {
-    const client = await launch({ [FILE]: TEXT }, { style });
+describe("patches in a row before the editor reports the first", () => {
+  it("in Neovim (didChange debounced 150 ms, within lockstep's wait): each builds on the one before and both land, in order", async () => {
+    const client = await launch({ [FILE]: TEXT }, { style: "neovim" });
     await client.open(FILE);
     const one = withLine(TEXT, 10, "export const v10 = 'ten';");
     const two = withLine(one, 20, "export const v20 = 'twenty';");
     const first = await client.command("safe_patch", patchArgs(TEXT, one), { flush: false });
-    expect(stateOf(first)).toMatchObject({ content: one, version: null });
-    // Built on the state the first answer returned, sent before any didChange (eglot: none will come unprompted).
+    expect(stateOf(first)).toMatchObject({ content: one, version: null, unconfirmed: true });
     const second = await client.command("safe_patch", { ...patchArgs(one, two) }, { flush: false });
     expect(second).toMatchObject({ ok: true, data: { latest_file_state: { content: two, sha256: sha256(two) } } });
     expect(client.buffer(FILE)!.text).toBe(two);
-    if (style === "eglot") await client.flush();
-    else await client.settled();
+    await client.settled();
     expect(stateOf(await client.command("read_file", { file_path: FILE }))).toMatchObject({ content: two, sha256: sha256(two) });
+  });
+
+  it("in eglot, whose idle timer cannot fire while it waits on the second command: refused as unconfirmed, never sent unversioned; after the didChange the same patch lands", async () => {
+    const client = await launch({ [FILE]: TEXT }, { style: "eglot" });
+    await client.open(FILE);
+    const one = withLine(TEXT, 10, "export const v10 = 'ten';");
+    const two = withLine(one, 20, "export const v20 = 'twenty';");
+    await client.command("safe_patch", patchArgs(TEXT, one));
+    const second = await client.command("safe_patch", patchArgs(one, two));
+    expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringContaining("unconfirmed") as string } });
+    expect(client.applyEditRequests).toHaveLength(1);
+    await client.settled(); // the idle timer fires once eglot waits for nothing
+    const retry = await client.command("safe_patch", patchArgs(one, two));
+    expect(retry).toMatchObject({ ok: true, data: { latest_file_state: { content: two } } });
+    await client.settled();
+    expect(client.buffer(FILE)!.text).toBe(two);
   });
 });

@@ -225,6 +225,9 @@ export async function removeWorkspace(root: string): Promise<void> {
 
 export type EditorStyle = "helix" | "neovim" | "eglot" | "no-apply-edit";
 
+/** eglot sends its didChanges after this much idle time (eglot-send-changes-idle-time). */
+const EGLOT_IDLE_MS = 500;
+
 export interface StartOptions {
   root: string;
   style: EditorStyle;
@@ -408,6 +411,10 @@ export class TestClient {
   readonly applyEditRequests: ApplyEditRecord[] = [];
   readonly sent: Message[] = [];
   beforeApplyEdit: StartOptions["beforeApplyEdit"];
+  /** How many of the next applyEdit requests to answer `applied: true` without applying them (Infinity: always). */
+  lies = 0;
+  /** Requests of ours still waiting for the server's reply (eglot's idle timer waits for none). */
+  private outstanding = 0;
   configuration: Record<string, unknown> | undefined;
   private stderrText = "";
   private readonly buffers = new Map<string, Buffer>();
@@ -543,7 +550,7 @@ export class TestClient {
     for (const buffer of this.buffers.values()) this.sendChanges(buffer);
   }
 
-  /** Resolves when no debounced didChange is waiting (Neovim); eglot's wait for flush() are not counted. */
+  /** Resolves when no didChange is waiting on a timer (Neovim's debounce, eglot's idle timer). */
   async settled(): Promise<void> {
     await Promise.all(
       [...this.buffers.values()].filter((b) => b.timer !== undefined).map((b) => new Promise<void>((resolve) => b.onSent.push(resolve))),
@@ -560,7 +567,12 @@ export class TestClient {
   /** A raw request. Neovim first sends its pending didChanges, unless `flush: false`. */
   async request<R>(method: string, params: unknown, options: { flush?: boolean } = {}): Promise<R> {
     if (this.style === "neovim" && options.flush !== false) await this.flush();
-    return this.connection.sendRequest<R>(method, params);
+    this.outstanding++;
+    try {
+      return await this.connection.sendRequest<R>(method, params);
+    } finally {
+      this.outstanding--;
+    }
   }
 
   async codeActions(rel: string, range?: Range, diagnostics: Diagnostic[] = []): Promise<(CodeAction | Command)[]> {
@@ -682,7 +694,19 @@ export class TestClient {
     if (this.style === "neovim" && buffer.timer === undefined) {
       buffer.timer = setTimeout(() => this.sendChanges(buffer), this.options.debounceMs ?? 150);
     }
+    if (this.style === "eglot" && buffer.timer === undefined) this.idleTimer(buffer);
     return new Promise((resolve) => buffer.onSent.push(resolve));
+  }
+
+  /**
+   * eglot's didChange goes out on a 0.5 s idle timer, which does not fire while
+   * Emacs waits for a reply to its own request: re-armed until no request is out.
+   */
+  private idleTimer(buffer: Buffer): void {
+    buffer.timer = setTimeout(() => {
+      if (this.outstanding > 0) this.idleTimer(buffer);
+      else this.sendChanges(buffer);
+    }, EGLOT_IDLE_MS);
   }
 
   private sendChanges(buffer: Buffer): void {
@@ -756,6 +780,12 @@ export class TestClient {
     const record: ApplyEditRecord = { params, skipped: [] };
     this.applyEditRequests.push(record);
     await this.beforeApplyEdit?.(params, this);
+    if (this.lies > 0) {
+      // A client that answers "applied" and applies nothing (and so sends no didChange).
+      this.lies--;
+      record.reply = { applied: true };
+      return record.reply;
+    }
     try {
       record.reply = await this.applyWorkspaceEdit(params, record);
       return record.reply;

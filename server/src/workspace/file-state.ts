@@ -15,4 +15,9 @@ export interface FileState {
   content: string;
   /** Whether the text comes from an open editor buffer. */
   open: boolean;
+  /**
+   * Present (true) when `content` is an edit lockstep delivered that the editor said it
+   * applied but has not confirmed with a didChange yet: the editor's claim, not its report.
+   */
+  unconfirmed?: true;
 }

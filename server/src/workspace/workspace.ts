@@ -46,9 +46,13 @@ export type ClosedFileEdits = "editor" | "disk";
 /**
  * A second edit to a buffer whose first edit the editor has not reported waits
  * this long for the report (Neovim debounces 150 ms, eglot idles 500 ms), then
- * goes out unversioned. Only that case waits; a command never waits for its own didChange.
+ * is refused: nothing is sent on a state nobody confirmed. Only that case waits;
+ * a command never waits for its own didChange.
  */
 export const DEFAULT_PENDING_WAIT_MS = 600;
+
+/** A claim unconfirmed for this many pending waits is dropped: reads show the editor's own report again. */
+const UNCONFIRMED_EXPIRY_FACTOR = 5;
 
 /** How many files' last hash the workspace remembers. */
 const HASH_MEMORY = 256;
@@ -71,6 +75,8 @@ export interface Delivered {
 /** Text we delivered that the editor has not reported back yet. */
 interface Pending {
   text: string;
+  /** When the editor claimed it applied the edit (ms, performance.now). */
+  at: number;
   /** The text the edit was computed on. */
   base: string;
   /** Buffer version the edit was based on; `null` for a file that was not open. */
@@ -100,7 +106,7 @@ export class Workspace {
     const doc = this.options.editor?.document(path.uri);
     const pending = this.pending.get(path.uri);
     if (doc) {
-      if (pending && pending.baseVersion === doc.version) return succeed(state(pending.text, null, true));
+      if (pending && pending.baseVersion === doc.version && !this.expired(pending)) return succeed({ ...state(pending.text, null, true), unconfirmed: true });
       this.settle(path.uri);
       return succeed(state(doc.text, doc.version, true));
     }
@@ -109,7 +115,7 @@ export class Workspace {
       // once saved): a change made outside the editor since wins.
       const disk = path.exists ? await readTextFile(path.abs) : undefined;
       const onDisk = disk?.ok ? disk.value.content : "";
-      if (onDisk === pending.base) return succeed(state(pending.text, null, false));
+      if (onDisk === pending.base) return succeed({ ...state(pending.text, null, false), unconfirmed: true });
       this.settle(path.uri);
       if (disk?.ok) return succeed(state(onDisk, null, false));
     }
@@ -172,7 +178,18 @@ export class Workspace {
       // `before` is text we delivered that the editor has not reported yet; give it a moment.
       await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS, signal)]);
       const now = editor.document(path.uri);
-      if (!this.pending.has(path.uri) && now) {
+      if (this.pending.has(path.uri)) {
+        // Nobody confirmed the previous edit: an edit computed on it would land at the wrong lines
+        // if the editor never applied it. Not sent; the claim is dropped, so a read shows the editor's report.
+        this.settle(path.uri);
+        return fail(
+          "state_mismatch",
+          `State Mismatch: the editor answered that it applied lockstep's previous edit to ${path.rel}, but has not reported the change ` +
+            `(no didChange within ${this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS} ms), so what its buffer holds is unconfirmed. This change was not sent.`,
+          ["Read the file again and rebuild the change from what the editor reports. If this repeats, the editor reports edits as applied without applying them."],
+        );
+      }
+      if (now) {
         if (now.text !== before.content) {
           return fail("state_mismatch", "State Mismatch: the editor's buffer is not the text the change was built on (the previous edit did not land as sent). Nothing was applied.", [
             "Retry from the latest file state attached here.",
@@ -203,9 +220,10 @@ export class Workspace {
     if (reported?.text !== after) {
       let settle = (): void => undefined;
       const settled = new Promise<void>((resolve) => (settle = resolve));
-      this.pending.set(path.uri, { text: after, base, baseVersion: reported?.version ?? null, settled, settle });
+      this.pending.set(path.uri, { text: after, at: performance.now(), base, baseVersion: reported?.version ?? null, settled, settle });
     }
-    return succeed({ state: this.stateOf(path, after, null, doc !== undefined), applied: true, via: "editor" });
+    const delivered = this.stateOf(path, after, null, doc !== undefined);
+    return succeed({ state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true }, applied: true, via: "editor" });
   }
 
   /** Written while the disk still holds `before` (checked under a lock other lockstep processes honour). */
@@ -234,6 +252,14 @@ export class Workspace {
     // Bounded: the oldest entry goes first (a Map keeps insertion order).
     if (this.hashes.size > HASH_MEMORY) this.hashes.delete(this.hashes.keys().next().value!);
     return hash;
+  }
+
+  /**
+   * An editor's claim that it applied an edit, never confirmed by a didChange
+   * long after it should have come: it no longer stands for the buffer.
+   */
+  private expired(p: Pending): boolean {
+    return performance.now() - p.at > UNCONFIRMED_EXPIRY_FACTOR * (this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS);
   }
 
   private settle(uri: string): void {

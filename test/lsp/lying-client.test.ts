@@ -1,0 +1,78 @@
+// An editor's `applied: true` is a claim; its didChange is the report. A client
+// that claims an edit it never applied must not lead lockstep to a wrong-line
+// edit, nor to reporting text the editor never confirmed as if it were the buffer.
+import { createPatch } from "diff";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, launch, sha256, stateOf } from "../support/lsp-client.js";
+
+afterEach(cleanup);
+
+const FILE = "src/values.ts";
+const LINES = Array.from({ length: 40 }, (_, i) => `const v${i} = ${i};`);
+const TEXT = LINES.join("\n") + "\n";
+
+function change(text: string, from: string, to: string): string {
+  return createPatch(FILE, text, text.replace(from, to));
+}
+
+describe("a client that answers applied: true without applying", () => {
+  it("once: the read says unconfirmed, the next patch on that state is refused and sent nowhere, and the buffer is never hit at the wrong line", async () => {
+    const client = await launch({ [FILE]: TEXT }, { style: "helix" });
+    await client.open(FILE);
+    client.lies = 1;
+    const first = await client.command("safe_patch", { file_path: FILE, unified_diff: change(TEXT, "const v3 = 3;\n", ""), base_content_sha256: sha256(TEXT) });
+    expect(first.ok).toBe(true);
+    expect(stateOf(first)).toMatchObject({ unconfirmed: true, version: null });
+    const claimed = stateOf(first).content;
+
+    const read = await client.command("read_file", { file_path: FILE });
+    expect(read).toMatchObject({ ok: true, data: { unconfirmed: true } });
+
+    // Built on the claimed text: line numbers one off from the real buffer.
+    const second = await client.command("safe_patch", { file_path: FILE, unified_diff: change(claimed, "const v23 = 23;", "const v23 = 2300;"), base_content_sha256: sha256(claimed) });
+    expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringContaining("unconfirmed") as string } });
+    expect(client.applyEditRequests).toHaveLength(1);
+    expect(client.buffer(FILE)!.text).toBe(TEXT); // the buffer as the user has it: untouched, v23 too
+
+    // The claim is dropped: the read is the editor's report, and a patch on it lands where it should.
+    const again = await client.command("read_file", { file_path: FILE });
+    expect(again).toMatchObject({ ok: true, data: { content: TEXT, sha256: sha256(TEXT) } });
+    expect(stateOf(again).unconfirmed).toBeUndefined();
+    const third = await client.command("safe_patch", { file_path: FILE, unified_diff: change(TEXT, "const v23 = 23;", "const v23 = 2300;"), base_content_sha256: sha256(TEXT) });
+    expect(third.ok).toBe(true);
+    expect(client.buffer(FILE)!.text).toBe(TEXT.replace("const v23 = 23;", "const v23 = 2300;"));
+  });
+
+  it("always: no read reports the phantom text for ever", async () => {
+    const client = await launch({ [FILE]: TEXT }, { style: "helix" });
+    await client.open(FILE);
+    client.lies = Infinity;
+    const first = await client.command("safe_patch", { file_path: FILE, unified_diff: change(TEXT, "const v3 = 3;", "const v3 = 30;"), base_content_sha256: sha256(TEXT) });
+    expect(first.ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 3_100)); // past the claim's expiry (5 waits of 600 ms)
+    const read = await client.command("read_file", { file_path: FILE });
+    expect(read).toMatchObject({ ok: true, data: { content: TEXT, sha256: sha256(TEXT) } });
+  });
+
+  it("property: every sha256 a read reports is of text the editor reported, or is marked unconfirmed", async () => {
+    const client = await launch({ [FILE]: TEXT }, { style: "helix" });
+    await client.open(FILE);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.boolean(), fc.nat({ max: 39 })), { minLength: 1, maxLength: 3 }), async (steps) => {
+        for (const [lie, n] of steps) {
+          client.lies = lie ? 1 : 0;
+          const before = await client.command("read_file", { file_path: FILE });
+          const state = stateOf(before);
+          const line = state.content.split("\n")[n];
+          if (line === undefined || line === "") continue;
+          await client.command("safe_patch", { file_path: FILE, unified_diff: change(state.content, `${line}\n`, `${line} // ${n}\n`), base_content_sha256: state.sha256 });
+          const after = await client.command("read_file", { file_path: FILE });
+          const s = stateOf(after);
+          if (!s.unconfirmed) expect(s.content).toBe(client.buffer(FILE)!.text);
+        }
+      }),
+      { numRuns: 6 },
+    );
+  }, 60_000);
+});
