@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -200,3 +200,37 @@ describe("writes that name their base", () => {
     expect((await fs.readdir(dir)).sort()).toEqual([path.basename(live), "a.txt"].sort());
   });
 });
+
+describe.runIf(process.platform === "linux")("a write pinned to its checked directory", () => {
+  it("never lands outside while a symbolic link is swapped in and out for the directory", async () => {
+    const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-swap-")));
+    const root = path.join(base, "root");
+    const sub = path.join(root, "sub");
+    const aside = path.join(root, "sub.real");
+    const outside = path.join(base, "outside");
+    await fs.mkdir(sub, { recursive: true });
+    await fs.mkdir(outside);
+    // A second process swaps root/sub between the real directory and a link to `outside`, as fast as it can.
+    const swapper = spawnSwapper(sub, aside, outside);
+    try {
+      // Once the swapping has begun, write for a while (bounded): each write is checked before it starts.
+      for (let seen = false; !seen; await new Promise((r) => setTimeout(r, 5))) seen = (await fs.lstat(sub).catch(() => undefined))?.isSymbolicLink() ?? false;
+      const file = path.join(sub, "target.txt"); // the real path the sandbox checked, before any swap
+      for (let i = 0, t0 = Date.now(); Date.now() - t0 < 1500; i++) await writeTextFileAtomic(file, `write ${i}\n`, { pinned: true });
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((r) => swapper.once("exit", r));
+    }
+    expect(await fs.readdir(outside)).toEqual([]);
+  }, 30_000);
+});
+
+function spawnSwapper(dir: string, aside: string, target: string): ChildProcess {
+  const script = `
+    const fs = require("node:fs");
+    const [dir, aside, target] = process.argv.slice(1);
+    for (;;) {
+      try { fs.renameSync(dir, aside); fs.symlinkSync(target, dir); fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
+    }`;
+  return spawn(process.execPath, ["-e", script, dir, aside, target], { stdio: "ignore" });
+}

@@ -80,13 +80,15 @@ const LOCK_STALE_MS = 10_000;
  * rename over the target. Missing parent directories are created. The mode is
  * `options.mode` if given, else the existing file's, else the default for new
  * files. With `options.base`, the write takes the file's cross-process lock and
- * happens only while the file still holds that base. On failure the temporary
- * file is removed and the target is untouched.
+ * happens only while the file still holds that base. With `options.pinned` (`abs`
+ * is a real path the sandbox checked), the write goes through the directory's
+ * open handle (see pinDirectory). On failure the temporary file is removed and
+ * the target is untouched.
  */
 export async function writeTextFileAtomic(
   abs: string,
   content: string,
-  options: { mode?: number; base?: DiskBase } = {},
+  options: { mode?: number; base?: DiskBase; pinned?: boolean } = {},
 ): Promise<Outcome<void>> {
   const dir = path.dirname(abs);
   let mode = options.mode;
@@ -105,7 +107,8 @@ export async function writeTextFileAtomic(
       return ioFailure(mkdirError, dir, "create the directory");
     }
   }
-  if (options.base === undefined) return writeAndRename(abs, content, mode, undefined);
+  const pinned = options.pinned ?? false;
+  if (options.base === undefined) return writeAndRename(abs, content, mode, undefined, pinned);
 
   let release: (() => Promise<void>) | undefined;
   try {
@@ -116,33 +119,77 @@ export async function writeTextFileAtomic(
   try {
     const changed = await baseChanged(abs, options.base);
     if (changed) return changed;
-    return await writeAndRename(abs, content, mode, options.base);
+    return await writeAndRename(abs, content, mode, options.base, pinned);
   } finally {
     await release().catch(() => undefined);
   }
 }
 
 /** A failure when the file no longer holds `base` (another writer got there first), else undefined. */
-async function baseChanged(abs: string, base: DiskBase): Promise<Outcome<never> | undefined> {
+async function baseChanged(abs: string, base: DiskBase, shown = abs): Promise<Outcome<never> | undefined> {
   let now: string | null;
   try {
     now = await fs.readFile(abs, "utf8");
   } catch (error) {
-    if (errnoCode(error) !== "ENOENT") return ioFailure(error, abs, "read");
+    if (errnoCode(error) !== "ENOENT") return ioFailure(error, shown, "read");
     now = null;
   }
   if (now === base) return undefined;
   return fail(
     "state_mismatch",
-    `State Mismatch: ${abs} changed on disk while this change was being written (another program wrote it${base === null ? " or created it" : ""}). Nothing was applied.`,
+    `State Mismatch: ${shown} changed on disk while this change was being written (another program wrote it${base === null ? " or created it" : ""}). Nothing was applied.`,
     ["Read the file again and rebuild the change from its latest state."],
   );
 }
 
-async function writeAndRename(abs: string, content: string, mode: number | undefined, base: DiskBase | undefined): Promise<Outcome<void>> {
+/**
+ * The directory `dir` opened and held, named through `/proc/self/fd` (Linux),
+ * once its real path is checked to be `dir`: paths under it then reach that very
+ * directory, so a symbolic link swapped in for it (or for a directory above it)
+ * after the sandbox's check cannot redirect the write. Undefined where the
+ * platform has no /proc/self/fd; the write then goes through `dir` by name.
+ */
+async function pinDirectory(dir: string): Promise<Outcome<{ via: string; close: () => Promise<void> } | undefined>> {
+  if (process.platform !== "linux") return succeed(undefined);
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+  } catch (error) {
+    return ioFailure(error, dir, "write");
+  }
+  const via = `/proc/self/fd/${handle.fd}`;
+  const close = (): Promise<void> => handle.close().catch(() => undefined);
+  try {
+    const real = await fs.realpath(via);
+    if (real !== dir) {
+      await close();
+      return fail("permission_denied", `${dir} changed while the file was being written (a symbolic link was put in its place). Nothing was written.`, [
+        "Check the directory; if it is meant to be a link, give the path it leads to.",
+      ]);
+    }
+  } catch {
+    await close();
+    return succeed(undefined); // no /proc to name the handle by
+  }
+  return succeed({ via, close });
+}
+
+async function writeAndRename(abs: string, content: string, mode: number | undefined, base: DiskBase | undefined, pin: boolean): Promise<Outcome<void>> {
   const dir = path.dirname(abs);
-  await removeAbandonedTemporaries(dir);
-  const temp = temporaryPath(abs);
+  const pinned = pin ? await pinDirectory(dir) : succeed(undefined);
+  if (!pinned.ok) return pinned;
+  try {
+    const at = pinned.value?.via ?? dir;
+    await removeAbandonedTemporaries(at);
+    return await writeInto(at, path.join(at, path.basename(abs)), abs, content, mode, base);
+  } finally {
+    await pinned.value?.close();
+  }
+}
+
+/** The write itself, every path under `at` (the pinned directory); `shown` names the file in messages. */
+async function writeInto(at: string, target: string, shown: string, content: string, mode: number | undefined, base: DiskBase | undefined): Promise<Outcome<void>> {
+  const temp = path.join(at, path.basename(temporaryPath(shown)));
   let handle: FileHandle | undefined;
   try {
     handle = await fs.open(temp, "wx", mode ?? 0o666);
@@ -153,18 +200,18 @@ async function writeAndRename(abs: string, content: string, mode: number | undef
     await handle.close();
     handle = undefined;
     // A writer that is not lockstep (an editor saving) does not take our lock: look once more, last thing.
-    const changed = base === undefined ? undefined : await baseChanged(abs, base);
+    const changed = base === undefined ? undefined : await baseChanged(target, base, shown);
     if (changed) {
       await fs.rm(temp, { force: true }).catch(() => undefined);
       return changed;
     }
-    await fs.rename(temp, abs);
+    await fs.rename(temp, target);
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await fs.rm(temp, { force: true }).catch(() => undefined);
-    return ioFailure(error, abs, "write");
+    return ioFailure(error, shown, "write");
   }
-  await syncDirectory(dir);
+  await syncDirectory(at);
   return succeed(undefined);
 }
 

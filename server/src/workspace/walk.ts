@@ -1,102 +1,145 @@
-// Glob patterns expanded below a workspace root, and nowhere else. A pattern
-// whose expansion could leave the root (`..` in any form, an absolute path
-// elsewhere, a brace group that could spell `..`) is refused before anything is
-// read; the walk never follows a link, its starting directory must really be
-// inside the root, and a match whose real path is outside is dropped without
-// being named: names are information, and a walk of `/` is a denial of service.
+// Walking, globbing and searching the tree happen here and nowhere else
+// (read_many_files, find_files, search_files and @-mentions all come through):
+// every root, not only the first. Where a walk starts is decided by the sandbox
+// on real paths; below that, the walker (walk/walker.ts) follows no link, so no
+// name outside a root is ever reported. A pattern whose expansion could leave
+// the root is refused before anything is read (walk/glob.ts).
+import path from "node:path";
 import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import type { Sandbox } from "./sandbox.js";
+import { checkPattern, compileGlob, isGlob } from "./walk/glob.js";
+import { walkFiles, type WalkedFile, type WalkStart } from "./walk/walker.js";
 
-const GLOB_CHARS = /[*?[\]{}]/;
-
-export function isGlob(pattern: string): boolean {
-  return GLOB_CHARS.test(pattern);
-}
+export { isGlob };
+export type { WalkedFile };
 
 export interface Expansion {
-  /** Workspace-relative paths of the matching files, sorted, each really inside the root. */
+  /** Names of the matching files (see `displayName`), sorted, each really inside a root. */
   files: string[];
   /** How many matches there were in all, when more than `limit` (the rest are not listed). */
   total?: number;
 }
 
-/** The pattern relative to the first root, or a refusal that names only the pattern. */
-function relativePattern(pattern: string, roots: readonly string[]): Outcome<string> {
-  let rel = pattern.replace(/\\/g, "/");
-  if (rel.startsWith("file://")) rel = decodeURIComponent(rel.slice("file://".length));
-  const refuse = (why: string): Outcome<never> =>
-    fail("permission_denied", `The pattern ${JSON.stringify(pattern)} ${why}, so it is not expanded. Use a pattern relative to the workspace root, such as "src/**/*.ts".`);
-  if (rel.includes("\0")) return refuse("holds a NUL character");
-  if (rel.includes("..")) return refuse('holds ".." and could reach outside the workspace');
-  if (rel.startsWith("~")) return refuse("starts with ~ (a home directory)");
-  if (!bracesAreSafe(rel)) return refuse("has a brace group with an empty alternative or one that starts or ends with a dot, which could spell \"..\"");
-  if (rel.startsWith("/")) {
-    const root = roots[0]!;
-    const base = root.endsWith("/") ? root : root + "/";
-    if (!rel.startsWith(base)) return refuse("is an absolute path outside the workspace");
-    rel = rel.slice(base.length);
+/** A file's name as tools report it: root-relative in the first root, absolute in the others (so it resolves back). */
+export function displayName(sandbox: Sandbox, root: string, rel: string): string {
+  return root === sandbox.roots[0] ? rel : path.join(root, rel);
+}
+
+/** Where a walk goes: directories to walk, or one file the caller named. */
+export type Scope = { kind: "tree"; starts: WalkStart[]; namesSkipped: boolean } | { kind: "file"; file: WalkedFile };
+
+/**
+ * The scope of a search: every root when `userPath` is absent, else the
+ * directory or file it names, resolved by the sandbox (a link out is refused).
+ */
+export async function scopeOf(sandbox: Sandbox, userPath: string | undefined): Promise<Outcome<Scope>> {
+  if (userPath === undefined || userPath.trim() === "" || userPath.trim() === ".") {
+    return succeed({ kind: "tree", starts: sandbox.roots.map((root) => ({ root, rel: "" })), namesSkipped: false });
   }
-  return succeed(rel.replace(/^\.\//, ""));
+  const dir = await sandbox.resolve(userPath, "list");
+  if (dir.ok) {
+    if (!dir.value.exists) return notFound(sandbox, userPath);
+    const rel = dir.value.rel === "." ? "" : dir.value.rel;
+    return succeed({ kind: "tree", starts: [{ root: dir.value.root, rel }], namesSkipped: /(^|\/)(node_modules|\.git)(\/|$)/.test(rel) });
+  }
+  const file = await sandbox.resolve(userPath, "read");
+  if (!file.ok) return dir.error.code === "invalid_argument" ? file : dir;
+  return succeed({ kind: "file", file: { root: file.value.root, rel: file.value.rel, abs: file.value.abs } });
+}
+
+async function notFound(sandbox: Sandbox, userPath: string): Promise<Outcome<never>> {
+  const near = await sandbox.suggest(userPath);
+  return fail("not_found", `No such directory or file: ${userPath}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(", ")}?` : ""}`, [
+    ...near.map((n) => `Did you mean ${n}?`),
+    "Call list_files on \".\" to see what is there.",
+  ]);
+}
+
+/** Every file of a scope, in walk order. */
+export async function* scopeFiles(scope: Scope, signal: AbortSignal, roots: readonly string[]): AsyncGenerator<WalkedFile> {
+  if (scope.kind === "file") {
+    yield scope.file;
+    return;
+  }
+  for (const start of scope.starts) {
+    if (signal.aborted) return;
+    yield* walkFiles(start, { signal, namesSkipped: scope.namesSkipped, otherRoots: nestedRoots(roots, start.root) });
+  }
+}
+
+function nestedRoots(roots: readonly string[], root: string): ReadonlySet<string> {
+  return new Set(roots.filter((r) => r !== root && r.startsWith(root + path.sep)));
 }
 
 /**
- * Brace groups are refused when an alternative is empty or starts or ends with
- * a dot: that is how braces spell `..` (`.{.,}`, `.{,}.`) out of a pattern that
- * has none. `*.{ts,d.ts}` is fine.
+ * Expands `pattern` below `base` (a directory; every root when absent). Refuses,
+ * naming only the pattern, what could leave the root; a start directory that is
+ * really outside (through a link) is refused the same way, before any walk.
  */
-function bracesAreSafe(rel: string): boolean {
-  for (const group of rel.matchAll(/\{([^{}]*)\}/g)) {
-    if (group[1]!.split(",").some((alt) => alt === "" || alt.startsWith(".") || alt.endsWith("."))) return false;
-  }
-  return true;
-}
-
-/** The directory part before the first glob character: where the walk starts. */
-function staticPrefix(rel: string): string {
-  const parts = rel.split("/");
-  const fixed: string[] = [];
-  for (const part of parts.slice(0, -1)) {
-    if (GLOB_CHARS.test(part)) break;
-    fixed.push(part);
-  }
-  return fixed.join("/");
-}
-
-/** Expands `pattern` below the first root; node_modules and .git are skipped unless the pattern names them. */
-export async function expandGlob(sandbox: Sandbox, pattern: string, options: { limit: number; signal: AbortSignal }): Promise<Outcome<Expansion>> {
-  const rel = relativePattern(pattern, sandbox.roots);
-  if (!rel.ok) return rel;
-  const root = sandbox.roots[0]!;
-  // The walk starts at the pattern's fixed directories: they must really be inside the root (a link to `/` is not).
-  const prefix = staticPrefix(rel.value);
-  if (prefix !== "") {
-    const start = await sandbox.resolve(prefix, "list");
-    if (!start.ok || start.value.root !== root) {
-      return fail("permission_denied", `The pattern ${JSON.stringify(pattern)} starts in a directory outside the workspace (through a symbolic link), so it is not expanded.`, [
-        "Use a pattern whose directories are inside the workspace.",
-      ]);
+export async function expandGlob(
+  sandbox: Sandbox,
+  pattern: string,
+  options: { limit: number; signal: AbortSignal; base?: string },
+): Promise<Outcome<Expansion>> {
+  const checked = checkPattern(pattern);
+  if (!checked.ok) return checked;
+  const starts = await startsOf(sandbox, pattern, checked.value, options.base);
+  if (!starts.ok) return starts;
+  const names: { root: string; rel: string }[] = [];
+  let total = 0;
+  for (const { start, glob } of starts.value) {
+    const walkFrom = glob.prefix === "" ? start : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
+    const baseLength = walkFrom.rel === "" ? 0 : walkFrom.rel.length + 1;
+    for await (const file of walkFiles(walkFrom, { signal: options.signal, namesSkipped: glob.namesSkipped, depth: glob.depth, otherRoots: nestedRoots(sandbox.roots, start.root) })) {
+      if (!glob.regex.test(file.rel.slice(baseLength))) continue;
+      total++;
+      names.push(file);
     }
   }
-  const explicit = /(^|\/)(node_modules|\.git)(\/|$)/.test(rel.value);
-  // Loaded on first use: most commands never glob, and start-up time is paid on every CLI call.
-  const { glob } = await import("tinyglobby");
-  const matches = await glob(rel.value, {
-    cwd: root,
-    onlyFiles: true,
-    dot: false,
-    followSymbolicLinks: false,
-    braceExpansion: true,
-    expandDirectories: false,
-    ignore: explicit ? [] : ["**/node_modules/**", "**/.git/**"],
-  });
   if (options.signal.aborted) return fail("cancelled", "Cancelled while expanding the pattern.");
-  matches.sort();
-  // A match that is a link out of the root is dropped, not reported: its name says where it points.
-  const files: string[] = [];
-  for (const match of matches) {
-    if (files.length >= options.limit) break;
-    const resolved = await sandbox.resolve(match, "read");
-    if (resolved.ok && resolved.value.root === root) files.push(resolved.value.rel);
+  const order = (root: string): number => sandbox.roots.indexOf(root);
+  names.sort((a, b) => order(a.root) - order(b.root) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const files = names.slice(0, options.limit).map((n) => displayName(sandbox, n.root, n.rel));
+  return succeed(total > options.limit ? { files, total } : { files });
+}
+
+type Start = { start: WalkStart; glob: ReturnType<typeof compileGlob> };
+
+/** The directories a pattern is walked from, each resolved by the sandbox. */
+async function startsOf(sandbox: Sandbox, pattern: string, rel: string, base: string | undefined): Promise<Outcome<Start[]>> {
+  const outside = fail("permission_denied", `The pattern ${JSON.stringify(pattern)} starts in a directory outside the workspace (through a symbolic link, or an absolute path elsewhere), so it is not expanded.`, [
+    "Use a pattern relative to the workspace root, whose directories are inside it, such as \"src/**/*.ts\".",
+  ]);
+  if (rel.startsWith("/")) {
+    // An absolute pattern: its literal directories must be a directory inside a root.
+    const glob = compileGlob(rel.slice(1));
+    const dir = await sandbox.resolve(`/${glob.prefix}`, "list");
+    if (!dir.ok || !dir.value.exists) return dir.ok || dir.error.code !== "permission_denied" ? succeed([]) : outside;
+    return succeed([{ start: { root: dir.value.root, rel: dir.value.rel === "." ? "" : dir.value.rel }, glob: { ...compileGlob(rel.slice(glob.prefix.length + 2)), namesSkipped: glob.namesSkipped } }]);
   }
-  return succeed(matches.length > options.limit ? { files, total: matches.length } : { files });
+  const glob = compileGlob(rel);
+  const bases = base === undefined ? sandbox.roots.map((root) => ({ root, rel: "" })) : [];
+  if (base !== undefined) {
+    const scope = await scopeOf(sandbox, base);
+    if (!scope.ok) return scope;
+    if (scope.value.kind === "file") return fail("invalid_argument", `${base} is a file; give the directory to search in as path, or leave path out to search every root.`);
+    bases.push(...scope.value.starts);
+  }
+  const starts: Start[] = [];
+  for (const b of bases) {
+    if (glob.prefix === "") {
+      starts.push({ start: b, glob });
+      continue;
+    }
+    // The walk starts at the pattern's literal directories: they must really be inside this root (a link to `/` is not).
+    const dir = await sandbox.resolve(path.join(b.root, b.rel, glob.prefix), "list");
+    if (!dir.ok) {
+      if (dir.error.code === "permission_denied") return outside;
+      continue;
+    }
+    if (!dir.value.exists) continue;
+    if (dir.value.root !== b.root) return outside;
+    starts.push({ start: b, glob });
+  }
+  return succeed(starts);
 }

@@ -232,7 +232,8 @@ export class Workspace {
     // Text we delivered to the editor and it never reported stands on the disk text it was built on.
     const pending = this.pending.get(path.uri);
     const base = before === null ? null : before.open ? undefined : pending && before.content === pending.text ? pending.base : before.content;
-    const written = await writeTextFileAtomic(path.abs, after, base === undefined ? {} : { base });
+    // `path.abs` is the real path the sandbox checked: the write is pinned to its directory.
+    const written = await writeTextFileAtomic(path.abs, after, base === undefined ? { pinned: true } : { base, pinned: true });
     if (!written.ok) return written;
     this.settle(path.uri);
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
