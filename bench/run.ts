@@ -1,7 +1,7 @@
 // `npm run bench`: robustness of lockstep's diff engine against its peers on
 // perturbed real diffs, then speed, scale and CLI start. Seeded and reproducible:
 // `node dist/bench/run.js --seed N` (or BENCH_SEED=N); `--files N` for another
-// corpus size, `--only robustness,adversarial,speed,scale,cli` for some sections.
+// corpus size, `--only robustness,adversarial,speed,scale,cli,fuzz` for some sections.
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } } });
   const seed = Number(values.seed ?? process.env["BENCH_SEED"] ?? DEFAULT_SEED);
   const fileCount = Number(values.files ?? FILES);
-  const only = new Set((values.only ?? "robustness,adversarial,speed,scale,cli").split(","));
+  const only = new Set((values.only ?? "robustness,adversarial,speed,scale,cli,fuzz").split(","));
   const root = projectRoot();
   const rng = new Rng(seed);
   const began = performance.now();
@@ -98,6 +98,11 @@ async function main(): Promise<void> {
   if (only.has("cli")) {
     log("cli start");
     console.log(runCliStart(root));
+  }
+  if (only.has("fuzz")) {
+    log("fuzz");
+    const { runFuzz } = await import("./fuzz.js");
+    console.log((await runFuzz(corpus, rng.fork("fuzz"))).text);
   }
   console.log(`\nload average at end: ${load()}`);
   console.log(`bench wall time: ${((performance.now() - began) / 1000).toFixed(1)} s`);
