@@ -88,6 +88,29 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
   });
 });
 
+describe("openDiff and what the editor really did", () => {
+  it("waits for eglot's late didChange and tells the agent the text the buffer then reports", async () => {
+    const { client, agent, file } = await session({ style: "eglot", showMessageRequest: async (p) => p.actions?.find((a) => a.title === "Apply") ?? null });
+    await client.open("src/math.ts");
+    await serverCaughtUp(client);
+    await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    expect((await agent.waitFor("ide/diffAccepted", () => true, 8000)).params).toEqual({ filePath: file, content: PROPOSED });
+    expect(client.buffer("src/math.ts")?.text).toBe(PROPOSED);
+    await agent.close();
+  });
+
+  it("an editor that answers applied and applies nothing: the agent hears the buffer as it is", { timeout: 20_000 }, async () => {
+    const { client, agent, file } = await session({ style: "helix", showMessageRequest: async (p) => p.actions?.find((a) => a.title === "Apply") ?? null });
+    await client.open("src/math.ts");
+    await serverCaughtUp(client);
+    client.lies = 1;
+    await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    expect((await agent.waitFor("ide/diffAccepted", () => true, 10_000)).params).toEqual({ filePath: file, content: BEFORE });
+    expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
+    await agent.close();
+  });
+});
+
 describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
   const apply = { showMessageRequest: async (p: { actions?: { title: string }[] }) => p.actions?.find((a) => a.title === "Apply") ?? null };
 

@@ -14,8 +14,12 @@ import { readTextFile } from "../workspace/disk.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { CurrentText, DiffOutcome, DiffReviewer } from "./diff-desk.js";
 
-/** How long ide/diffAccepted waits for the editor to report the applied text (eglot reports on a 0.5 s idle timer). */
-const CONFIRM_WAIT_MS = 2000;
+/**
+ * How long ide/diffAccepted waits for the editor to report the applied text (eglot reports on a
+ * 0.5 s idle timer). Longer than the workspace keeps an unconfirmed claim (3 s by default): an
+ * editor that claimed and never applied is then read as it really is.
+ */
+const CONFIRM_WAIT_MS = 4000;
 
 export interface ReviewerDeps {
   workspace: Workspace;
@@ -67,7 +71,7 @@ export function workspaceReviewer({ workspace, approve, warn }: ReviewerDeps): D
     for (;;) {
       const read = await workspace.read(resolved.value);
       if (!read.ok || !read.value.open) return delivered;
-      if (read.value.version !== null) return read.value.content;
+      if (read.value.unconfirmed !== true) return read.value.content;
       if (Date.now() > until) return delivered;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
