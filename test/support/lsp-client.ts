@@ -91,6 +91,8 @@ export interface FileState {
   sha256: string;
   content: string;
   open: boolean;
+  /** Text lockstep delivered that the editor has not confirmed yet. */
+  unconfirmed?: true;
 }
 
 export type Data = Record<string, unknown>;
