@@ -115,7 +115,8 @@ async function startsOf(sandbox: Sandbox, pattern: string, rel: string, base: st
     const glob = compileGlob(rel.slice(1));
     const dir = await sandbox.resolve(`/${glob.prefix}`, "list");
     if (!dir.ok || !dir.value.exists) return dir.ok || dir.error.code !== "permission_denied" ? succeed([]) : outside;
-    return succeed([{ start: { root: dir.value.root, rel: dir.value.rel === "." ? "" : dir.value.rel }, glob: { ...compileGlob(rel.slice(glob.prefix.length + 2)), namesSkipped: glob.namesSkipped } }]);
+    const rest = rel.slice(glob.prefix === "" ? 1 : glob.prefix.length + 2);
+    return succeed([{ start: { root: dir.value.root, rel: dir.value.rel === "." ? "" : dir.value.rel }, glob: { ...compileGlob(rest), namesSkipped: glob.namesSkipped } }]);
   }
   const glob = compileGlob(rel);
   const bases = base === undefined ? sandbox.roots.map((root) => ({ root, rel: "" })) : [];

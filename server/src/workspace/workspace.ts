@@ -132,6 +132,14 @@ export class Workspace {
     return succeed(state(disk.value.content, null, false));
   }
 
+  /**
+   * Whether a read of this (real-path) file URI would not come from disk alone: an open
+   * buffer, or an edit the editor has not reported. A search reads those through `read`.
+   */
+  heldInMemory(uri: string): boolean {
+    return this.options.editor?.document(uri) !== undefined || this.pending.has(uri);
+  }
+
   async list(path: ResolvedPath): Promise<Outcome<DirectoryEntry[]>> {
     return listDirectory(path.abs);
   }

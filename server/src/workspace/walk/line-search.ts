@@ -1,0 +1,117 @@
+// Matching one file's text line by line, as grep does. The functions below
+// `searchItem` are self-contained (no imports, no module constants): the search
+// worker is built from their source text, so the thread that may spin on a
+// catastrophic pattern runs exactly this code, from the bundle or from source.
+import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+
+export interface LineMatch {
+  line: number;
+  text: string;
+}
+
+export interface CompiledSearch {
+  source: string;
+  flags: string;
+}
+
+/** Characters of a line a match reports. */
+export const MATCH_TEXT_CHARS = 300;
+
+/**
+ * The pattern as a JavaScript regular expression: case-insensitive unless it
+ * holds an upper-case letter (escapes such as `\S` or `\p{Lu}` do not count)
+ * or `caseSensitive` says otherwise.
+ */
+export function compileSearch(pattern: string, caseSensitive: boolean | undefined): Outcome<CompiledSearch> {
+  const literal = pattern.replace(/\\[pPu]\{[^}]*\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\c[A-Za-z]|\\./g, "");
+  const sensitive = caseSensitive ?? /\p{Lu}/u.test(literal);
+  const base = `m${sensitive ? "" : "i"}`;
+  // Unicode mode where the pattern allows it (\p{…}, astral characters), else the classic syntax models often write.
+  for (const flags of [`${base}u`, base]) {
+    try {
+      new RegExp(pattern, flags);
+      return succeed({ source: pattern, flags });
+    } catch {
+      // try the next syntax
+    }
+  }
+  let why = "";
+  try {
+    new RegExp(pattern, base);
+  } catch (error) {
+    why = error instanceof Error ? error.message : String(error);
+  }
+  const hint = /\(\?[imsx]+\)/.test(pattern) ? " Inline flags such as (?i) are not JavaScript; use case_sensitive instead." : "";
+  return fail("invalid_argument", `Invalid regular expression ${JSON.stringify(pattern)}: ${why}.${hint}`, [
+    "Fix the pattern (JavaScript syntax; escape ( [ { . * + ? with a backslash to match them literally) and search again.",
+  ]);
+}
+
+/** What the worker is given for one file: its path on disk, or the text to search (an open buffer). */
+export interface SearchItem {
+  abs?: string;
+  text?: string;
+}
+
+/** One file's answer: its matches, or why it was not searched. */
+export interface ItemAnswer {
+  matches: LineMatch[];
+  skipped?: "binary" | "unreadable" | "too_large" | "not_reached";
+}
+
+/** Searches one item: reads it (when given a path), skips binary and non-UTF-8 files, matches line by line. */
+export function searchItem(item: SearchItem, source: string, flags: string, limit: number, maxBytes: number, readFile: (abs: string) => Uint8Array): ItemAnswer {
+  let text = item.text;
+  if (text === undefined) {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFile(item.abs ?? "");
+    } catch {
+      return { matches: [], skipped: "unreadable" };
+    }
+    if (bytes.length > maxBytes) return { matches: [], skipped: "too_large" };
+    const end = Math.min(bytes.length, 8192);
+    for (let i = 0; i < end; i++) if (bytes[i] === 0) return { matches: [], skipped: "binary" };
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      return { matches: [], skipped: "binary" };
+    }
+  }
+  return { matches: searchLines(text, source, flags, limit) };
+}
+
+/**
+ * Up to `limit` matching lines of `text`. One global scan finds candidates; each
+ * candidate's line is then tested on its own, so a match never spans lines.
+ * A line's text is cut at 300 characters, around the match when it lies further in.
+ */
+export function searchLines(text: string, source: string, flags: string, limit: number): LineMatch[] {
+  const MAX_CHARS = 300;
+  const matches: LineMatch[] = [];
+  const scan = new RegExp(source, flags + "g");
+  const one = new RegExp(source, flags);
+  let line = 1;
+  let counted = 0;
+  let from = 0;
+  while (matches.length < limit && from <= text.length) {
+    scan.lastIndex = from;
+    const found = scan.exec(text);
+    if (found === null) break;
+    // Past the last line (after the final newline, or an empty text) is no line at all.
+    if (found.index === text.length && (text.length === 0 || text.endsWith("\n"))) break;
+    const start = found.index === 0 ? 0 : text.lastIndexOf("\n", found.index - 1) + 1;
+    let end = text.indexOf("\n", found.index);
+    if (end === -1) end = text.length;
+    for (let i = text.indexOf("\n", counted); i !== -1 && i < start; i = text.indexOf("\n", i + 1)) line++;
+    counted = start;
+    const lineText = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
+    const hit = one.exec(lineText);
+    if (hit !== null) {
+      const at = hit.index + hit[0].length <= MAX_CHARS ? 0 : Math.max(0, hit.index - 100);
+      matches.push({ line, text: lineText.slice(at, at + MAX_CHARS) });
+    }
+    from = end + 1;
+  }
+  return matches;
+}

@@ -1,0 +1,110 @@
+// search_files' walk: the files of a scope go to the search thread in batches
+// (the next batch is gathered while one is searched), open buffers by their
+// unsaved text read through the ledger (so a match agrees with what read_file
+// returns), every other file by its path, read on that thread.
+import { pathToFileURL } from "node:url";
+import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+import { MAX_FILE_BYTES } from "../disk.js";
+import type { Workspace } from "../workspace.js";
+import { displayName, scopeFiles, type Scope, type WalkedFile } from "../walk.js";
+import type { CompiledSearch, SearchItem } from "./line-search.js";
+import { runBatch, type BatchOutcome } from "./search-worker.js";
+
+export interface SearchMatch {
+  file_path: string;
+  line: number;
+  text: string;
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  files_searched: number;
+  truncated: boolean;
+}
+
+export interface TreeSearch {
+  pattern: CompiledSearch;
+  scope: Scope;
+  /** Which walked files to search, by their root-relative path. */
+  include?: (rel: string) => boolean;
+  maxResults: number;
+  signal: AbortSignal;
+  /** A file the pattern takes longer than this on stops the search (a catastrophic pattern). */
+  fileTimeLimitMs?: number;
+}
+
+const BATCH_FILES = 256;
+export const FILE_TIME_LIMIT_MS = 2000;
+
+export async function searchTree(workspace: Workspace, request: TreeSearch): Promise<Outcome<SearchResult>> {
+  const { signal } = request;
+  const sandbox = workspace.sandbox;
+  const matches: SearchMatch[] = [];
+  let searched = 0;
+  let truncated = false;
+  const files = scopeFiles(request.scope, signal, sandbox.roots);
+
+  const gather = async (): Promise<{ files: WalkedFile[]; items: SearchItem[] }> => {
+    const batch: { files: WalkedFile[]; items: SearchItem[] } = { files: [], items: [] };
+    while (batch.files.length < BATCH_FILES) {
+      const next = await files.next();
+      if (next.done === true) break;
+      const file = next.value;
+      if (request.include && !request.include(file.rel)) continue;
+      batch.files.push(file);
+      batch.items.push(await itemOf(workspace, file));
+    }
+    return batch;
+  };
+
+  let batch = await gather();
+  while (batch.files.length > 0 && !truncated) {
+    const running: Promise<BatchOutcome> = runBatch(
+      { items: batch.items, source: request.pattern.source, flags: request.pattern.flags, limit: request.maxResults + 1 - matches.length, maxBytes: MAX_FILE_BYTES },
+      signal,
+      request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+    );
+    const following = gather();
+    const outcome = await running;
+    if (outcome.kind !== "done") {
+      await files.return(undefined);
+      return failure(outcome, batch.files, sandbox, request);
+    }
+    outcome.answers.forEach((answer, i) => {
+      const file = batch.files[i]!;
+      if (answer.skipped === undefined) searched++;
+      for (const m of answer.matches) {
+        if (matches.length === request.maxResults) {
+          truncated = true;
+          break;
+        }
+        matches.push({ file_path: displayName(sandbox, file.root, file.rel), line: m.line, text: m.text });
+      }
+    });
+    batch = await following;
+  }
+  await files.return(undefined);
+  if (signal.aborted) return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
+  return succeed({ matches, files_searched: searched, truncated });
+}
+
+/** An open buffer (or an edit the editor has not reported) by its text; any other file by its path. */
+async function itemOf(workspace: Workspace, file: WalkedFile): Promise<SearchItem> {
+  const uri = pathToFileURL(file.abs).href;
+  if (!workspace.heldInMemory(uri)) return { abs: file.abs };
+  const state = await workspace.read({ abs: file.abs, rel: file.rel, uri, root: file.root, exists: true });
+  return state.ok ? { text: state.value.content } : { abs: file.abs };
+}
+
+function failure(outcome: Exclude<BatchOutcome, { kind: "done" }>, files: WalkedFile[], sandbox: Workspace["sandbox"], request: TreeSearch): Outcome<never> {
+  if (outcome.kind === "cancelled") return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
+  if (outcome.kind === "failed") return fail("internal_error", `Internal Error: the search thread failed (${outcome.message}). Nothing was changed; please report this.`);
+  const file = files[outcome.index];
+  const where = file ? displayName(sandbox, file.root, file.rel) : "a file";
+  const seconds = (request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS) / 1000;
+  return fail(
+    "timeout",
+    `The pattern ${JSON.stringify(request.pattern.source)} ran for over ${seconds} s on ${where} without finishing, so the search was stopped: it most likely backtracks catastrophically (a repeated group inside a repetition, such as (a+)+ or (\\w*)*).`,
+    ["Simplify the pattern (no nested quantifiers), or narrow the search with path or include.", "Call search_files again with the simpler pattern."],
+  );
+}
