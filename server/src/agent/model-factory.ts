@@ -1,12 +1,15 @@
-// Which model the agent talks to: a recorded session (offline demo, tests) or
-// Gemini. Built on first use and kept while the settings that shape it hold;
+// Which model the agent talks to: a recorded session (offline demo, tests),
+// Gemini, or an OpenAI-compatible endpoint. Built on first use and kept while the settings that shape it hold;
 // the Gemini SDK is loaded only then, since most sessions never ask the model.
 import { readFileSync } from "node:fs";
-import type { Model } from "./model.js";
+import { ModelError, type Model } from "./model.js";
 import { createReplayModel, loadReplayScript } from "./replay-model.js";
 
 export interface ModelSettings {
-  model: string;
+  provider: "gemini" | "openai";
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  apiKeyEnv?: string | undefined;
   modelTimeoutMs: number;
   replay?: string | undefined;
   replayDelayMs: number;
@@ -20,7 +23,8 @@ export class ModelFactory {
   /** The model for the current settings; throws a ModelError (no_api_key) or an Error for a bad replay script. */
   async current(): Promise<Model> {
     const s = this.settings();
-    const key = JSON.stringify([s.replay, s.replayDelayMs, s.model, s.modelTimeoutMs]);
+    // Keyed by every setting that shapes a model, as a whole: a change to any of them builds a new one.
+    const key = JSON.stringify([s.provider, s.model, s.baseUrl, s.apiKeyEnv, s.modelTimeoutMs, s.replay, s.replayDelayMs]);
     if (this.cached?.key === key) return this.cached.model;
     let model: Model;
     if (s.replay) {
@@ -34,9 +38,21 @@ export class ModelFactory {
       const script = loadReplayScript(json);
       if (!script.ok) throw new Error(`The replay script ${s.replay} is invalid: ${script.error.message}`);
       model = createReplayModel(script.value, { chunkDelayMs: s.replayDelayMs });
+    } else if (s.provider === "openai") {
+      if (s.model === undefined) {
+        throw new ModelError("bad_response", "The openai provider needs the model named: set `model` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).");
+      }
+      const { createOpenAiModel } = await import("./providers/openai.js");
+      model = createOpenAiModel({
+        model: s.model,
+        timeoutMs: s.modelTimeoutMs,
+        ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
+        ...(s.apiKeyEnv === undefined ? {} : { apiKeyEnv: s.apiKeyEnv }),
+      });
     } else {
       const { createGeminiModel } = await import("./gemini-model.js");
-      model = createGeminiModel({ model: s.model, timeoutMs: s.modelTimeoutMs });
+      const apiKey = s.apiKeyEnv === undefined ? undefined : process.env[s.apiKeyEnv];
+      model = createGeminiModel({ ...(s.model === undefined ? {} : { model: s.model }), timeoutMs: s.modelTimeoutMs, ...(apiKey ? { apiKey } : {}) });
     }
     this.cached = { key, model };
     return model;

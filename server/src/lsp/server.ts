@@ -47,6 +47,12 @@ function rootsOf(params: InitializeParams): string[] {
   return paths.length > 0 ? paths : [process.cwd()];
 }
 
+/** Whether the key the provider reads is set (never the key itself). */
+function keyFound(settings: Settings): boolean {
+  const names = settings.apiKeyEnv !== undefined ? [settings.apiKeyEnv] : settings.provider === "openai" ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+  return names.some((n) => (process.env[n] ?? "").trim() !== "");
+}
+
 export async function runServer(argv: string[]): Promise<number> {
   // Our own reader over stdin: it ends the process on a broken frame instead of going silent.
   const transport = stdioTransport();
@@ -115,7 +121,7 @@ export async function runServer(argv: string[]): Promise<number> {
       case "cancel":
         return agent.cancel(args);
       case "session":
-        return okEnvelope({ ...session.facts(), model: settings.model, approval: settings.approval, version: VERSION, companion: companion.facts() });
+        return okEnvelope({ ...session.facts(), provider: settings.provider, model: settings.model ?? (settings.provider === "gemini" ? "gemini-2.5-flash" : null), baseUrl: settings.baseUrl ?? null, key_found: keyFound(settings), approval: settings.approval, version: VERSION, companion: companion.facts() });
       case "reset_session":
         agent.cancelAll();
         desk.rejectAll();
