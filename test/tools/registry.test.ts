@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { functionDeclarations, invokeTool, jsonSchemaOf, MODEL_TOOL_NAMES, TOOLS } from "../../server/src/tools/registry.js";
+import { declarationOf, findTool, functionDeclarations, invokeTool, jsonSchemaOf, TOOLS, toolsFor } from "../../server/src/tools/registry.js";
+import type { Tool } from "../../server/src/tools/tool.js";
 import { EMPTY_SHA256, lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";
 
 const GOOD_SHA = sha256Of("hello\n");
@@ -9,6 +10,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   read_file: { file_path: "hello.txt" },
   read_many_files: { file_paths: ["hello.txt"] },
   list_files: { path: "." },
+  search_files: { pattern: "hello" },
+  find_files: { pattern: "*.txt" },
   write_file: { file_path: "new.txt", content: "x\n" },
   safe_patch: { file_path: "hello.txt", unified_diff: "@@ @@\n-hello\n+hi\n", base_content_sha256: GOOD_SHA },
   edit: { file_path: "hello.txt", old_string: "hello", new_string: "hi" },
@@ -114,15 +117,26 @@ describe("invokeTool validates before it runs", () => {
 });
 
 describe("what the model is shown", () => {
-  it("gives the model the six file tools, not apply_edit_blocks", () => {
-    expect(functionDeclarations().map((d) => d.name)).toEqual(["read_file", "read_many_files", "list_files", "write_file", "safe_patch", "edit"]);
-    expect(MODEL_TOOL_NAMES).not.toContain("apply_edit_blocks");
+  it("gives the model every tool but the commands-only apply_edit_blocks", () => {
+    expect(functionDeclarations().map((d) => d.name)).toEqual(["read_file", "read_many_files", "list_files", "search_files", "find_files", "write_file", "safe_patch", "edit"]);
+    expect(findTool("apply_edit_blocks")?.audience).toBe("commands");
+  });
+
+  it("holds conditional tools: one exists only where its condition does, for commands and the model alike", async () => {
+    const wrappedOnly = { ...findTool("list_files")!, name: "wrapped_only", available: (c: { wrapped?: boolean }) => c.wrapped === true } as Tool;
+    expect(toolsFor({}, [...TOOLS, wrappedOnly]).map((t) => t.name)).not.toContain("wrapped_only");
+    expect(toolsFor({ wrapped: true }, [...TOOLS, wrappedOnly]).map((t) => t.name)).toContain("wrapped_only");
+    const ws = await workspace();
+    const result = await invokeTool("wrapped_only", {}, ws.ctx);
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("Unknown tool `wrapped_only`") as string } });
   });
 
   it.each<[tool: string, required: string[], optional: string[]]>([
-    ["read_file", ["file_path"], []],
+    ["read_file", ["file_path"], ["offset", "limit"]],
     ["read_many_files", ["file_paths"], []],
     ["list_files", ["path"], []],
+    ["search_files", ["pattern"], ["path", "include", "case_sensitive", "max_results"]],
+    ["find_files", ["pattern"], ["path"]],
     ["write_file", ["file_path", "content"], ["base_content_sha256"]],
     ["safe_patch", ["file_path", "unified_diff", "base_content_sha256"], ["dry_run"]],
     ["edit", ["file_path", "old_string", "new_string"], ["expected_replacements", "instruction", "base_content_sha256", "dry_run"]],
@@ -136,7 +150,7 @@ describe("what the model is shown", () => {
   });
 
   it("puts the usage protocol in the descriptions of the modifying tools", () => {
-    const description = (name: string) => functionDeclarations([name])[0]!.description;
+    const description = (name: string) => declarationOf(findTool(name)!).description;
     expect(description("safe_patch")).toMatch(/base_content_sha256/);
     expect(description("safe_patch")).toMatch(/at least 10 unchanged context lines/);
     expect(description("safe_patch")).toMatch(/highest version/);
@@ -144,8 +158,8 @@ describe("what the model is shown", () => {
     expect(description("write_file")).toMatch(/base_content_sha256/);
   });
 
-  it("refuses to declare a tool that does not exist", () => {
-    expect(() => functionDeclarations(["read_file", "delete_file"])).toThrow(/no tool named delete_file/);
+  it("finds no tool that does not exist", () => {
+    expect(findTool("delete_file")).toBeUndefined();
   });
 
   it("matches the reviewed snapshot of names, descriptions and JSON schemas", () => {

@@ -97,6 +97,7 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
 export const applyEditBlocks = defineTool({
   name: "apply_edit_blocks",
   kind: "modify",
+  audience: "commands",
   description:
     "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading lines both sections share locate the edit and must occur exactly once in the file; an empty EDIT section creates a file. Returns each block's status.",
   params: z

@@ -1,5 +1,6 @@
 // Tools that only read: every file comes back versioned and hashed.
 import * as z from "zod";
+import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
 import { expandGlob, isGlob } from "../workspace/walk.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
@@ -13,34 +14,83 @@ function remember(ctx: ToolContext, state: FileState): void {
   ctx.session?.filesInContext.add(state.file_path);
 }
 
+/** A file longer than this, read without offset/limit, comes back as its first this many lines. */
+export const READ_LINES_DEFAULT = 2000;
+
+/** How many files read_many_files reads at once (the ledger awaits realpath, open, read and close per file). */
+const READ_CONCURRENCY = 32;
+
 export const readFile = defineTool({
   name: "read_file",
   kind: "read",
   description:
-    "Read a file. Returns {file_path, version, sha256, content}: the text the user sees (unsaved editor changes included), the editor's version number (null when read from disk) and the sha256 of the content. Keep the sha256: every write must name it as base_content_sha256. When a file appears several times in the conversation, only the newest state counts.",
-  params: z.object({ file_path: filePath }).strict(),
+    `Read a file. Returns {file_path, version, sha256, content}: the text the user sees (unsaved editor changes included), the editor's version number (null when read from disk) and the sha256 of the content. Keep the sha256: every write must name it as base_content_sha256. When a file appears several times in the conversation, only the newest state counts. For part of a file give offset (first line, 1-based) and limit (lines): the answer then also has start_line, end_line, total_lines and truncated: true, content is those lines only, and sha256 is still the whole file's, so safe_patch built on it works. A file over ${READ_LINES_DEFAULT} lines read without them comes back as its first ${READ_LINES_DEFAULT} lines.`,
+  params: z
+    .object({
+      file_path: filePath,
+      offset: z.number().int().min(1, "is the first line to read, counted from 1").optional().describe("First line to read (1-based). With limit, for reading part of a large file."),
+      limit: z.number().int().min(1, "is how many lines to read, at least 1").optional().describe(`How many lines to read from offset (default ${READ_LINES_DEFAULT}).`),
+    })
+    .strict(),
   async run(args, ctx) {
     const resolved = await ctx.workspace.resolve(args.file_path, "read");
     if (!resolved.ok) return failureEnvelope(resolved.error);
     const state = await ctx.workspace.read(resolved.value);
     if (!state.ok) return failureEnvelope(state.error);
     remember(ctx, state.value);
-    return okEnvelope({ ...state.value });
+    const ranged = lineRange(state.value, args.offset, args.limit);
+    if (!ranged.ok) return failureEnvelope(ranged.error);
+    return okEnvelope(ranged.value);
   },
 });
+
+/** Where each line of `text` starts (a text without a final newline still ends a last line). */
+function lineStarts(text: string): number[] {
+  const starts: number[] = [];
+  if (text === "") return starts;
+  starts.push(0);
+  for (let nl = text.indexOf("\n"); nl !== -1 && nl + 1 < text.length; nl = text.indexOf("\n", nl + 1)) starts.push(nl + 1);
+  return starts;
+}
+
+/**
+ * The whole state, or the lines asked for: content cut to them, with
+ * start_line, end_line, total_lines, truncated and how to read on. The sha256
+ * stays the whole file's: it is the lock, and hunks are placed by content.
+ */
+function lineRange(state: FileState, offset: number | undefined, limit: number | undefined): Outcome<Record<string, unknown>> {
+  const starts = lineStarts(state.content);
+  const total = starts.length;
+  const first = offset ?? 1;
+  if (first > Math.max(total, 1)) {
+    return fail("invalid_argument", `offset ${first} is past the end of ${state.file_path}, which has ${total} line${total === 1 ? "" : "s"}.`, [
+      `Call read_file with an offset from 1 to ${Math.max(total, 1)}.`,
+    ]);
+  }
+  const last = Math.min(total, first - 1 + (limit ?? READ_LINES_DEFAULT));
+  if (first === 1 && last === total) return succeed({ ...state });
+  const content = state.content.slice(starts[first - 1] ?? 0, last < total ? starts[last] : state.content.length);
+  const note =
+    last < total
+      ? `Lines ${first}-${last} of ${total}. To read on, call read_file with offset ${last + 1}${limit === undefined ? "" : ` and limit ${limit}`}; the sha256 is the whole file's, so an edit built on this part works.`
+      : `Lines ${first}-${last} of ${total} (the end of the file); the sha256 is the whole file's.`;
+  return succeed({ ...state, content, start_line: first, end_line: last, total_lines: total, truncated: true, note });
+}
+
+type ReadError = { file_path: string; code: string; message: string };
 
 export const readManyFiles = defineTool({
   name: "read_many_files",
   kind: "read",
   description:
-    "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: [{file_path, version, sha256, content}], errors}: each file versioned and hashed exactly as read_file does. node_modules and .git are skipped unless named explicitly.",
+    "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: [{file_path, version, sha256, content}], errors}: each file versioned and hashed exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git are skipped unless named explicitly.",
   params: z
     .object({
       file_paths: z.array(filePath).min(1, "must list at least one path or pattern").describe("Paths or glob patterns, workspace-relative."),
     })
     .strict(),
   async run(args, ctx) {
-    const errors: { file_path: string; code: string; message: string }[] = [];
+    const errors: ReadError[] = [];
     const wanted: string[] = [];
     for (const pattern of args.file_paths) {
       if (!isGlob(pattern)) {
@@ -66,39 +116,46 @@ export const readManyFiles = defineTool({
     const files: FileState[] = [];
     const seen = new Set<string>();
     let bytes = 0;
-    for (let i = 0; i < wanted.length; i++) {
+    // Read a window at a time, kept in order: the limits and the duplicates are decided in the order asked.
+    for (let at = 0; at < wanted.length; at += READ_CONCURRENCY) {
       if (ctx.signal.aborted) return failureEnvelope({ code: "cancelled", message: "Cancelled while reading files.", suggestions: [] });
-      const name = wanted[i]!;
-      if (files.length >= READ_MANY_LIMITS.files || bytes >= READ_MANY_LIMITS.bytes) {
-        // One error for the rest, with the count: not one per file left out.
-        const left = wanted.length - i;
-        errors.push({
-          file_path: name,
-          code: "invalid_argument",
-          message: `Not read: ${name} and the ${left - 1} file(s) after it; the call reached its limit (${READ_MANY_LIMITS.files} files or ${READ_MANY_LIMITS.bytes / 1024 / 1024} MB). Ask for fewer files.`,
-        });
-        break;
+      const window = wanted.slice(at, at + READ_CONCURRENCY);
+      const reads = await Promise.all(window.map((name) => readOne(ctx, name)));
+      for (let j = 0; j < reads.length; j++) {
+        const i = at + j;
+        const name = wanted[i]!;
+        if (files.length >= READ_MANY_LIMITS.files || bytes >= READ_MANY_LIMITS.bytes) {
+          // One error for the rest, with the count: not one per file left out.
+          const left = wanted.length - i;
+          errors.push({
+            file_path: name,
+            code: "invalid_argument",
+            message: `Not read: ${name} and the ${left - 1} file(s) after it; the call reached its limit (${READ_MANY_LIMITS.files} files or ${READ_MANY_LIMITS.bytes / 1024 / 1024} MB). Ask for fewer files.`,
+          });
+          return okEnvelope({ files, errors });
+        }
+        const read = reads[j]!;
+        if (!read.ok) {
+          errors.push({ file_path: name, code: read.error.code, message: read.error.message });
+          continue;
+        }
+        if (seen.has(read.value.uri)) continue;
+        seen.add(read.value.uri);
+        bytes += read.value.content.length;
+        files.push(read.value);
+        remember(ctx, read.value);
       }
-      const resolved = await ctx.workspace.resolve(name, "read");
-      if (!resolved.ok) {
-        errors.push({ file_path: name, code: resolved.error.code, message: resolved.error.message });
-        continue;
-      }
-      if (seen.has(resolved.value.abs)) continue;
-      seen.add(resolved.value.abs);
-      const state = await ctx.workspace.read(resolved.value);
-      if (!state.ok) {
-        errors.push({ file_path: name, code: state.error.code, message: state.error.message });
-        continue;
-      }
-      bytes += state.value.content.length;
-      files.push(state.value);
-      remember(ctx, state.value);
-      if (wanted.length > 20 && i % 50 === 0) ctx.progress?.(`Read ${i + 1} of ${wanted.length} files`, Math.round(((i + 1) / wanted.length) * 100));
+      if (wanted.length > 20) ctx.progress?.(`Read ${Math.min(at + READ_CONCURRENCY, wanted.length)} of ${wanted.length} files`, Math.round((Math.min(at + READ_CONCURRENCY, wanted.length) / wanted.length) * 100));
     }
     return okEnvelope({ files, errors });
   },
 });
+
+async function readOne(ctx: ToolContext, name: string): Promise<Outcome<FileState>> {
+  const resolved = await ctx.workspace.resolve(name, "read");
+  if (!resolved.ok) return resolved;
+  return ctx.workspace.read(resolved.value);
+}
 
 export const listFiles = defineTool({
   name: "list_files",

@@ -5,16 +5,25 @@ import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";
 import { listFiles, readFile, readManyFiles } from "./read-tools.js";
-import type { Tool, ToolContext } from "./tool.js";
+import { findFiles, searchFiles } from "./search-tools.js";
+import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
 
-export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, writeFile, safePatch, edit, applyEditBlocks];
+/** Every tool, conditional ones included; `toolsFor` says which exist in a running server. */
+export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks];
 
-/** The tools the agent's model is given (edit blocks come from its text, not a call). */
-export const MODEL_TOOL_NAMES = ["read_file", "read_many_files", "list_files", "write_file", "safe_patch", "edit"] as const;
+/** The tools that exist under these conditions (a tool without `available` always does). */
+export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[] = TOOLS): Tool[] {
+  return tools.filter((t) => t.available === undefined || t.available(conditions));
+}
 
-export function findTool(name: string): Tool | undefined {
-  return TOOLS.find((t) => t.name === name);
+/** The tools a model is given: every existing tool but the commands-only ones. */
+export function modelTools(conditions: ToolConditions = {}): Tool[] {
+  return toolsFor(conditions).filter((t) => t.audience !== "commands");
+}
+
+export function findTool(name: string, conditions: ToolConditions = {}): Tool | undefined {
+  return toolsFor(conditions).find((t) => t.name === name);
 }
 
 /** Names each problem by its field, in words a model can act on. */
@@ -40,20 +49,22 @@ export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
   return schema;
 }
 
-export function functionDeclarations(names: readonly string[] = MODEL_TOOL_NAMES): FunctionDeclaration[] {
-  return names.map((name) => {
-    const tool = findTool(name);
-    if (!tool) throw new Error(`no tool named ${name}`);
-    return { name: tool.name, description: tool.description, parametersJsonSchema: jsonSchemaOf(tool) };
-  });
+export function declarationOf(tool: Tool): FunctionDeclaration {
+  return { name: tool.name, description: tool.description, parametersJsonSchema: jsonSchemaOf(tool) };
+}
+
+/** What the model is shown: one declaration per model tool existing under these conditions. */
+export function functionDeclarations(conditions: ToolConditions = {}): FunctionDeclaration[] {
+  return modelTools(conditions).map(declarationOf);
 }
 
 /** Validates, then runs. Expected failures come back as envelopes; a thrown error is a bug, reported as internal_error. */
 export async function invokeTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<Envelope> {
-  const tool = findTool(name);
+  const existing = toolsFor(ctx.conditions);
+  const tool = existing.find((t) => t.name === name);
   if (!tool) {
-    const near = closestNames(name, TOOLS.map((t) => t.name));
-    return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${TOOLS.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
+    const near = closestNames(name, existing.map((t) => t.name));
+    return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${existing.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
   }
   const parsed = tool.params.safeParse(rawArgs ?? {});
   if (!parsed.success) {

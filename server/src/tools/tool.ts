@@ -60,8 +60,21 @@ export interface ToolContext {
   approve: Approver;
   session?: SessionContext;
   corrector?: EditCorrector;
+  /** Which conditional tools exist for this caller (see `ToolConditions`); none when absent. */
+  conditions?: ToolConditions;
   /** Work-done progress, where the front door can show it. */
   progress?: (message: string, percentage?: number) => void;
+}
+
+/**
+ * Facts of the running server that decide which conditional tools exist (a
+ * wrapped language server, the model's provider). Absent fields mean "no".
+ */
+export interface ToolConditions {
+  /** lockstep runs in front of another language server (`--wrap`). */
+  wrapped?: boolean;
+  /** The agent's model provider, when one is configured. */
+  provider?: string;
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
@@ -69,6 +82,10 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   /** What the model reads: the usage protocol in plain words. */
   description: string;
   kind: ToolKind;
+  /** `commands`: an LSP and CLI command only, never declared to a model (edit blocks come from its text). */
+  audience?: "everyone" | "commands";
+  /** For a tool that exists only under a condition: whether it exists under these. Absent: always. */
+  available?(conditions: ToolConditions): boolean;
   /** Validates every argument and is the JSON Schema the model is shown. */
   params: Schema;
   run(args: z.output<Schema>, ctx: ToolContext): Promise<Envelope>;
