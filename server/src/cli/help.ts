@@ -9,7 +9,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
   lockstep read FILE... [--root DIR]
-  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME]
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
 
@@ -41,11 +41,13 @@ model's answer on stdin. --stage runs git add on the files it changed.
 Prints each file's {file_path, version, sha256, content}; patterns such as 'src/**/*.ts' expand below the root.
 
   lockstep read src/app.ts`,
-  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE]
+  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).
+--provider openai talks to any OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenRouter).
 
-  lockstep ask "rename the helper in @src/app.ts to parseDate"`,
+  lockstep ask "rename the helper in @src/app.ts to parseDate"
+  lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"`,
   demo: `lockstep demo [--keep]
 
 Runs a recorded session offline on a copy of the demo project (--keep: leave the copy).

@@ -49,6 +49,8 @@ export interface AskOptions {
   yes: boolean;
   replay?: string;
   replayDelayMs?: number;
+  /** Model settings from --provider, --base-url and --model. */
+  model?: { provider?: string; baseUrl?: string; model?: string };
   debug?: boolean;
   /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
   onEvent?: (event: StreamEvent) => Promise<void>;
@@ -150,6 +152,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
       },
       initializationOptions: {
         ...(options.replay ? { replay: options.replay, replayDelayMs: options.replayDelayMs ?? 0 } : {}),
+        ...options.model,
       },
     });
     await conn.sendNotification("initialized", {});
@@ -175,7 +178,15 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { root: { type: "string" }, yes: { type: "boolean" }, replay: { type: "string" }, debug: { type: "boolean" } },
+    options: {
+      root: { type: "string" },
+      yes: { type: "boolean" },
+      replay: { type: "string" },
+      debug: { type: "boolean" },
+      provider: { type: "string" },
+      "base-url": { type: "string" },
+      model: { type: "string" },
+    },
   });
   const prompt = positionals.join(" ").trim();
   if (!prompt) {
@@ -184,7 +195,18 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   }
   const root = path.resolve(values.root ?? process.cwd());
   const { status } = await askThroughServer(
-    { root, prompt, yes: values.yes ?? false, debug: values.debug ?? false, ...(values.replay ? { replay: path.resolve(values.replay) } : {}) },
+    {
+      root,
+      prompt,
+      yes: values.yes ?? false,
+      debug: values.debug ?? false,
+      ...(values.replay ? { replay: path.resolve(values.replay) } : {}),
+      model: {
+        ...(values.provider !== undefined ? { provider: values.provider } : {}),
+        ...(values["base-url"] !== undefined ? { baseUrl: values["base-url"] } : {}),
+        ...(values.model !== undefined ? { model: values.model } : {}),
+      },
+    },
     io,
   );
   return status === "done" ? 0 : 1;

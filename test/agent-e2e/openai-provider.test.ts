@@ -1,0 +1,65 @@
+// The agent on an OpenAI-compatible endpoint as a user runs it: `lockstep ask
+// --provider openai --base-url … --model …` spawns the server, which loads the
+// real openai package and talks to a fake endpoint on loopback. A read, a patch
+// built on the sha256 it returned, and an answer; no key needed for a local server.
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPatch } from "diff";
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import { sha256Of, tempDir } from "../support/workspace-fixture.js";
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../bin/lockstep.js");
+let fake: FakeOpenAi | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+function ask(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
+describe("lockstep ask with provider openai", () => {
+  it("reads, patches on the sha256 it read, and answers, against a local endpoint without a key", async () => {
+    const root = await fs.realpath(tempDir("lockstep-openai-"));
+    const before = "export function area(w: number, h: number): number {\n  return w * h;\n}\n";
+    const after = before.replace("return w * h;", "return h * w;");
+    await fs.writeFile(path.join(root, "area.ts"), before);
+    fake = await startFakeOpenAi([
+      { text: "Reading the file.", calls: [{ name: "read_file", args: { file_path: "area.ts" } }] },
+      { calls: [{ name: "safe_patch", args: { file_path: "area.ts", unified_diff: createPatch("area.ts", before, after), base_content_sha256: sha256Of(before) } }] },
+      { text: "Swapped the factors." },
+    ]);
+    const env = { ...process.env, OPENAI_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "" };
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "qwen2.5-coder:7b", "--yes", "swap the factors in area.ts"], env);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("Swapped the factors.");
+    expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[0]).toMatchObject({ model: "qwen2.5-coder:7b" });
+    // The patch's result went back as a tool message answering its call id.
+    const last = fake.requests[2]!["messages"] as { role: string; tool_call_id?: string; content?: string }[];
+    const tool = last.filter((m) => m.role === "tool").at(-1)!;
+    expect(tool.tool_call_id).toBe("call_0_safe_patch");
+    expect(JSON.parse(tool.content!)).toMatchObject({ ok: true, data: { latest_file_state: { sha256: sha256Of(after) } } });
+  }, 60_000);
+
+  it("without a model named, says so", async () => {
+    const root = await fs.realpath(tempDir("lockstep-openai-"));
+    fake = await startFakeOpenAi([{ text: "never" }]);
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--yes", "anything"], { ...process.env });
+    expect(run.code).not.toBe(0);
+    expect(run.out).toMatch(/model/);
+    expect(fake.requests).toHaveLength(0);
+  }, 60_000);
+});
