@@ -5,6 +5,7 @@
 // test doubles.
 import { errorEnvelope } from "../tools/envelope.js";
 import type { Envelope } from "../tools/envelope.js";
+import { compactFileStates } from "./history-compaction.js";
 import { isModelError } from "./model.js";
 import type { FunctionCall, FunctionDeclaration, Message, Model, Part } from "./model.js";
 
@@ -84,6 +85,8 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       });
     }
     events.onTurn?.(turn);
+    // One copy of each file: older states of a file the history holds a newer state of become markers.
+    compactFileStates(history);
 
     // ---- one model turn ----
     let turnText = "";
