@@ -7,9 +7,19 @@
 //   lines as they should be
 //   »»» EDIT END
 //
+// or, in the form models are trained on most (aider's), with the same meaning:
+//
+//   path/to/file.ext
+//   <<<<<<< SEARCH
+//   lines as they are in the file
+//   =======
+//   lines as they should be
+//   >>>>>>> REPLACE
+//
 // The parser works line by line, so a chunk may end anywhere (inside a marker,
 // between the two halves of a surrogate pair or of a CRLF): the unfinished line
-// waits for the next chunk. Everything outside a block is prose and is skipped.
+// waits for the next chunk. Everything outside a block is prose and is skipped;
+// a fence line between the path and the opening marker is allowed.
 
 export interface EditBlock {
   /** 0-based order of the block in the text. */
@@ -37,6 +47,19 @@ export const EDIT_MARKER = "««« EDIT";
 export const REPL_MARKER = "═══════ REPL";
 export const END_MARKER = "»»» EDIT END";
 
+/** The two notations: the opening, middle and closing marker of each, as regular expressions on a trimmed line. */
+type Format = "edit" | "search";
+const MARKERS: Record<Format, { open: RegExp; middle: RegExp; end: RegExp }> = {
+  edit: { open: /^««« EDIT$/, middle: /^═══════ REPL$/, end: /^»»» EDIT END$/ },
+  search: { open: /^<{5,9} SEARCH$/, middle: /^={5,9}$/, end: /^>{5,9} REPLACE$/ },
+};
+
+function openingFormat(marker: string): Format | undefined {
+  if (MARKERS.edit.open.test(marker)) return "edit";
+  if (MARKERS.search.open.test(marker)) return "search";
+  return undefined;
+}
+
 /** A block whose EDIT section is empty creates its file. */
 export function isCreateBlock(block: EditBlock): boolean {
   return block.old === "";
@@ -44,7 +67,7 @@ export function isCreateBlock(block: EditBlock): boolean {
 
 type State =
   | { kind: "scanning"; path?: { file_path: string; line: number } }
-  | { kind: "old" | "new"; file_path: string; line: number; old: string[]; new: string[] };
+  | { kind: "old" | "new"; format: Format; file_path: string; line: number; old: string[]; new: string[] };
 
 export class EditBlockParser {
   private pending = "";
@@ -93,10 +116,9 @@ export class EditBlockParser {
     const state = this.state;
 
     if (state.kind === "scanning") {
-      if (marker === EDIT_MARKER) {
-        this.state = state.path
-          ? { kind: "old", ...state.path, old: [], new: [] }
-          : { kind: "scanning" };
+      const format = openingFormat(marker);
+      if (format !== undefined) {
+        this.state = state.path ? { kind: "old", format, ...state.path, old: [], new: [] } : { kind: "scanning" };
       } else if (!isFence(marker)) {
         const file_path = pathFromLine(line);
         this.state = file_path === undefined ? { kind: "scanning" } : { kind: "scanning", path: { file_path, line: this.lineNo } };
@@ -105,18 +127,20 @@ export class EditBlockParser {
     }
 
     const lines = state.kind === "old" ? state.old : state.new;
-    if (marker === EDIT_MARKER) {
-      // The open block lost its END marker; the line before may be the next block's path.
+    const markers = MARKERS[state.format];
+    if (markers.open.test(marker)) {
+      // The open block lost its closing marker; the line before may be the next block's path.
       this.unterminated++;
       const previous = lines.pop();
       const file_path = previous === undefined ? undefined : pathFromLine(previous);
       this.state = file_path === undefined
         ? { kind: "scanning" }
-        : { kind: "old", file_path, line: this.lineNo - 1, old: [], new: [] };
-    } else if (marker === REPL_MARKER) {
-      if (state.kind === "old") state.kind = "new";
-      else this.abandon();
-    } else if (marker === END_MARKER) {
+        : { kind: "old", format: state.format, file_path, line: this.lineNo - 1, old: [], new: [] };
+    } else if (markers.middle.test(marker) && state.kind === "old") {
+      state.kind = "new";
+    } else if (markers.middle.test(marker) && state.format === "edit") {
+      this.abandon(); // a second REPL marker
+    } else if (markers.end.test(marker)) {
       if (state.kind === "new") {
         out.push({
           index: this.nextIndex++,
