@@ -4,12 +4,13 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
-import { functionDeclarations, invokeTool } from "../tools/registry.js";
+import { findTool, functionDeclarations, invokeTool } from "../tools/registry.js";
 import { describeIssues } from "../tools/registry.js";
-import type { Approver, EditCorrector, ToolContext } from "../tools/tool.js";
+import type { Approver, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
 import { isModelError, type Model } from "./model.js";
+import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { runTurnLoop, type ToolRunner } from "./turn-loop.js";
@@ -47,6 +48,8 @@ export interface AgentDeps {
   corrector?: EditCorrector;
   emit: (event: StreamEvent) => void;
   limits: () => { maxTurns: number; maxToolCalls: number };
+  /** Which conditional tools exist in this server (a wrapped language server, …); none when absent. */
+  conditions?: () => ToolConditions;
   /** --debug: every tool call the model makes and its result. */
   log?: (what: string, value: unknown) => void;
 }
@@ -62,8 +65,6 @@ export interface JobRecord {
   done: Promise<void>;
   controller: AbortController;
 }
-
-const MODIFYING = new Set(["write_file", "safe_patch", "edit"]);
 
 /** A one-line account of what a read returned, for the stream. */
 function readSummary(data: Record<string, unknown>): string {
@@ -125,6 +126,11 @@ export class AgentService {
     return job;
   }
 
+  /** The project instruction file every run reads (AGENTS.md, else GEMINI.md), or null: for lockstep.session. */
+  async projectInstructions(): Promise<string | null> {
+    return (await readProjectInstructions(this.deps.workspace()))?.file_path ?? null;
+  }
+
   cancelAll(): void {
     for (const job of this.jobs.values()) job.controller.abort();
   }
@@ -154,13 +160,20 @@ export class AgentService {
       const message = error instanceof Error ? error.message : String(error);
       return this.end(job, "failed", { code: isModelError(error) ? error.code : "internal_error", message });
     }
-    const ctx: ToolContext = { workspace: this.deps.workspace(), signal, approve: this.deps.approve, session, ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}) };
+    const ctx: ToolContext = {
+      workspace: this.deps.workspace(),
+      signal,
+      approve: this.deps.approve,
+      session,
+      ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}),
+      ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),
+    };
     this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
     const generation = session.generation;
     const prompt = await this.promptText(params, ctx);
     const runner: ToolRunner = {
-      declarations: () => functionDeclarations(),
+      declarations: () => functionDeclarations(ctx.conditions),
       run: async (call, callSignal) => {
         const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
         this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
@@ -171,7 +184,7 @@ export class AgentService {
         if (job.status !== "running" || job.controller.signal.aborted) return result;
         const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
-        const changed = result.ok && MODIFYING.has(call.name) && result.data["applied"] === true && state?.file_path;
+        const changed = result.ok && findTool(call.name, ctx.conditions)?.kind === "modify" && result.data["applied"] === true && state?.file_path;
         if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);
         job.tool_calls.push({ name: call.name, ...(file ? { file_path: file } : {}), ok: result.ok, message });
         this.deps.emit({ job_id: job.id, kind: "tool_result", tool: call.name, ok: result.ok, message, ...(file ? { file_path: file } : {}) });
@@ -181,7 +194,7 @@ export class AgentService {
     const result = await runTurnLoop({
       model,
       tools: runner,
-      system: buildSystemPrompt(),
+      system: buildSystemPrompt(instructionsSection(await readProjectInstructions(ctx.workspace))),
       history: session.history,
       prompt: [{ text: prompt }],
       limits: this.deps.limits(),

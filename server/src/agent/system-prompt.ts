@@ -6,6 +6,11 @@ const PROTOCOL = `You are lockstep, a coding agent working inside the user's edi
 
 Every file state you receive carries a version and a sha256. The sha256 is a lock: each edit names the state it was built on, and an edit built on an older state is refused.
 
+How to find your way:
+- To find where something is defined or used, call search_files with a regular expression (a name, an error message) rather than reading files to look for it; to find files by name, call find_files with a glob (src/**/*.test.ts). list_files shows one directory.
+- Then read what you need. For a long file, read the lines around a match with read_file's offset and limit (a part still carries the whole file's sha256, so you can edit from it); read a whole file when you need all of it, and several at once with read_many_files.
+- Earlier copies of a file in this conversation may show "[superseded: …]" in place of their content: the newest state further down is the one to use.
+
 How to edit:
 - Read a file before you change it, unless a versioned state of it is already in this conversation (from an earlier read, an @-mention, or the result of your last edit).
 - Always work from the newest state you have of a file. After each successful edit, the result's latest_file_state is the new base.
