@@ -2,17 +2,17 @@
 // the registry, as the user's own action (no approval prompt); the agent's
 // commands go to the agent service. Every answer is an envelope.
 import { errorEnvelope, type Envelope } from "../tools/envelope.js";
-import { TOOLS, invokeTool } from "../tools/registry.js";
-import type { ToolContext } from "../tools/tool.js";
+import { invokeTool, toolsFor } from "../tools/registry.js";
+import type { ToolConditions, ToolContext } from "../tools/tool.js";
 
 export const AGENT_COMMANDS = ["ask", "job", "cancel", "session", "reset_session", "decide"] as const;
 export type AgentCommand = (typeof AGENT_COMMANDS)[number];
 
 export const COMMAND_PREFIX = "lockstep.";
 
-/** Every command the server lists in executeCommandProvider. */
-export function commandNames(): string[] {
-  return [...TOOLS.map((t) => t.name), ...AGENT_COMMANDS].map((n) => COMMAND_PREFIX + n);
+/** Every command the server lists in executeCommandProvider: the tools that exist under `conditions`, and the agent's. */
+export function commandNames(conditions: ToolConditions = {}): string[] {
+  return [...toolsFor(conditions).map((t) => t.name), ...AGENT_COMMANDS].map((n) => COMMAND_PREFIX + n);
 }
 
 export interface CommandRoutes {

@@ -22,7 +22,7 @@ import type { Model } from "../agent/model.js";
 import { ModelFactory } from "../agent/model-factory.js";
 import { Session } from "../agent/session.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
-import { invokeTool } from "../tools/registry.js";
+import { findTool, invokeTool } from "../tools/registry.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { VERSION } from "../version.js";
@@ -121,7 +121,7 @@ export async function runServer(argv: string[]): Promise<number> {
       case "cancel":
         return agent.cancel(args);
       case "session":
-        return okEnvelope({ ...session.facts(), provider: settings.provider, model: settings.model ?? (settings.provider === "gemini" ? "gemini-2.5-flash" : null), baseUrl: settings.baseUrl ?? null, key_found: keyFound(settings), approval: settings.approval, version: VERSION, companion: companion.facts() });
+        return okEnvelope({ ...session.facts(), project_instructions: await agent.projectInstructions(), provider: settings.provider, model: settings.model ?? (settings.provider === "gemini" ? "gemini-2.5-flash" : null), baseUrl: settings.baseUrl ?? null, key_found: keyFound(settings), approval: settings.approval, version: VERSION, companion: companion.facts() });
       case "reset_session":
         agent.cancelAll();
         desk.rejectAll();
@@ -197,7 +197,7 @@ export async function runServer(argv: string[]): Promise<number> {
       );
     }
     debug("result", result);
-    if (!result.ok && /^lockstep\.(safe_patch|edit|write_file|apply_edit_blocks)$/.test(command)) warn(result.error.message);
+    if (!result.ok && findTool(command.slice("lockstep.".length))?.kind === "modify") warn(result.error.message);
     else if (result.ok && command === "lockstep.apply_edit_blocks") {
       const blocks = (result.data["blocks"] ?? []) as unknown[];
       notify(MessageType.Info, `lockstep: ${blocks.length} edit block${blocks.length === 1 ? "" : "s"} ${params.arguments?.[0] && (params.arguments[0] as { dry_run?: boolean }).dry_run ? "checked" : "applied"}.`);
