@@ -50,7 +50,7 @@ describe("a client that answers applied: true without applying", () => {
     client.lies = Infinity;
     const first = await client.command("safe_patch", { file_path: FILE, unified_diff: change(TEXT, "const v3 = 3;", "const v3 = 30;"), base_content_sha256: sha256(TEXT) });
     expect(first.ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 3_100)); // past the claim's expiry (5 waits of 600 ms)
+    await new Promise((r) => setTimeout(r, 3_100)); // past the claim's expiry (3 waits of 1 s)
     const read = await client.command("read_file", { file_path: FILE });
     expect(read).toMatchObject({ ok: true, data: { content: TEXT, sha256: sha256(TEXT) } });
   });

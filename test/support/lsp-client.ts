@@ -702,13 +702,13 @@ export class TestClient {
 
   /**
    * eglot's didChange goes out on a 0.5 s idle timer, which does not fire while
-   * Emacs waits for a reply to its own request: re-armed until no request is out.
+   * Emacs waits for a reply to its own request: held until no request is out.
    */
-  private idleTimer(buffer: Buffer): void {
+  private idleTimer(buffer: Buffer, ms = EGLOT_IDLE_MS): void {
     buffer.timer = setTimeout(() => {
-      if (this.outstanding > 0) this.idleTimer(buffer);
+      if (this.outstanding > 0) this.idleTimer(buffer, 10);
       else this.sendChanges(buffer);
-    }, EGLOT_IDLE_MS);
+    }, ms);
   }
 
   private sendChanges(buffer: Buffer): void {

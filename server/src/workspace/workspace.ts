@@ -49,10 +49,10 @@ export type ClosedFileEdits = "editor" | "disk";
  * is refused: nothing is sent on a state nobody confirmed. Only that case waits;
  * a command never waits for its own didChange.
  */
-export const DEFAULT_PENDING_WAIT_MS = 600;
+export const DEFAULT_PENDING_WAIT_MS = 1000;
 
 /** A claim unconfirmed for this many pending waits is dropped: reads show the editor's own report again. */
-const UNCONFIRMED_EXPIRY_FACTOR = 5;
+const UNCONFIRMED_EXPIRY_FACTOR = 3;
 
 /** How many files' last hash the workspace remembers. */
 const HASH_MEMORY = 256;
