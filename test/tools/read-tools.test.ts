@@ -182,3 +182,60 @@ describe("the session records what the model has read", () => {
     expect([...(ws.ctx.session?.filesInContext ?? [])].sort()).toEqual(["README.md", "src/config.ts", "src/lib/greet.ts"]);
   });
 });
+
+describe("read_file with offset and limit", () => {
+  const numbered = (n: number, eol = "\n") => Array.from({ length: n }, (_, i) => `line ${i + 1}${eol}`).join("");
+
+  it("returns the lines asked for, with start_line, end_line, total_lines, truncated and the whole file's sha256", async () => {
+    const ws = await makeWorkspace({ "big.txt": numbered(10, "\r\n") });
+    const result = await ws.call("read_file", { file_path: "big.txt", offset: 4, limit: 3 });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { file_path: "big.txt", content: "line 4\r\nline 5\r\nline 6\r\n", start_line: 4, end_line: 6, total_lines: 10, truncated: true, sha256: sha256Of(numbered(10, "\r\n")) },
+    });
+    expect(result.data?.["note"]).toMatch(/offset 7 and limit 3/);
+  });
+
+  it("reads to the end from an offset, and gives the whole state (no range fields) when the range is the whole file", async () => {
+    const ws = await makeWorkspace({ "f.txt": "a\nb\nc" });
+    expect((await ws.call("read_file", { file_path: "f.txt", offset: 2 })).data).toMatchObject({ content: "b\nc", start_line: 2, end_line: 3, total_lines: 3 });
+    const whole = await ws.call("read_file", { file_path: "f.txt", offset: 1, limit: 50 });
+    expect(whole.data).not.toHaveProperty("truncated");
+    expect(whole.data?.["content"]).toBe("a\nb\nc");
+  });
+
+  it("gives a file over 2,000 lines as its first 2,000, with a note on how to read on", async () => {
+    const ws = await makeWorkspace({ "long.txt": numbered(2500) });
+    const result = await ws.call("read_file", { file_path: "long.txt" });
+    expect(result.data).toMatchObject({ start_line: 1, end_line: 2000, total_lines: 2500, truncated: true, sha256: sha256Of(numbered(2500)) });
+    expect(String(result.data?.["content"]).endsWith("line 2000\n")).toBe(true);
+    expect(result.data?.["note"]).toMatch(/offset 2001/);
+  });
+
+  it("refuses an offset past the end, and a zero or negative offset or limit, naming the field", async () => {
+    const ws = await makeWorkspace({ "f.txt": "a\nb\n" });
+    expect(await ws.call("read_file", { file_path: "f.txt", offset: 5 })).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("has 2 lines") as string } });
+    expect(await ws.call("read_file", { file_path: "f.txt", offset: 0 })).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("`offset`") as string } });
+    expect(await ws.call("read_file", { file_path: "f.txt", limit: -1 })).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("`limit`") as string } });
+  });
+
+  it("a safe_patch built on a partial read applies: hunks are placed by content, the lock is the whole file's sha256", async () => {
+    const ws = await makeWorkspace({ "long.txt": numbered(3000) });
+    const part = await ws.call("read_file", { file_path: "long.txt", offset: 2500, limit: 5 });
+    const diff = "@@ -2501,3 +2501,3 @@\n line 2501\n-line 2502\n+line 2502 changed\n line 2503\n";
+    const patched = await ws.call("safe_patch", { file_path: "long.txt", unified_diff: diff, base_content_sha256: part.data?.["sha256"] });
+    expect(patched).toMatchObject({ ok: true });
+    expect(await ws.text("long.txt")).toContain("line 2502 changed\nline 2503\n");
+  });
+});
+
+describe("read_many_files over many files", () => {
+  it("returns them in the order asked, each once, with concurrency inside", async () => {
+    const tree = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f/${String(i).padStart(3, "0")}.txt`, `file ${i}\n`]));
+    const ws = await makeWorkspace(tree);
+    const asked = [...Object.keys(tree)].reverse();
+    const result = await ws.call("read_many_files", { file_paths: [...asked, asked[0]!] });
+    expect(files(result.data).map((f) => f.file_path)).toEqual(asked);
+    expect(result.data?.["errors"]).toEqual([]);
+  });
+});

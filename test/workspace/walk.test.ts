@@ -79,3 +79,60 @@ describe("expandGlob", () => {
     );
   });
 });
+
+describe("the walker beyond the first root", () => {
+  it("expands a relative pattern in every root; names in other roots are absolute, so they resolve back", async () => {
+    const base = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-roots-")));
+    await fs.mkdir(path.join(base, "one", "src"), { recursive: true });
+    await fs.mkdir(path.join(base, "two", "src"), { recursive: true });
+    await fs.writeFile(path.join(base, "one", "src", "a.ts"), "a");
+    await fs.writeFile(path.join(base, "two", "src", "b.ts"), "b");
+    const two = await Sandbox.create([path.join(base, "one"), path.join(base, "two")]);
+    const r = await expandGlob(two, "src/*.ts", { limit: 10, signal });
+    expect(r.ok && r.value.files).toEqual(["src/a.ts", path.join(base, "two", "src", "b.ts")]);
+    const absolute = await expandGlob(two, `${path.join(base, "two")}/**/*.ts`, { limit: 10, signal });
+    expect(absolute.ok && absolute.value.files).toEqual([path.join(base, "two", "src", "b.ts")]);
+    const resolved = await two.resolve(path.join(base, "two", "src", "b.ts"), "read");
+    expect(resolved.ok && resolved.value.root).toBe(path.join(base, "two"));
+  });
+});
+
+describe("compiled globs", () => {
+  it.each<[glob: string, yes: string[], no: string[]]>([
+    ["**/*.ts", ["a.ts", "x/y/a.ts"], ["a.tsx", "a.ts/b"]],
+    ["src/**", ["src/a", "src/x/y"], ["src", "lib/a"]],
+    ["*.{ts,tsx}", ["a.ts", "a.tsx"], ["x/a.ts", "a.js"]],
+    ["a?c[0-9].[!j]s", ["abc1.ts"], ["abc1.js", "a/c1.ts"]],
+    ["x/**/y/*.md", ["x/y/a.md", "x/1/2/y/a.md"], ["x/y/z/a.md"]],
+    ["[unclosed", ["[unclosed"], ["u"]],
+  ])("%s matches %j, not %j", async (glob, yes, no) => {
+    const { compileGlob } = await import("../../server/src/workspace/walk/glob.js");
+    const { prefix, regex } = compileGlob(glob);
+    const test = (name: string) => (prefix === "" ? regex.test(name) : name.startsWith(`${prefix}/`) && regex.test(name.slice(prefix.length + 1)));
+    for (const name of yes) expect({ name, match: test(name) }).toEqual({ name, match: true });
+    for (const name of no) expect({ name, match: test(name) }).toEqual({ name, match: false });
+  });
+});
+
+describe("every walk stays inside the root", () => {
+  it("property: find_files and search_files report no name outside the root, with links to / and to a sibling", async () => {
+    const { invokeTool } = await import("../../server/src/tools/registry.js");
+    const { Workspace } = await import("../../server/src/workspace/workspace.js");
+    const ctx = { workspace: new Workspace(sandbox), signal, approve: async () => "apply" as const };
+    const piece = fc.constantFrom("*", "**", "src", "escape", "rootlink", "etc", "..", "{,}", "..{,}", "*.nomatch", "*.ts", "[.]", "");
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.constantFrom(undefined, "escape", "rootlink", "src", "."), async (pieces, where) => {
+        const pattern = pieces.join("/") || "*";
+        const found = await invokeTool("find_files", where === undefined ? { pattern } : { pattern, path: where }, ctx);
+        const searched = await invokeTool("search_files", where === undefined ? { pattern: "a|b|secret" } : { pattern: "a|b|secret", path: where }, ctx);
+        for (const result of [found, searched]) {
+          expect(JSON.stringify(result)).not.toContain("outside-name");
+          expect(JSON.stringify(result)).not.toContain(outside);
+          const names = result.ok ? ((result.data["files"] as string[] | undefined) ?? (result.data["matches"] as { file_path: string }[]).map((m) => m.file_path)) : [];
+          for (const name of names) expect((await fs.realpath(path.join(root, name))).startsWith(root + path.sep)).toBe(true);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+});
