@@ -63,3 +63,38 @@ describe("lockstep ask with provider openai", () => {
     expect(fake.requests).toHaveLength(0);
   }, 60_000);
 });
+
+describe("a model without tool calling (tools: false)", () => {
+  const before = "export function area(w: number, h: number): number {\n  return w * h;\n}\n";
+  const after = before.replace("return w * h;", "return h * w;");
+  const aider = (search: string, replace: string): string =>
+    ["Swapping them.", "", "area.ts", "```ts", "<<<<<<< SEARCH", search, "=======", replace, ">>>>>>> REPLACE", "```"].join("\n");
+
+  it("gets the file's versioned state and no tools, and its SEARCH/REPLACE block lands", async () => {
+    const root = await fs.realpath(tempDir("lockstep-toolless-"));
+    await fs.writeFile(path.join(root, "area.ts"), before);
+    fake = await startFakeOpenAi([{ text: aider("  return w * h;", "  return h * w;") }]);
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "small", "--no-tools", "--yes", "swap the factors in @area.ts"], { ...process.env });
+    expect(run.code).toBe(0);
+    expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
+    const request = fake.requests[0]!;
+    expect(request["tools"]).toBeUndefined();
+    const messages = request["messages"] as { role: string; content: string }[];
+    expect(messages[0]!.content).toContain("<<<<<<< SEARCH");
+    expect(messages.at(-1)!.content).toContain(sha256Of(before));
+  }, 60_000);
+
+  it("when a block does not apply, gets one more round with why and the current state, and its ««« EDIT block lands", async () => {
+    const root = await fs.realpath(tempDir("lockstep-toolless-"));
+    await fs.writeFile(path.join(root, "area.ts"), before);
+    const edit = ["area.ts", "««« EDIT", "  return w * h;", "═══════ REPL", "  return h * w;", "»»» EDIT END"].join("\n");
+    fake = await startFakeOpenAi([{ text: aider("  return w*h;", "  return h * w;") }, { text: edit }]);
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "small", "--no-tools", "--yes", "swap the factors in @area.ts"], { ...process.env });
+    expect(run.code).toBe(0);
+    expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
+    expect(fake.requests).toHaveLength(2);
+    const followUp = (fake.requests[1]!["messages"] as { role: string; content: string }[]).at(-1)!.content;
+    expect(followUp).toContain("did not apply");
+    expect(followUp).toContain(sha256Of(before));
+  }, 60_000);
+});

@@ -12,8 +12,8 @@ import { expandMentions } from "./mentions.js";
 import { isModelError, type Model } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
-import { buildSystemPrompt } from "./system-prompt.js";
-import { runTurnLoop, type ToolRunner } from "./turn-loop.js";
+import { buildSystemPrompt, buildToollessPrompt } from "./system-prompt.js";
+import { runTurnLoop, type RunResult, type ToolRunner } from "./turn-loop.js";
 
 const position = z.object({ line: z.number().int().min(0), character: z.number().int().min(0) });
 
@@ -39,6 +39,9 @@ export type StreamEvent =
   | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }
   | { job_id: string; kind: "done"; status: JobStatus; text: string; message?: string };
 
+/** Follow-up rounds a model without tool calling gets when some of its edit blocks do not apply. */
+const TOOLLESS_ROUNDS = 2;
+
 export interface AgentDeps {
   workspace: () => Workspace;
   session: Session;
@@ -48,6 +51,8 @@ export interface AgentDeps {
   corrector?: EditCorrector;
   emit: (event: StreamEvent) => void;
   limits: () => { maxTurns: number; maxToolCalls: number };
+  /** false for a model without tool calling: it answers with edit blocks (default true). */
+  toolCalling?: () => boolean;
   /** Which conditional tools exist in this server (a wrapped language server, …); none when absent. */
   conditions?: () => ToolConditions;
   /** --debug: every tool call the model makes and its result. */
@@ -172,8 +177,9 @@ export class AgentService {
 
     const generation = session.generation;
     const prompt = await this.promptText(params, ctx);
+    const toolless = this.deps.toolCalling?.() === false;
     const runner: ToolRunner = {
-      declarations: () => functionDeclarations(ctx.conditions),
+      declarations: () => (toolless ? [] : functionDeclarations(ctx.conditions)),
       run: async (call, callSignal) => {
         const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
         this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
@@ -191,10 +197,12 @@ export class AgentService {
         return result;
       },
     };
-    const result = await runTurnLoop({
+    const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
+    const system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions);
+    let result = await runTurnLoop({
       model,
       tools: runner,
-      system: buildSystemPrompt(instructionsSection(await readProjectInstructions(ctx.workspace))),
+      system,
       history: session.history,
       prompt: [{ text: prompt }],
       limits: this.deps.limits(),
@@ -213,8 +221,9 @@ export class AgentService {
       session.history = result.history;
     }
     job.text = result.text;
+    if (result.status === "done" && toolless) result = await this.editBlockRounds(job, ctx, model, runner, system, result);
     if (result.status === "done") {
-      await this.applyEditBlocksInAnswer(job, ctx);
+      if (!toolless) await this.applyEditBlocksInAnswer(job, ctx);
       await this.removeInstructionLine(params, ctx);
       return this.end(job, "done");
     }
@@ -238,14 +247,44 @@ export class AgentService {
     await invokeTool("edit", { file_path: params.file_path, old_string: params.instruction_line.text + "\n", new_string: "" }, { ...ctx, approve: async () => "apply" });
   }
 
+  /**
+   * A model without tool calling: the blocks of its answer are applied (approved,
+   * hash-safe, only to files it was given), and when some fail it gets one more
+   * round with what failed and the files' current states.
+   */
+  private async editBlockRounds(job: JobRecord, ctx: ToolContext, model: Model, runner: ToolRunner, system: string, first: RunResult): Promise<RunResult> {
+    let result = first;
+    let answer = first.text;
+    for (let round = 0; ; round++) {
+      const applied = await this.applyEditBlocksInAnswer(job, ctx, answer);
+      const blocks = (applied?.data?.["blocks"] ?? []) as { file_path: string; status: string; message?: string }[];
+      const failed = blocks.filter((b) => b.status !== "applied");
+      if (applied === undefined || failed.length === 0 || ctx.signal.aborted || round === TOOLLESS_ROUNDS) return result;
+      const states: unknown[] = [];
+      for (const file of new Set(failed.map((b) => b.file_path))) {
+        const read = await invokeTool("read_file", { file_path: file }, ctx);
+        if (read.ok) states.push(read.data);
+      }
+      const report = failed.map((b) => `- ${b.file_path}: ${b.status}${b.message ? `: ${b.message}` : ""}`).join("\n");
+      const prompt = `These edit blocks did not apply:\n${report}\n\nThe files' current states:\n${states.map((st) => JSON.stringify(st)).join("\n")}\n\nWrite the blocks that did not apply again, from these states.`;
+      result = await runTurnLoop({ model, tools: runner, system, history: this.deps.session.history, prompt: [{ text: prompt }], limits: this.deps.limits(), signal: ctx.signal, events: {} });
+      this.deps.session.history = result.history;
+      if (result.status !== "done") return result;
+      answer = result.text;
+      job.text += `\n\n${answer}`;
+      this.deps.emit({ job_id: job.id, kind: "text", text: `\n\n${answer}` });
+    }
+  }
+
   /** Edit blocks the model wrote in its answer are applied like any other change (approved, hash-safe). */
-  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext): Promise<void> {
-    if (!job.text.includes("««« EDIT")) return;
-    const result = await invokeTool("apply_edit_blocks", { text: job.text }, ctx);
+  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext, text = job.text): Promise<Envelope | undefined> {
+    if (!text.includes("««« EDIT") && !/^<{5,9} SEARCH\s*$/m.test(text)) return undefined;
+    const result = await invokeTool("apply_edit_blocks", { text }, ctx);
     const changed = (result.data?.["files_changed"] ?? []) as string[];
     for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);
     const message = result.ok ? `Applied the edit blocks in the answer to ${changed.join(", ") || "no file"}.` : result.error.message;
     job.tool_calls.push({ name: "apply_edit_blocks", ok: result.ok, message });
     this.deps.emit({ job_id: job.id, kind: "tool_result", tool: "apply_edit_blocks", ok: result.ok, message });
+    return result;
   }
 }

@@ -9,7 +9,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
   lockstep read FILE... [--root DIR]
-  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
 
@@ -41,10 +41,11 @@ model's answer on stdin. --stage runs git add on the files it changed.
 Prints each file's {file_path, version, sha256, content}; patterns such as 'src/**/*.ts' expand below the root.
 
   lockstep read src/app.ts`,
-  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME]
+  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).
---provider openai talks to any OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenRouter).
+--provider openai talks to any OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenRouter);
+--no-tools serves a model without tool calling: it writes edit blocks, lockstep applies them.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
   lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"`,

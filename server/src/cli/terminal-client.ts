@@ -50,7 +50,7 @@ export interface AskOptions {
   replay?: string;
   replayDelayMs?: number;
   /** Model settings from --provider, --base-url and --model. */
-  model?: { provider?: string; baseUrl?: string; model?: string };
+  model?: { provider?: string; baseUrl?: string; model?: string; tools?: boolean };
   debug?: boolean;
   /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
   onEvent?: (event: StreamEvent) => Promise<void>;
@@ -186,6 +186,7 @@ async function askCommand(args: string[], io: Io): Promise<number> {
       provider: { type: "string" },
       "base-url": { type: "string" },
       model: { type: "string" },
+      "no-tools": { type: "boolean" },
     },
   });
   const prompt = positionals.join(" ").trim();
@@ -205,6 +206,7 @@ async function askCommand(args: string[], io: Io): Promise<number> {
         ...(values.provider !== undefined ? { provider: values.provider } : {}),
         ...(values["base-url"] !== undefined ? { baseUrl: values["base-url"] } : {}),
         ...(values.model !== undefined ? { model: values.model } : {}),
+        ...(values["no-tools"] ? { tools: false } : {}),
       },
     },
     io,

@@ -107,6 +107,7 @@ export async function runServer(argv: string[]): Promise<number> {
     emit: events.emit,
     log: debug,
     limits: () => ({ maxTurns: settings.maxTurns, maxToolCalls: settings.maxToolCalls }),
+    toolCalling: () => settings.tools,
   });
 
   const agentCommand = async (command: AgentCommand, args: unknown): Promise<Envelope> => {

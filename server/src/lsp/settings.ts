@@ -6,6 +6,7 @@ export const settingsSchema = z.object({
   provider: z.enum(["gemini", "openai"]).default("gemini").describe("Who serves the model: gemini (Google's API) or openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp)."),
   model: z.string().min(1).optional().describe("The model the agent uses. Default gemini-2.5-flash for gemini; required for openai (e.g. qwen2.5-coder:7b on Ollama)."),
   baseUrl: z.string().url().optional().describe("For openai: the endpoint's base URL, e.g. http://localhost:11434/v1 (Ollama) or https://openrouter.ai/api/v1; OpenAI's own when unset."),
+  tools: z.boolean().default(true).describe("Whether the model calls tools. false for models without tool calling: it is given the files' versioned states and writes SEARCH/REPLACE edit blocks, which lockstep applies with approval."),
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable").optional().describe("The environment variable holding the API key (default OPENAI_API_KEY for openai, GEMINI_API_KEY or GOOGLE_API_KEY for gemini). A local server needs none."),
   approval: z.enum(["ask", "auto"]).default("ask").describe("ask: the user approves every change the agent makes; auto: changes land at once."),
   closedFileEdits: z.enum(["editor", "disk"]).default("editor").describe("Where changes to files that are not open go: to the editor as a reviewable edit, or straight to disk."),
