@@ -98,3 +98,23 @@ describe("a model without tool calling (tools: false)", () => {
     expect(followUp).toContain(sha256Of(before));
   }, 60_000);
 });
+
+describe("per-turn overhead on the openai provider", () => {
+  // Measured as for Gemini (turn-overhead.test.ts): from the end of turn i's stream to the
+  // arrival of request i+1, when the turn's only call is a cheap read. Printed for the notes.
+  it("is measured over 30 read-only turns, each answered in order", async () => {
+    const root = await fs.realpath(tempDir("lockstep-openai-turns-"));
+    await fs.writeFile(path.join(root, "a.ts"), "export const a = 1;\n");
+    const TURNS = 30;
+    fake = await startFakeOpenAi((i) => (i < TURNS ? { text: `Turn ${i + 1}.`, calls: [{ name: "read_file", args: { file_path: "a.ts" } }] } : { text: "Done." }));
+    const config = ["--provider", "openai", "--base-url", fake.url, "--model", "m", "--yes"];
+    // maxTurns is 20 by default: the run stops there, which is enough turns to measure.
+    const run = await ask(root, [...config, "read a.ts many times"], { ...process.env });
+    expect(run.out).toContain("Turn 1.");
+    const t = fake.timings;
+    const gaps = t.slice(0, -1).map((x, i) => t[i + 1]!.requestAt - x.answeredAt!);
+    expect(gaps.length).toBeGreaterThan(5);
+    const sorted = [...gaps].sort((a, b) => a - b);
+    console.log(`openai per-turn overhead: ${JSON.stringify({ turns: gaps.length, median_ms: Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2)), p90_ms: Number(sorted[Math.floor(sorted.length * 0.9)]!.toFixed(2)) })}`);
+  }, 60_000);
+});

@@ -16,6 +16,8 @@ export interface FakeOpenAi {
   requests: Record<string, unknown>[];
   /** Authorization headers as received. */
   authorizations: (string | undefined)[];
+  /** When each request arrived and when its answer was fully sent (performance.now). */
+  timings: { requestAt: number; answeredAt?: number }[];
   close(): Promise<void>;
 }
 
@@ -39,17 +41,21 @@ function stream(res: ServerResponse, answer: { text?: string; calls?: { name: st
   res.end("data: [DONE]\n\n");
 }
 
-export async function startFakeOpenAi(script: FakeAnswer[]): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(script: FakeAnswer[] | ((index: number) => FakeAnswer)): Promise<FakeOpenAi> {
   const requests: Record<string, unknown>[] = [];
   const authorizations: (string | undefined)[] = [];
+  const timings: { requestAt: number; answeredAt?: number }[] = [];
   let next = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = "";
     req.on("data", (b: Buffer) => (body += b.toString()));
     req.on("end", () => {
+      const timing: { requestAt: number; answeredAt?: number } = { requestAt: performance.now() };
+      timings.push(timing);
+      res.on("finish", () => (timing.answeredAt = performance.now()));
       requests.push(JSON.parse(body || "{}") as Record<string, unknown>);
       authorizations.push(req.headers.authorization);
-      const answer = script[Math.min(next++, script.length - 1)];
+      const answer = typeof script === "function" ? script(next++) : script[Math.min(next++, script.length - 1)];
       if (!answer) {
         res.writeHead(500).end();
         return;
@@ -69,6 +75,7 @@ export async function startFakeOpenAi(script: FakeAnswer[]): Promise<FakeOpenAi>
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     authorizations,
+    timings,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
