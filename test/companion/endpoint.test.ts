@@ -6,7 +6,7 @@ import { request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findTool, jsonSchemaOf } from "../../server/src/tools/registry.js";
+import { findTool, functionDeclarations, jsonSchemaOf } from "../../server/src/tools/registry.js";
 import { AgentClient, companionFacts, readDiscovery, serverCaughtUp, type Discovery } from "../support/companion-client.js";
 import { cleanup, launch, sha256, stateOf, type TestClient } from "../support/lsp-client.js";
 
@@ -69,7 +69,10 @@ describe("discovery and guard", () => {
     const agent = await AgentClient.connect(port, info.authToken);
     const { tools } = await agent.client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["openDiff", "closeDiff", "read_file", "read_many_files", "list_files", "write_file", "safe_patch", "edit"]));
+    // Exactly what the built-in agent's model is given (no wrapped server here), and the spec's two.
+    expect([...names].sort()).toEqual([...functionDeclarations().map((d) => d.name), "openDiff", "closeDiff"].sort());
+    expect(names).toEqual(expect.arrayContaining(["read_file", "read_many_files", "list_files", "search_files", "find_files", "write_file", "safe_patch", "edit"]));
+    expect(names).not.toContain("apply_edit_blocks");
     for (const name of ["read_file", "safe_patch"]) {
       const tool = tools.find((t) => t.name === name)!;
       expect(tool.inputSchema).toEqual(jsonSchemaOf(findTool(name)!));

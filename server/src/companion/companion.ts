@@ -4,7 +4,7 @@
 // Nothing here knows LSP: the session supplies a tool context, a diff reviewer
 // and the editor's open files.
 import path from "node:path";
-import type { ToolContext } from "../tools/tool.js";
+import type { ToolConditions, ToolContext } from "../tools/tool.js";
 import { VERSION } from "../version.js";
 import { DiffDesk, type DiffReviewer } from "./diff-desk.js";
 import { discoveryPath, removeDiscovery, sweepStale, writeDiscovery, type IdeInfo } from "./discovery.js";
@@ -20,6 +20,8 @@ export interface CompanionOptions {
   ideInfo: IdeInfo;
   /** The context a tool call from an agent runs in: this session's workspace and approval. */
   toolContext(call: CallInfo): ToolContext;
+  /** Which conditional tools exist in this session (as for the built-in agent); read at each listing. */
+  conditions?: () => ToolConditions;
   reviewer: DiffReviewer;
   log(what: string, value: unknown): void;
 }
@@ -65,23 +67,33 @@ export class Companion {
   private sessions: HttpSessions | undefined;
   private readonly desk: DiffDesk;
   private readonly openFiles: OpenFiles;
-  private readonly tools: McpTool[];
+  /** The tools for the conditions they were built under (building them renders every JSON schema). */
+  private built: { key: string; tools: McpTool[] } | undefined;
   private endpoint: Endpoint | undefined;
   private file: string | undefined;
 
   private constructor(private readonly options: CompanionOptions) {
     this.desk = new DiffDesk(options.reviewer, (session, method, params) => this.sessions?.notify(session, method, params));
     this.openFiles = new OpenFiles((context) => this.sessions?.broadcast("ide/contextUpdate", { ...context }));
+  }
+
+  private tools(): McpTool[] {
+    const conditions = this.options.conditions?.() ?? {};
+    const key = JSON.stringify(conditions);
+    if (this.built?.key === key) return this.built.tools;
+    const log = this.options.log;
     // Every agent's call and its answer go to the debug log, as the editor's commands do.
-    this.tools = [...this.desk.tools(), ...registryTools((call) => options.toolContext(call))].map((tool) => ({
+    const tools = [...this.desk.tools(), ...registryTools((call) => this.options.toolContext(call), conditions)].map((tool) => ({
       ...tool,
-      call: async (args, call) => {
-        options.log("mcp_call", { client: call.client, tool: tool.name, arguments: args });
+      call: async (args: Record<string, unknown>, call: CallInfo) => {
+        log("mcp_call", { client: call.client, tool: tool.name, arguments: args });
         const answer = await tool.call(args, call);
-        options.log("mcp_result", { client: call.client, tool: tool.name, answer });
+        log("mcp_result", { client: call.client, tool: tool.name, answer });
         return answer;
       },
     }));
+    this.built = { key, tools };
+    return tools;
   }
 
   /** Sweeps files of dead servers, listens, writes the discovery file. Throws when it cannot listen or write. */
@@ -90,7 +102,7 @@ export class Companion {
     const swept = await sweepStale();
     if (swept.length > 0) options.log("companion_swept", swept);
     const token = newToken();
-    const spec = { tools: () => companion.tools, instructions: editorInstructions(options.ideInfo, options.roots) };
+    const spec = { tools: () => companion.tools(), instructions: editorInstructions(options.ideInfo, options.roots) };
     const endpoint = await listenLoopback(token, async () => {
       const { HttpSessions } = await import("./http-sessions.js");
       companion.sessions = new HttpSessions(spec, {

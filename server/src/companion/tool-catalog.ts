@@ -4,7 +4,7 @@
 // SDK-facing files turn these into tools/list and tools/call.
 import { functionDeclarations, findTool, invokeTool } from "../tools/registry.js";
 import type { Envelope } from "../tools/envelope.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { ToolConditions, ToolContext } from "../tools/tool.js";
 
 /** Who is calling: the MCP session and the agent's name from its initialize. */
 export interface CallInfo {
@@ -37,16 +37,19 @@ export function errorAnswer(message: string): ToolAnswer {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-/** lockstep's tools, exactly as its own model is given them; modifying ones ask for approval through the context. */
-export function registryTools(context: (call: CallInfo) => ToolContext): McpTool[] {
-  return functionDeclarations().map((declaration) => {
-    const readOnly = findTool(declaration.name)?.kind === "read";
+/**
+ * lockstep's tools, exactly as its own model is given them under the same conditions (get_diagnostics
+ * only in wrap mode, …); modifying ones ask for approval through the context.
+ */
+export function registryTools(context: (call: CallInfo) => ToolContext, conditions: ToolConditions = {}): McpTool[] {
+  return functionDeclarations(conditions).map((declaration) => {
+    const readOnly = findTool(declaration.name, conditions)?.kind === "read";
     return {
       name: declaration.name,
       description: declaration.description,
       inputSchema: declaration.parametersJsonSchema,
       annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly },
-      call: async (args, call) => envelopeAnswer(await invokeTool(declaration.name, args, context(call))),
+      call: async (args, call) => envelopeAnswer(await invokeTool(declaration.name, args, { ...context(call), conditions })),
     };
   });
 }

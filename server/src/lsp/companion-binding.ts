@@ -12,7 +12,7 @@ import { Companion, type CompanionFacts } from "../companion/companion.js";
 import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
 import { workspaceReviewer } from "../companion/workspace-reviewer.js";
-import type { ProposedChange, ToolContext } from "../tools/tool.js";
+import type { ProposedChange, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { OpenDocuments } from "./documents.js";
 
@@ -23,6 +23,8 @@ export interface CompanionDeps {
   prompt: ApprovalPrompt;
   log: (what: string, value: unknown) => void;
   warn: (message: string) => void;
+  /** Which conditional tools exist (wrap mode, the provider): agents get what the built-in agent gets. */
+  conditions?: () => ToolConditions;
 }
 
 /** The change as the user is asked about it: which agent wants it, so "always allow" is per agent and tool. */
@@ -85,6 +87,7 @@ export class CompanionBinding {
         roots: workspace.sandbox.roots,
         ideInfo: ideInfoOf(this.clientName),
         toolContext,
+        ...(this.deps.conditions ? { conditions: this.deps.conditions } : {}),
         // openDiff asks every time, whatever "always allow" or `approval` say: the agent asked for a review.
         reviewer: workspaceReviewer({ workspace, approve: async (change, signal) => ((await this.deps.prompt(change, signal)) === "reject" ? "reject" : "apply"), warn: this.deps.warn }),
         log: this.deps.log,
