@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AgentService, type StreamEvent } from "../../server/src/agent/jobs.js";
-import { createReplayModel } from "../../server/src/agent/replay-model.js";
+import { createReplayModel } from "../../server/src/agent/providers/replay.js";
 import { Session } from "../../server/src/agent/session.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";

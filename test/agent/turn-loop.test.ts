@@ -2,7 +2,7 @@
 // ToolRunner. Assertions read what the fake server received, i.e. what Gemini
 // would see.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createGeminiModel } from "../../server/src/agent/gemini-model.js";
+import { createGeminiModel } from "../../server/src/agent/providers/gemini.js";
 import type { FunctionCall, Message, Model, ModelEvent } from "../../server/src/agent/model.js";
 import { runTurnLoop } from "../../server/src/agent/turn-loop.js";
 import type { RunResult, ToolRunner, TurnLoopOptions } from "../../server/src/agent/turn-loop.js";

@@ -1,6 +1,6 @@
-// The narrow interface the turn loop depends on. The Gemini SDK's own types stop
-// at gemini-model.ts; everything else in agent/ speaks these plain shapes, so the
-// replay model and tests need no SDK at all.
+// The narrow interface the turn loop depends on. The SDKs' own types stop at
+// providers/gemini.ts and providers/openai.ts; everything else in agent/ speaks
+// these plain shapes, so the replay model and tests need no SDK at all.
 
 export interface FunctionCall {
   /** Set by the API on some models; echoed back on the matching functionResponse. */

@@ -19,7 +19,7 @@ import { sessionApprover } from "../agent/approvals.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService } from "../agent/jobs.js";
 import type { Model } from "../agent/model.js";
-import { ModelFactory } from "../agent/model-factory.js";
+import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { findTool, invokeTool } from "../tools/registry.js";

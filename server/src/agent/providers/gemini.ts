@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { Content, GenerateContentResponse, Part as SdkPart } from "@google/genai";
-import { ModelError } from "./model.js";
-import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part } from "./model.js";
+import { ModelError } from "../model.js";
+import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part } from "../model.js";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 const DEFAULT_TIMEOUT_MS = 120_000;

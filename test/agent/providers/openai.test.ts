@@ -3,10 +3,10 @@
 // one `tool` message per call id in call order, retries that honour
 // Retry-After, a local endpoint without a key, cancellation, and no key in any error.
 import { afterEach, describe, expect, it } from "vitest";
-import type { GenerateRequest, ModelEvent } from "../../server/src/agent/model.js";
-import { ModelError } from "../../server/src/agent/model.js";
-import { createOpenAiModel } from "../../server/src/agent/providers/openai.js";
-import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import type { GenerateRequest, ModelEvent } from "../../../server/src/agent/model.js";
+import { ModelError } from "../../../server/src/agent/model.js";
+import { createOpenAiModel } from "../../../server/src/agent/providers/openai.js";
+import { startFakeOpenAi, type FakeOpenAi } from "../../support/fake-openai.js";
 
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {

@@ -2,8 +2,8 @@
 // Gemini, or an OpenAI-compatible endpoint. Built on first use and kept while the settings that shape it hold;
 // the Gemini SDK is loaded only then, since most sessions never ask the model.
 import { readFileSync } from "node:fs";
-import { ModelError, type Model } from "./model.js";
-import { createReplayModel, loadReplayScript } from "./replay-model.js";
+import { ModelError, type Model } from "../model.js";
+import { createReplayModel, loadReplayScript } from "./replay.js";
 
 export interface ModelSettings {
   provider: "gemini" | "openai";
@@ -42,7 +42,7 @@ export class ModelFactory {
       if (s.model === undefined) {
         throw new ModelError("bad_response", "The openai provider needs the model named: set `model` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).");
       }
-      const { createOpenAiModel } = await import("./providers/openai.js");
+      const { createOpenAiModel } = await import("./openai.js");
       model = createOpenAiModel({
         model: s.model,
         timeoutMs: s.modelTimeoutMs,
@@ -50,7 +50,7 @@ export class ModelFactory {
         ...(s.apiKeyEnv === undefined ? {} : { apiKeyEnv: s.apiKeyEnv }),
       });
     } else {
-      const { createGeminiModel } = await import("./gemini-model.js");
+      const { createGeminiModel } = await import("./gemini.js");
       const apiKey = s.apiKeyEnv === undefined ? undefined : process.env[s.apiKeyEnv];
       model = createGeminiModel({ ...(s.model === undefined ? {} : { model: s.model }), timeoutMs: s.modelTimeoutMs, ...(apiKey ? { apiKey } : {}) });
     }

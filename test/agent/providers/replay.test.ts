@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ModelError } from "../../server/src/agent/model.js";
-import type { FunctionCall, Message, ModelEvent } from "../../server/src/agent/model.js";
-import { createReplayModel, latestFileStates, loadReplayScript } from "../../server/src/agent/replay-model.js";
-import type { ReplayScript } from "../../server/src/agent/replay-model.js";
-import { runTurnLoop } from "../../server/src/agent/turn-loop.js";
-import type { ToolRunner } from "../../server/src/agent/turn-loop.js";
-import { errorEnvelope, okEnvelope } from "../../server/src/tools/envelope.js";
-import type { Envelope } from "../../server/src/tools/envelope.js";
+import { ModelError } from "../../../server/src/agent/model.js";
+import type { FunctionCall, Message, ModelEvent } from "../../../server/src/agent/model.js";
+import { createReplayModel, latestFileStates, loadReplayScript } from "../../../server/src/agent/providers/replay.js";
+import type { ReplayScript } from "../../../server/src/agent/providers/replay.js";
+import { runTurnLoop } from "../../../server/src/agent/turn-loop.js";
+import type { ToolRunner } from "../../../server/src/agent/turn-loop.js";
+import { errorEnvelope, okEnvelope } from "../../../server/src/tools/envelope.js";
+import type { Envelope } from "../../../server/src/tools/envelope.js";
 
 const never = (): AbortSignal => new AbortController().signal;
 const sha = (text: string): string => createHash("sha256").update(text).digest("hex");

@@ -1,12 +1,12 @@
 // The Gemini model against the fake endpoint: the real SDK builds the requests and
 // parses the SSE, so these tests see what a live run would.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createGeminiModel, DEFAULT_GEMINI_MODEL } from "../../server/src/agent/gemini-model.js";
-import type { GeminiModelOptions } from "../../server/src/agent/gemini-model.js";
-import { ModelError } from "../../server/src/agent/model.js";
-import type { GenerateRequest, Model, ModelEvent } from "../../server/src/agent/model.js";
-import { callTurn, startFakeGemini, textTurn } from "../support/fake-gemini.js";
-import type { FakeGemini, FakeScript, FakeTurn } from "../support/fake-gemini.js";
+import { createGeminiModel, DEFAULT_GEMINI_MODEL } from "../../../server/src/agent/providers/gemini.js";
+import type { GeminiModelOptions } from "../../../server/src/agent/providers/gemini.js";
+import { ModelError } from "../../../server/src/agent/model.js";
+import type { GenerateRequest, Model, ModelEvent } from "../../../server/src/agent/model.js";
+import { callTurn, startFakeGemini, textTurn } from "../../support/fake-gemini.js";
+import type { FakeGemini, FakeScript, FakeTurn } from "../../support/fake-gemini.js";
 
 const KEY = "test-key-0123456789-SECRET-wxyz";
 
