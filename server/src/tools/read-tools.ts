@@ -1,7 +1,9 @@
 // Tools that only read: every file comes back versioned and hashed.
+import { pathToFileURL } from "node:url";
 import * as z from "zod";
 import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
+import type { ResolvedPath } from "../workspace/sandbox.js";
 import { expandGlob, isGlob } from "../workspace/walk.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
 import { filePath } from "./schemas.js";
@@ -18,7 +20,7 @@ function remember(ctx: ToolContext, state: FileState): void {
 export const READ_LINES_DEFAULT = 2000;
 
 /** How many files read_many_files reads at once (the ledger awaits realpath, open, read and close per file). */
-const READ_CONCURRENCY = 32;
+const READ_CONCURRENCY = 64;
 
 export const readFile = defineTool({
   name: "read_file",
@@ -92,6 +94,8 @@ export const readManyFiles = defineTool({
   async run(args, ctx) {
     const errors: ReadError[] = [];
     const wanted: string[] = [];
+    // Files a glob's walk found are real paths inside a root already: no second resolution.
+    const walked = new Map<string, ResolvedPath>();
     for (const pattern of args.file_paths) {
       if (!isGlob(pattern)) {
         wanted.push(pattern);
@@ -112,6 +116,7 @@ export const readManyFiles = defineTool({
         });
       }
       wanted.push(...matches);
+      expanded.value.found.forEach((f, i) => walked.set(matches[i]!, { abs: f.abs, rel: f.rel, root: f.root, uri: pathToFileURL(f.abs).href, exists: true }));
     }
     const files: FileState[] = [];
     const seen = new Set<string>();
@@ -120,7 +125,7 @@ export const readManyFiles = defineTool({
     for (let at = 0; at < wanted.length; at += READ_CONCURRENCY) {
       if (ctx.signal.aborted) return failureEnvelope({ code: "cancelled", message: "Cancelled while reading files.", suggestions: [] });
       const window = wanted.slice(at, at + READ_CONCURRENCY);
-      const reads = await Promise.all(window.map((name) => readOne(ctx, name)));
+      const reads = await readWindow(ctx, window, walked);
       for (let j = 0; j < reads.length; j++) {
         const i = at + j;
         const name = wanted[i]!;
@@ -151,10 +156,16 @@ export const readManyFiles = defineTool({
   },
 });
 
-async function readOne(ctx: ToolContext, name: string): Promise<Outcome<FileState>> {
-  const resolved = await ctx.workspace.resolve(name, "read");
-  if (!resolved.ok) return resolved;
-  return ctx.workspace.read(resolved.value);
+/** The states of `names`, in order: resolved together (a glob's files are already), then read in one pass. */
+async function readWindow(ctx: ToolContext, names: readonly string[], walked: ReadonlyMap<string, ResolvedPath>): Promise<Outcome<FileState>[]> {
+  const resolved = await Promise.all(names.map((name) => walked.get(name) ?? ctx.workspace.resolve(name, "read")));
+  const paths = resolved.map((r) => ("ok" in r ? r : { ok: true as const, value: r }));
+  const states = await ctx.workspace.readMany(
+    paths.flatMap((p) => (p.ok ? [p.value] : [])),
+    ctx.signal,
+  );
+  let next = 0;
+  return paths.map((p) => (p.ok ? states[next++]! : p));
 }
 
 export const listFiles = defineTool({

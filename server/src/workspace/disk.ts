@@ -39,7 +39,7 @@ export async function readTextFile(abs: string): Promise<Outcome<DiskText>> {
     if (stats.isDirectory()) return isDirectory(abs);
     if (!stats.isFile()) return notRegular(abs);
     if (stats.size > MAX_FILE_BYTES) return tooLarge(abs, stats.size);
-    const bytes = await handle.readFile();
+    const bytes = await readWhole(handle, stats.size);
     // The file may have grown since the stat.
     if (bytes.length > MAX_FILE_BYTES) return tooLarge(abs, bytes.length);
     if (looksBinary(bytes)) {
@@ -60,6 +60,22 @@ export async function readTextFile(abs: string): Promise<Outcome<DiskText>> {
     return ioFailure(error, abs, "read");
   } finally {
     await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The file's bytes in one read when its size is as stat said (the common case:
+ * a model reads many small files, and each read is a trip to the thread pool);
+ * a file that grew meanwhile is read again whole.
+ */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) return buffer.subarray(0, filled);
+    filled += bytesRead;
+    if (filled > size) return handle.readFile();
   }
 }
 

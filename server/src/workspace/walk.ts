@@ -16,6 +16,8 @@ export type { WalkedFile };
 export interface Expansion {
   /** Names of the matching files (see `displayName`), sorted, each really inside a root. */
   files: string[];
+  /** The same files as the walk found them (real paths, no link on the way): reading them needs no second resolution. */
+  found: WalkedFile[];
   /** How many matches there were in all, when more than `limit` (the rest are not listed). */
   total?: number;
 }
@@ -85,7 +87,7 @@ export async function expandGlob(
   if (!checked.ok) return checked;
   const starts = await startsOf(sandbox, pattern, checked.value, options.base);
   if (!starts.ok) return starts;
-  const names: { root: string; rel: string }[] = [];
+  const names: WalkedFile[] = [];
   let total = 0;
   for (const { start, glob } of starts.value) {
     const walkFrom = glob.prefix === "" ? start : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
@@ -99,8 +101,9 @@ export async function expandGlob(
   if (options.signal.aborted) return fail("cancelled", "Cancelled while expanding the pattern.");
   const order = (root: string): number => sandbox.roots.indexOf(root);
   names.sort((a, b) => order(a.root) - order(b.root) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  const files = names.slice(0, options.limit).map((n) => displayName(sandbox, n.root, n.rel));
-  return succeed(total > options.limit ? { files, total } : { files });
+  const found = names.slice(0, options.limit);
+  const files = found.map((n) => displayName(sandbox, n.root, n.rel));
+  return succeed(total > options.limit ? { files, found, total } : { files, found });
 }
 
 type Start = { start: WalkStart; glob: ReturnType<typeof compileGlob> };
