@@ -99,6 +99,23 @@ describe("a model without tool calling (tools: false)", () => {
   }, 60_000);
 });
 
+describe("an endpoint that refuses tools for its model", () => {
+  it("gets the same request again without tools, and the model's edit blocks land", async () => {
+    const root = await fs.realpath(tempDir("lockstep-toolless-"));
+    const before = "export const unit = 'cm';\n";
+    await fs.writeFile(path.join(root, "unit.ts"), before);
+    fake = await startFakeOpenAi([
+      { status: 400, body: { error: { message: "registry.ollama.ai/library/tiny:1b does not support tools" } } },
+      { text: ["unit.ts", "<<<<<<< SEARCH", "export const unit = 'cm';", "=======", "export const unit = 'mm';", ">>>>>>> REPLACE"].join("\n") },
+    ]);
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "tiny:1b", "--yes", "use mm in @unit.ts"], { ...process.env });
+    expect(run.code).toBe(0);
+    expect(await fs.readFile(path.join(root, "unit.ts"), "utf8")).toBe("export const unit = 'mm';\n");
+    expect(fake.requests[0]!["tools"]).toBeDefined();
+    expect(fake.requests[1]!["tools"]).toBeUndefined();
+  }, 60_000);
+});
+
 describe("per-turn overhead on the openai provider", () => {
   // Measured as for Gemini (turn-overhead.test.ts): from the end of turn i's stream to the
   // arrival of request i+1, when the turn's only call is a cheap read. Printed for the notes.

@@ -177,7 +177,7 @@ export class AgentService {
 
     const generation = session.generation;
     const prompt = await this.promptText(params, ctx);
-    const toolless = this.deps.toolCalling?.() === false;
+    let toolless = this.deps.toolCalling?.() === false;
     const runner: ToolRunner = {
       declarations: () => (toolless ? [] : functionDeclarations(ctx.conditions)),
       run: async (call, callSignal) => {
@@ -198,22 +198,31 @@ export class AgentService {
       },
     };
     const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
-    const system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions);
-    let result = await runTurnLoop({
-      model,
-      tools: runner,
-      system,
-      history: session.history,
-      prompt: [{ text: prompt }],
-      limits: this.deps.limits(),
-      signal,
-      events: {
-        onText: (delta) => {
-          job.text += delta;
-          this.deps.emit({ job_id: job.id, kind: "text", text: delta });
+    let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions);
+    const loop = (): Promise<RunResult> =>
+      runTurnLoop({
+        model,
+        tools: runner,
+        system,
+        history: session.history,
+        prompt: [{ text: prompt }],
+        limits: this.deps.limits(),
+        signal,
+        events: {
+          onText: (delta) => {
+            job.text += delta;
+            this.deps.emit({ job_id: job.id, kind: "text", text: delta });
+          },
         },
-      },
-    });
+      });
+    let result = await loop();
+    if (!toolless && result.status === "failed" && result.error?.code === "tools_unsupported") {
+      // The endpoint refused tools for this model: the same request again, answered with edit blocks.
+      toolless = true;
+      system = buildToollessPrompt(instructions);
+      this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `${model.name} cannot call tools: asking for edit blocks instead` });
+      result = await loop();
+    }
     if (session.generation === generation) {
       // A run that stopped half-way ends on a user message; a model note keeps the turns alternating.
       const last = result.history[result.history.length - 1];

@@ -67,7 +67,9 @@ export type ModelErrorCode =
   | "server"
   | "bad_response"
   | "cancelled"
-  | "timeout";
+  | "timeout"
+  /** The endpoint refused the request because the model cannot call tools. */
+  | "tools_unsupported";
 
 /** The one error a Model throws. Its message never contains the API key. */
 export class ModelError extends Error {

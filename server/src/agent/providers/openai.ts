@@ -158,6 +158,10 @@ function classify(error: unknown, signal: AbortSignal, scrub: (text: string) => 
   if (e.name === "APIConnectionError" || e.name === "APIUserAbortError") return new ModelError("network", `Could not reach ${where}: ${message}. Check that the server runs and baseUrl is right.`);
   if (typeof e.status === "number") {
     if (e.status === 401 || e.status === 403) return new ModelError("no_api_key", `${where} refused the key (HTTP ${e.status}): ${message}. Check the key in the environment variable apiKeyEnv names.`);
+    // Ollama: "… does not support tools"; vLLM and others say it in their own words, all with "tool".
+    if (e.status === 400 && /\btools?\b/i.test(message) && /support|not enabled|unsupported|not available/i.test(message)) {
+      return new ModelError("tools_unsupported", `${where} says the model cannot call tools: ${message}`);
+    }
     if (e.status === 429) return new ModelError("rate_limited", `${where} rate limit reached (HTTP 429) after retries: ${message}. Wait, or use a key with more quota.`);
     if (e.status >= 500) return new ModelError("server", `${where} failed on its side (HTTP ${e.status}) after retries: ${message}. Try again shortly.`);
     return new ModelError("bad_response", `${where} rejected the request (HTTP ${e.status}): ${message}`);
