@@ -92,6 +92,18 @@ function M.check()
       buffers = buffers + 1
     end
     ok(string.format("client %d: root %s, %d buffer(s)", client.id, tostring(client.config.root_dir), buffers))
+    -- The model as the server sees it: provider, model and whether a key was found (never the key).
+    local reply = client.request_sync("workspace/executeCommand", { command = "lockstep.session", arguments = { {} } }, 2000)
+    local data = reply and reply.result and reply.result.ok and reply.result.data
+    if data then
+      local model = data.model ~= vim.NIL and data.model or "(not set)"
+      local line = string.format("model: %s %s%s", tostring(data.provider), tostring(model), data.baseUrl ~= vim.NIL and data.baseUrl and (" at " .. data.baseUrl) or "")
+      if data.key_found or data.baseUrl ~= vim.NIL and data.baseUrl then
+        ok(line .. (data.key_found and ", API key found" or ", no API key (a local endpoint needs none)"))
+      else
+        warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
+      end
+    end
   end
   if config and next(config.settings) then
     info("settings: " .. vim.inspect(config.settings, { newline = " ", indent = "" }))
