@@ -149,3 +149,23 @@ describe("find_files", () => {
     expect(JSON.stringify(result)).not.toContain("outside-dir");
   });
 });
+
+describe("every root, not only the first", () => {
+  it("searches and finds in each workspace folder; names in the second are absolute and read back", async () => {
+    const { invokeTool } = await import("../../server/src/tools/registry.js");
+    const { Sandbox } = await import("../../server/src/workspace/sandbox.js");
+    const { Workspace } = await import("../../server/src/workspace/workspace.js");
+    const { tempDir, writeTree } = await import("../support/workspace-fixture.js");
+    const one = await fs.realpath(tempDir());
+    const two = await fs.realpath(tempDir());
+    await writeTree(one, { "a.ts": lines("const shared = 1;") });
+    await writeTree(two, { "lib/b.ts": lines("const shared = 2;"), ".gitignore": lines("skip/"), "skip/c.ts": lines("shared") });
+    const ctx = { workspace: new Workspace(await Sandbox.create([one, two])), signal: new AbortController().signal, approve: async () => "apply" as const };
+    const search = await invokeTool("search_files", { pattern: "shared" }, ctx);
+    expect(files(search)).toEqual(["a.ts", path.join(two, "lib", "b.ts")]);
+    const found = await invokeTool("find_files", { pattern: "**/*.ts" }, ctx);
+    expect(found.data?.["files"]).toEqual(["a.ts", path.join(two, "lib", "b.ts")]);
+    const read = await invokeTool("read_file", { file_path: path.join(two, "lib", "b.ts") }, ctx);
+    expect(read).toMatchObject({ ok: true, data: { content: "const shared = 2;\n" } });
+  });
+});
