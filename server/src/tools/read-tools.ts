@@ -112,7 +112,7 @@ export const readManyFiles = defineTool({
         errors.push({
           file_path: pattern,
           code: "invalid_argument",
-          message: `The pattern ${pattern} matches ${total} files, over the limit of ${READ_MANY_LIMITS.files} for one call; the first ${matches.length} in name order were taken. Use a narrower pattern.`,
+          message: `The pattern ${pattern} matches ${total} files, over the limit of ${READ_MANY_LIMITS.files} for one call; the first ${matches.length} (depth first, by name) were taken. Use a narrower pattern.`,
         });
       }
       wanted.push(...matches);

@@ -56,7 +56,7 @@ export const findFiles = defineTool({
   name: "find_files",
   kind: "read",
   description:
-    "Find files by name with a glob pattern (src/**/*.ts, **/*.test.js, *.md for the top level only). Returns {files: [file_path, …], truncated}, sorted by path. Same ignore rules as search_files (.gitignore, .ignore, node_modules, .git).",
+    "Find files by name with a glob pattern (src/**/*.ts, **/*.test.js, *.md for the top level only). Returns {files: [file_path, …], truncated} in path order (depth first, by name), at most 1,000. Same ignore rules as search_files (.gitignore, .ignore, node_modules, .git).",
   params: z
     .object({
       pattern: z.string().trim().min(1, "must be a glob pattern such as \"**/*.ts\"").describe("Glob pattern, relative to path (or the workspace root)."),

@@ -14,7 +14,7 @@ export { isGlob };
 export type { WalkedFile };
 
 export interface Expansion {
-  /** Names of the matching files (see `displayName`), sorted, each really inside a root. */
+  /** Names of the matching files (see `displayName`) in walk order (root by root, depth first, by name), each really inside a root. */
   files: string[];
   /** The same files as the walk found them (real paths, no link on the way): reading them needs no second resolution. */
   found: WalkedFile[];
@@ -87,21 +87,18 @@ export async function expandGlob(
   if (!checked.ok) return checked;
   const starts = await startsOf(sandbox, pattern, checked.value, options.base);
   if (!starts.ok) return starts;
-  const names: WalkedFile[] = [];
+  const found: WalkedFile[] = [];
   let total = 0;
   for (const { start, glob } of starts.value) {
     const walkFrom = glob.prefix === "" ? start : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
     const baseLength = walkFrom.rel === "" ? 0 : walkFrom.rel.length + 1;
     for await (const file of walkFiles(walkFrom, { signal: options.signal, namesSkipped: glob.namesSkipped, depth: glob.depth, otherRoots: nestedRoots(sandbox.roots, start.root) })) {
       if (!glob.regex.test(file.rel.slice(baseLength))) continue;
-      total++;
-      names.push(file);
+      // Past the limit only the count goes on: a pattern matching a million files holds no million names.
+      if (++total <= options.limit) found.push(file);
     }
   }
   if (options.signal.aborted) return fail("cancelled", "Cancelled while expanding the pattern.");
-  const order = (root: string): number => sandbox.roots.indexOf(root);
-  names.sort((a, b) => order(a.root) - order(b.root) || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  const found = names.slice(0, options.limit);
   const files = found.map((n) => displayName(sandbox, n.root, n.rel));
   return succeed(total > options.limit ? { files, found, total } : { files, found });
 }
