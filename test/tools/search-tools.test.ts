@@ -169,3 +169,11 @@ describe("every root, not only the first", () => {
     expect(read).toMatchObject({ ok: true, data: { content: "const shared = 2;\n" } });
   });
 });
+
+describe("globs that are not valid classes", () => {
+  it.each(["[z-a].ts", "*.[b-a]"])("take %s as text instead of failing, in find_files and in search_files' include", async (pattern) => {
+    const ws = await makeWorkspace({ "a.ts": lines("x") });
+    expect(await ws.call("find_files", { pattern })).toEqual({ ok: true, data: { files: [], truncated: false } });
+    expect(await ws.call("search_files", { pattern: "x", include: pattern })).toMatchObject({ ok: true, data: { matches: [] } });
+  });
+});

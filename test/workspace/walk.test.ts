@@ -136,3 +136,17 @@ describe("every walk stays inside the root", () => {
     );
   });
 });
+
+describe("glob compilation never throws", () => {
+  it("property: any text compiles as a pattern and as an include filter", async () => {
+    const { compileGlob, includeFilter } = await import("../../server/src/workspace/walk/glob.js");
+    const text = fc.string({ unit: fc.constantFrom("*", "?", "[", "]", "{", "}", ",", "!", "^", "-", "a", "z", "/", ".", "\\", "(", ")", "+", "|", "$") });
+    fc.assert(
+      fc.property(text, (pattern) => {
+        compileGlob(pattern).regex.test("a/b.ts");
+        includeFilter(pattern)("a/b.ts");
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -86,6 +86,15 @@ export function includeFilter(include: string): (rel: string) => boolean {
   return (rel) => regex.test(rel);
 }
 
+function classIsValid(cls: string): boolean {
+  try {
+    new RegExp(cls);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The regular-expression source of a glob: `*` and `?` stay within a name, `**` spans directories. */
 function globSource(glob: string): string {
   let out = "";
@@ -109,8 +118,11 @@ function globSource(glob: string): string {
         let body = glob.slice(i + 1, close);
         const negate = body.startsWith("!") || body.startsWith("^");
         if (negate) body = body.slice(1);
-        out += `(?!/)[${negate ? "^" : ""}${body.replace(/[\\\]^]/g, "\\$&")}]`;
-        i = close;
+        const cls = `[${negate ? "^" : ""}${body.replace(/[\\\]^]/g, "\\$&")}]`;
+        if (classIsValid(cls)) {
+          out += `(?!/)${cls}`;
+          i = close;
+        } else out += "\\["; // a class such as [z-a] matches nothing in a shell either; here it is literal text
       }
     } else if (c === "{" && glob.indexOf("}", i) !== -1) {
       braces++;
