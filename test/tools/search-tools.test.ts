@@ -82,6 +82,14 @@ describe("search_files", () => {
     expect(match?.line).toBe(1);
   });
 
+  it("skips a file over the 64 MB read limit without loading it", async () => {
+    const ws = await makeWorkspace({ "small.txt": lines("needle") });
+    await fs.writeFile(ws.abs("huge.txt"), "");
+    await fs.truncate(ws.abs("huge.txt"), 65 * 1024 * 1024); // sparse: no disk used
+    const result = await ws.call("search_files", { pattern: "needle|\\x00" });
+    expect(result).toMatchObject({ ok: true, data: { matches: [{ file_path: "small.txt" }], files_searched: 1 } });
+  });
+
   it.each<[pattern: string, expected: RegExp]>([
     ["(unclosed", /Invalid regular expression "\(unclosed"/],
     ["(?i)foo", /Inline flags such as \(\?i\) are not JavaScript; use case_sensitive/],

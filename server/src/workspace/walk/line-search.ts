@@ -2,7 +2,11 @@
 // `searchItem` are self-contained (no imports, no module constants): the search
 // worker is built from their source text, so the thread that may spin on a
 // catastrophic pattern runs exactly this code, from the bundle or from source.
+import type * as nodeFs from "node:fs";
 import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+
+/** The synchronous calls `searchItem` makes (node:fs on the search thread). */
+export type FileSystem = Pick<typeof nodeFs, "openSync" | "fstatSync" | "readFileSync" | "closeSync" | "constants">;
 
 export interface LineMatch {
   line: number;
@@ -60,14 +64,23 @@ export interface ItemAnswer {
 }
 
 /** Searches one item: reads it (when given a path), skips binary and non-UTF-8 files, matches line by line. */
-export function searchItem(item: SearchItem, source: string, flags: string, limit: number, maxBytes: number, readFile: (abs: string) => Uint8Array): ItemAnswer {
+export function searchItem(item: SearchItem, source: string, flags: string, limit: number, maxBytes: number, fs: FileSystem): ItemAnswer {
   let text = item.text;
   if (text === undefined) {
     let bytes: Uint8Array;
+    let fd = -1;
     try {
-      bytes = readFile(item.abs ?? "");
+      // Non-blocking open: a FIFO swapped in since the walk must not hang the thread.
+      fd = fs.openSync(item.abs ?? "", fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+      const stats = fs.fstatSync(fd);
+      if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
+      // Sized before reading: a file over the limit is never loaded.
+      if (stats.size > maxBytes) return { matches: [], skipped: "too_large" };
+      bytes = fs.readFileSync(fd);
     } catch {
       return { matches: [], skipped: "unreadable" };
+    } finally {
+      if (fd !== -1) fs.closeSync(fd);
     }
     if (bytes.length > maxBytes) return { matches: [], skipped: "too_large" };
     const end = Math.min(bytes.length, 8192);

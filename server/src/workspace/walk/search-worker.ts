@@ -26,7 +26,7 @@ export type BatchOutcome =
 function workerSource(): string {
   return `"use strict";
 const { parentPort, workerData } = require("node:worker_threads");
-const { readFileSync } = require("node:fs");
+const fs = require("node:fs");
 const done = new Int32Array(workerData.progress);
 ${searchLines.toString()}
 ${searchItem.toString()}
@@ -34,7 +34,7 @@ parentPort.on("message", (batch) => {
   const answers = [];
   let left = batch.limit;
   for (const item of batch.items) {
-    const answer = left > 0 ? ${searchItem.name}(item, batch.source, batch.flags, left, batch.maxBytes, readFileSync) : { matches: [], skipped: "not_reached" };
+    const answer = left > 0 ? ${searchItem.name}(item, batch.source, batch.flags, left, batch.maxBytes, fs) : { matches: [], skipped: "not_reached" };
     left -= answer.matches.length;
     answers.push(answer);
     Atomics.add(done, 0, 1);
