@@ -239,3 +239,13 @@ describe("read_many_files over many files", () => {
     expect(result.data?.["errors"]).toEqual([]);
   });
 });
+
+describe("read_many_files with a glob over the file limit", () => {
+  it("says so in one error with the count, and reads the first 1,000", async () => {
+    const tree = Object.fromEntries(Array.from({ length: 1005 }, (_, i) => [`many/f${String(i).padStart(4, "0")}.txt`, "x\n"]));
+    const ws = await makeWorkspace(tree);
+    const result = await ws.call("read_many_files", { file_paths: ["many/*.txt"] });
+    expect(files(result.data)).toHaveLength(1000);
+    expect(result.data?.["errors"]).toEqual([{ file_path: "many/*.txt", code: "invalid_argument", message: expect.stringContaining("matches 1005 files, over the limit of 1000") as string }]);
+  });
+});
