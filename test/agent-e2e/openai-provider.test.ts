@@ -44,6 +44,8 @@ describe("lockstep ask with provider openai", () => {
     const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "qwen2.5-coder:7b", "--yes", "swap the factors in area.ts"], env);
     expect(run.code).toBe(0);
     expect(run.out).toContain("Swapped the factors.");
+    // The provider's own counts, summed over the run's three requests.
+    expect(run.out).toContain("tokens: 300 in, 30 out");
     expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[0]).toMatchObject({ model: "qwen2.5-coder:7b" });

@@ -25,7 +25,7 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): st
   return `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
-function stream(res: ServerResponse, answer: { text?: string; calls?: { name: string; args: Record<string, unknown> }[] }): void {
+function stream(res: ServerResponse, answer: { text?: string; calls?: { name: string; args: Record<string, unknown> }[] }, withUsage: boolean): void {
   res.writeHead(200, { "content-type": "text/event-stream" });
   res.write(chunk({ role: "assistant" }));
   const text = answer.text ?? "";
@@ -38,6 +38,8 @@ function stream(res: ServerResponse, answer: { text?: string; calls?: { name: st
     for (let i = 0; i < args.length; i += third) res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + third) } }] }));
   });
   res.write(chunk({}, answer.calls?.length ? "tool_calls" : "stop"));
+  // As OpenAI does when asked (stream_options.include_usage): a last chunk with no choices and the counts.
+  if (withUsage) res.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake", choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n`);
   res.end("data: [DONE]\n\n");
 }
 
@@ -66,7 +68,8 @@ export async function startFakeOpenAi(script: FakeAnswer[] | ((index: number) =>
         res.end(JSON.stringify(answer.body ?? { error: { message: `failure ${answer.status}` } }));
         return;
       }
-      stream(res, answer);
+      const options = requests.at(-1)?.["stream_options"] as { include_usage?: boolean } | undefined;
+      stream(res, answer, options?.include_usage === true);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -9,7 +9,7 @@ import { describeIssues } from "../tools/registry.js";
 import type { Approver, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
-import { isModelError, type Model } from "./model.js";
+import { isModelError, type Model, type Usage } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
 import { buildSystemPrompt, buildToollessPrompt } from "./system-prompt.js";
@@ -66,6 +66,8 @@ export interface JobRecord {
   text: string;
   tool_calls: { name: string; file_path?: string; ok: boolean; message: string }[];
   files_changed: string[];
+  /** Tokens the provider counted over this job's requests. */
+  usage: Usage;
   error?: { code: string; message: string };
   done: Promise<void>;
   controller: AbortController;
@@ -98,6 +100,7 @@ export class AgentService {
       text: "",
       tool_calls: [],
       files_changed: [],
+      usage: { input_tokens: 0, output_tokens: 0 },
       done: new Promise<void>((resolve) => (finish = resolve)),
       controller: new AbortController(),
     };
@@ -113,8 +116,8 @@ export class AgentService {
   job(raw: unknown): Envelope {
     const found = this.find(raw);
     if (!found.ok) return found.envelope;
-    const { id, status, text, tool_calls, files_changed, error, prompt } = found.job;
-    return okEnvelope({ job_id: id, prompt, status, text, tool_calls, files_changed, ...(error ? { error } : {}) });
+    const { id, status, text, tool_calls, files_changed, usage, error, prompt } = found.job;
+    return okEnvelope({ job_id: id, prompt, status, text, tool_calls, files_changed, usage, ...(error ? { error } : {}) });
   }
 
   cancel(raw: unknown): Envelope {
@@ -199,8 +202,8 @@ export class AgentService {
     };
     const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
     let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions);
-    const loop = (): Promise<RunResult> =>
-      runTurnLoop({
+    const loop = async (): Promise<RunResult> =>
+      this.counted(job, await runTurnLoop({
         model,
         tools: runner,
         system,
@@ -214,7 +217,7 @@ export class AgentService {
             this.deps.emit({ job_id: job.id, kind: "text", text: delta });
           },
         },
-      });
+      }));
     let result = await loop();
     if (!toolless && result.status === "failed" && result.error?.code === "tools_unsupported") {
       // The endpoint refused tools for this model: the same request again, answered with edit blocks.
@@ -238,6 +241,15 @@ export class AgentService {
     }
     if (result.status === "cancelled") return this.end(job, "cancelled");
     return this.end(job, "failed", result.error ?? { code: result.status, message: `The run stopped: ${result.status}.` });
+  }
+
+  /** Adds a run's token counts to its job and to the session's totals. */
+  private counted(job: JobRecord, result: RunResult): RunResult {
+    for (const total of [job.usage, this.deps.session.usage]) {
+      total.input_tokens += result.usage.input_tokens;
+      total.output_tokens += result.usage.output_tokens;
+    }
+    return result;
   }
 
   /** The prompt as the model reads it: the user's words, the mentioned files, and where the cursor is. */
@@ -276,7 +288,7 @@ export class AgentService {
       }
       const report = failed.map((b) => `- ${b.file_path}: ${b.status}${b.message ? `: ${b.message}` : ""}`).join("\n");
       const prompt = `These edit blocks did not apply:\n${report}\n\nThe files' current states:\n${states.map((st) => JSON.stringify(st)).join("\n")}\n\nWrite the blocks that did not apply again, from these states.`;
-      result = await runTurnLoop({ model, tools: runner, system, history: this.deps.session.history, prompt: [{ text: prompt }], limits: this.deps.limits(), signal: ctx.signal, events: {} });
+      result = this.counted(job, await runTurnLoop({ model, tools: runner, system, history: this.deps.session.history, prompt: [{ text: prompt }], limits: this.deps.limits(), signal: ctx.signal, events: {} }));
       this.deps.session.history = result.history;
       if (result.status !== "done") return result;
       answer = result.text;

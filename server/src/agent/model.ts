@@ -43,7 +43,15 @@ export interface GenerateRequest {
 
 export type ModelEvent =
   | { type: "text"; text: string }
-  | { type: "functionCall"; call: FunctionCall; thoughtSignature?: string };
+  | { type: "functionCall"; call: FunctionCall; thoughtSignature?: string }
+  /** The provider's own count for this request, when it gives one (once, at the end). */
+  | { type: "usage"; usage: Usage };
+
+/** Tokens as the provider counted them. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
 
 export interface JsonRequest {
   system: string;

@@ -2,13 +2,15 @@
 // model has seen, the tools the user allowed for the session, the history.
 // Held in memory only; nothing is persisted, and a restart forgets it all.
 import type { SessionContext } from "../tools/tool.js";
-import type { Message } from "./model.js";
+import type { Message, Usage } from "./model.js";
 
 export class Session implements SessionContext {
   readonly filesInContext = new Set<string>();
   /** Tools the user chose "Always allow … this session" for. */
   readonly alwaysAllowed = new Set<string>();
   history: Message[] = [];
+  /** Tokens the provider counted over every run of this session. */
+  readonly usage: Usage = { input_tokens: 0, output_tokens: 0 };
   /** Moves on every reset: a run that began before it must not write its history back. */
   generation = 0;
 
@@ -17,6 +19,8 @@ export class Session implements SessionContext {
     this.filesInContext.clear();
     this.alwaysAllowed.clear();
     this.history = [];
+    this.usage.input_tokens = 0;
+    this.usage.output_tokens = 0;
   }
 
   facts(): Record<string, unknown> {
@@ -24,6 +28,7 @@ export class Session implements SessionContext {
       files_in_context: [...this.filesInContext].sort(),
       always_allowed: [...this.alwaysAllowed].sort(),
       history_messages: this.history.length,
+      usage: { ...this.usage },
     };
   }
 }

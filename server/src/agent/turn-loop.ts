@@ -7,7 +7,7 @@ import { errorEnvelope } from "../tools/envelope.js";
 import type { Envelope } from "../tools/envelope.js";
 import { compactFileStates } from "./history-compaction.js";
 import { isModelError } from "./model.js";
-import type { FunctionCall, FunctionDeclaration, Message, Model, Part } from "./model.js";
+import type { FunctionCall, FunctionDeclaration, Message, Model, Part, Usage } from "./model.js";
 
 export interface ToolRunner {
   declarations(): FunctionDeclaration[];
@@ -47,6 +47,8 @@ export interface RunResult {
   /** The conversation so far, ready to pass to the next run. */
   history: Message[];
   error?: { code: string; message: string };
+  /** Tokens the provider counted over the run's requests (zeros when it gave no figures). */
+  usage: Usage;
 }
 
 export interface TurnLoopOptions {
@@ -71,9 +73,11 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
   if (options.prompt.length > 0) history.push({ role: "user", parts: options.prompt });
   const toolCalls: ToolCallRecord[] = [];
   let text = "";
+  // Summed over the run's requests, from the provider's own figures.
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
 
   const result = (status: RunStatus, error?: { code: string; message: string }): RunResult =>
-    error === undefined ? { status, text, toolCalls, history } : { status, text, toolCalls, history, error };
+    error === undefined ? { status, text, toolCalls, history, usage } : { status, text, toolCalls, history, error, usage };
   const cancelled = (): RunResult => result("cancelled", { code: "cancelled", message: "The run was cancelled." });
 
   for (let turn = 1; ; turn++) {
@@ -93,7 +97,10 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
     const calls: { call: FunctionCall; thoughtSignature?: string }[] = [];
     try {
       for await (const event of abortable(model.stream({ system, history, tools: tools.declarations() }, signal), signal)) {
-        if (event.type === "text") {
+        if (event.type === "usage") {
+          usage.input_tokens += event.usage.input_tokens;
+          usage.output_tokens += event.usage.output_tokens;
+        } else if (event.type === "text") {
           const separator = turnText === "" && text !== "" ? TURN_SEPARATOR : "";
           turnText += event.text;
           text += separator + event.text;

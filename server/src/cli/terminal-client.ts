@@ -195,7 +195,7 @@ async function askCommand(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const root = path.resolve(values.root ?? process.cwd());
-  const { status } = await askThroughServer(
+  const { status, job } = await askThroughServer(
     {
       root,
       prompt,
@@ -211,6 +211,10 @@ async function askCommand(args: string[], io: Io): Promise<number> {
     },
     io,
   );
+  const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
+  if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
+    io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+  }
   return status === "done" ? 0 : 1;
 }
 

@@ -35,9 +35,10 @@ async function serve(script: FakeScript, options: GeminiModelOptions = {}): Prom
   return { fake, model };
 }
 
+/** Text and calls as streamed; the usage figures are checked on their own. */
 async function collect(model: Model, signal: AbortSignal): Promise<ModelEvent[]> {
   const events: ModelEvent[] = [];
-  for await (const event of model.stream(request, signal)) events.push(event);
+  for await (const event of model.stream(request, signal)) if (event.type !== "usage") events.push(event);
   return events;
 }
 
@@ -340,5 +341,14 @@ describe("fake endpoint", () => {
       { type: "functionCall", call: { name: "a", args: { x: 1 } } },
       { type: "functionCall", call: { id: "2", name: "b", args: {} } },
     ]);
+  });
+});
+
+describe("usage", () => {
+  it("reports the request's token counts from the last chunk, once", async () => {
+    const { model } = await serve(() => ({ chunks: [{ parts: [{ text: "a" }] }, { parts: [{ text: "b" }] }] }));
+    const usage: ModelEvent[] = [];
+    for await (const event of model.stream(request, never())) if (event.type === "usage") usage.push(event);
+    expect(usage).toEqual([{ type: "usage", usage: { input_tokens: 10, output_tokens: 5 } }]);
   });
 });

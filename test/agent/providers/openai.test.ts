@@ -21,9 +21,10 @@ const REQUEST: GenerateRequest = {
   tools: [{ name: "read_file", description: "Read a file.", parametersJsonSchema: { type: "object", properties: { file_path: { type: "string" } } } }],
 };
 
-async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
+/** Text and calls as streamed; usage is checked on its own. */
+async function collect(stream: AsyncIterable<ModelEvent>, usage: ModelEvent[] = []): Promise<ModelEvent[]> {
   const out: ModelEvent[] = [];
-  for await (const e of stream) out.push(e);
+  for await (const e of stream) (e.type === "usage" ? usage : out).push(e);
   return out;
 }
 
@@ -32,13 +33,15 @@ const model = (url: string, env: NodeJS.ProcessEnv = { OPENAI_API_KEY: KEY }) =>
 describe("the openai adapter", () => {
   it("streams text and assembles several tool calls of one message from their deltas, in order", async () => {
     fake = await startFakeOpenAi([{ text: "Reading both files.", calls: [{ name: "read_file", args: { file_path: "a.ts" } }, { name: "read_file", args: { file_path: "b.ts" } }] }]);
-    const events = await collect(model(fake.url).stream(REQUEST, new AbortController().signal));
+    const usage: ModelEvent[] = [];
+    const events = await collect(model(fake.url).stream(REQUEST, new AbortController().signal), usage);
     expect(events.filter((e) => e.type === "text").map((e) => (e as { text: string }).text).join("")).toBe("Reading both files.");
     expect(events.filter((e) => e.type === "functionCall")).toEqual([
       { type: "functionCall", call: { id: "call_0_read_file", name: "read_file", args: { file_path: "a.ts" } } },
       { type: "functionCall", call: { id: "call_1_read_file", name: "read_file", args: { file_path: "b.ts" } } },
     ]);
     expect(fake.requests[0]).toMatchObject({ model: "test-model", stream: true, tools: [{ type: "function", function: { name: "read_file" } }] });
+    expect(usage).toEqual([{ type: "usage", usage: { input_tokens: 100, output_tokens: 10 } }]);
     expect(fake.authorizations[0]).toBe(`Bearer ${KEY}`);
   });
 

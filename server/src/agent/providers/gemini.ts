@@ -182,6 +182,11 @@ function eventsOf(chunk: GenerateContentResponse): ModelEvent[] {
   if (candidate.finishReason === "MALFORMED_FUNCTION_CALL") {
     throw new MalformedCall();
   }
+  // The last chunk carries the request's totals.
+  const usage = chunk.usageMetadata;
+  if (candidate.finishReason !== undefined && usage?.promptTokenCount !== undefined) {
+    events.push({ type: "usage", usage: { input_tokens: usage.promptTokenCount, output_tokens: usage.candidatesTokenCount ?? 0 } });
+  }
   return events;
 }
 

@@ -59,6 +59,8 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
             model: options.model,
             messages: toMessages(request),
             stream: true,
+            // The last chunk then carries the request's token counts (servers that ignore it send none).
+            stream_options: { include_usage: true },
             ...(request.tools.length === 0
               ? {}
               : { tools: request.tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parametersJsonSchema } })) }),
@@ -70,8 +72,10 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       }
       // The calls of one message arrive in pieces, keyed by index: name first, then argument text.
       const calls = new Map<number, { id: string; name: string; args: string }>();
+      let usage: ModelEvent | undefined;
       try {
         for await (const chunk of stream) {
+          if (chunk.usage) usage = { type: "usage", usage: { input_tokens: chunk.usage.prompt_tokens, output_tokens: chunk.usage.completion_tokens } };
           const delta = chunk.choices[0]?.delta;
           if (!delta) continue;
           if (delta.content) yield { type: "text", text: delta.content };
@@ -88,6 +92,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       }
       const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]);
       for (const [index, call] of ordered) yield { type: "functionCall", call: parseCall(call, index) };
+      if (usage) yield usage;
     },
 
     async generateJson(request: JsonRequest, signal: AbortSignal): Promise<unknown> {
