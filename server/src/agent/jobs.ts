@@ -76,7 +76,8 @@ export interface JobRecord {
 /** A one-line account of what a read returned, for the stream. */
 function readSummary(data: Record<string, unknown>): string {
   if (typeof data["sha256"] === "string") return `${String(data["file_path"])} at sha256 ${data["sha256"].slice(0, 12)}…`;
-  if (Array.isArray(data["files"])) return `${data["files"].length} files read`;
+  if (Array.isArray(data["matches"])) return `${data["matches"].length} matching lines in ${String(data["files_searched"])} files`;
+  if (Array.isArray(data["files"])) return data["files"].every((f) => typeof f === "string") ? `${data["files"].length} files found` : `${data["files"].length} files read`;
   if (Array.isArray(data["entries"])) return `${data["entries"].length} entries`;
   return "ok";
 }
@@ -256,7 +257,12 @@ export class AgentService {
   private async promptText(params: AskParams, ctx: ToolContext): Promise<string> {
     const expanded = await expandMentions(params.prompt, ctx);
     if (!params.file_path) return expanded.text;
-    const read = await invokeTool("read_file", { file_path: params.file_path }, ctx);
+    let read = await invokeTool("read_file", { file_path: params.file_path }, ctx);
+    // A long file comes back as its first 2,000 lines: when the selection lies past them, read around it instead.
+    const shownTo = read.ok && read.data["truncated"] === true ? Number(read.data["end_line"]) : Infinity;
+    if (params.range && params.range.end.line + 1 > shownTo) {
+      read = await invokeTool("read_file", { file_path: params.file_path, offset: Math.max(1, params.range.start.line + 1 - 500) }, ctx);
+    }
     if (!read.ok) return `${expanded.text}\n\n(The user is in ${params.file_path}, which could not be read: ${read.error.message})`;
     const where = params.range ? ` Their selection is lines ${params.range.start.line + 1}-${params.range.end.line + 1}.` : "";
     return `${expanded.text}\n\nThe user is working in ${params.file_path}.${where} Its current state:\n${JSON.stringify(read.data)}`;
