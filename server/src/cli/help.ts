@@ -9,6 +9,8 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
   lockstep read FILE... [--root DIR]
+  lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
+  lockstep find GLOB [--path DIR] [--root DIR]
   lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
@@ -41,6 +43,18 @@ model's answer on stdin. --stage runs git add on the files it changed.
 Prints each file's {file_path, version, sha256, content}; patterns such as 'src/**/*.ts' expand below the root.
 
   lockstep read src/app.ts`,
+  search: `lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
+
+Searches file contents for a JavaScript regular expression, like grep -n: case-insensitive unless
+PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files, node_modules and
+.git skipped (unless --path names them); at most 100 matches unless --max-results says more.
+
+  lockstep search 'function\\s+parseConfig' --include '*.ts'`,
+  find: `lockstep find GLOB [--path DIR] [--root DIR]
+
+Lists the files whose path matches GLOB (relative to --path, else the root), with the same ignore rules.
+
+  lockstep find 'src/**/*.test.ts'`,
   ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).

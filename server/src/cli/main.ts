@@ -142,11 +142,42 @@ async function readCommand(args: string[]): Promise<Envelope> {
   return invokeTool("read_many_files", { file_paths: positionals }, ctx);
 }
 
+async function searchCommand(args: string[]): Promise<Envelope> {
+  const options = { root: common.root, path: { type: "string" }, include: { type: "string" }, "case-sensitive": { type: "boolean" }, "max-results": { type: "string" } } as const;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
+  const [pattern, ...extra] = positionals;
+  if (pattern === undefined || extra.length > 0) throw new UsageError("search takes exactly one PATTERN (quote it)");
+  const max = values["max-results"];
+  if (max !== undefined && !/^\d+$/.test(max)) throw new UsageError("--max-results takes a whole number");
+  const ctx = await toolContext(values.root);
+  return invokeTool(
+    "search_files",
+    {
+      pattern,
+      ...(values.path !== undefined ? { path: values.path } : {}),
+      ...(values.include !== undefined ? { include: values.include } : {}),
+      ...(values["case-sensitive"] !== undefined ? { case_sensitive: values["case-sensitive"] } : {}),
+      ...(max !== undefined ? { max_results: Number(max) } : {}),
+    },
+    ctx,
+  );
+}
+
+async function findCommand(args: string[]): Promise<Envelope> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: common.root, path: { type: "string" } } });
+  const [pattern, ...extra] = positionals;
+  if (pattern === undefined || extra.length > 0) throw new UsageError("find takes exactly one GLOB (quote it, so the shell leaves it alone)");
+  const ctx = await toolContext(values.root);
+  return invokeTool("find_files", { pattern, ...(values.path !== undefined ? { path: values.path } : {}) }, ctx);
+}
+
 const TOOL_COMMANDS: Record<string, (args: string[], io: Io) => Promise<Envelope>> = {
   "apply-patch": applyPatchCommand,
   edit: (args) => editCommand(args),
   "apply-blocks": applyBlocksCommand,
   read: (args) => readCommand(args),
+  search: (args) => searchCommand(args),
+  find: (args) => findCommand(args),
 };
 
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
