@@ -183,11 +183,24 @@ async function pinDirectory(dir: string): Promise<Outcome<{ via: string; close: 
         "Check the directory; if it is meant to be a link, give the path it leads to.",
       ]);
     }
-  } catch {
+  } catch (error) {
     await close();
-    return succeed(undefined); // no /proc to name the handle by
+    // Without /proc at all the write goes by name; with it, a handle that cannot be named is a refusal, not a fallback.
+    if (!(await procAvailable())) return succeed(undefined);
+    return ioFailure(error, dir, "write");
   }
   return succeed({ via, close });
+}
+
+let proc: Promise<boolean> | undefined;
+
+/** Whether this system names open handles under /proc/self/fd (checked once). */
+function procAvailable(): Promise<boolean> {
+  proc ??= fs.access("/proc/self/fd").then(
+    () => true,
+    () => false,
+  );
+  return proc;
 }
 
 async function writeAndRename(abs: string, content: string, mode: number | undefined, base: DiskBase | undefined, pin: boolean): Promise<Outcome<void>> {
