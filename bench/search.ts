@@ -169,7 +169,7 @@ async function historyRows(): Promise<TimingRow[]> {
     const raw: Message[] = [{ role: "user", parts: [{ text: "Tidy every hundredth line of src/big.ts." }] }];
     const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
       const response = await invokeTool(name, args, ctx);
-      raw.push({ role: "model", parts: [{ functionCall: { name, args } }] }, { role: "user", parts: [{ functionResponse: { name, response } }] });
+      raw.push({ role: "assistant", parts: [{ functionCall: { name, args } }] }, { role: "user", parts: [{ functionResponse: { name, response } }] });
       return response.ok ? response.data : {};
     };
     const before: number[] = [];

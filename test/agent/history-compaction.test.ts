@@ -44,7 +44,7 @@ describe("compactFileStates", () => {
   it("marks a mentioned file's state written in the prompt's text, and only the older of two equal mentions", () => {
     const v1 = state("b.ts", "1".repeat(64), "bee\n");
     const prompt = (words: string): Message => ({ role: "user", parts: [{ text: `${words}\n\nFiles mentioned above:\n${JSON.stringify(v1)}` }] });
-    const history: Message[] = [prompt("look at @b.ts"), { role: "model", parts: [{ text: "ok" }] }, prompt("again @b.ts")];
+    const history: Message[] = [prompt("look at @b.ts"), { role: "assistant", parts: [{ text: "ok" }] }, prompt("again @b.ts")];
 
     compactFileStates(history);
 

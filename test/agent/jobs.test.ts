@@ -74,7 +74,7 @@ describe("AgentService", () => {
   it("a run cancelled by a session reset does not write its history back", async () => {
     const ws = await workspace();
     const session = new Session();
-    session.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "model", parts: [{ text: "an old answer" }] }];
+    session.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "assistant", parts: [{ text: "an old answer" }] }];
     const hanging = createReplayModel({ turns: [{ text: ["thinking"] }] });
     const model = { ...hanging, stream: async function* (_request: unknown, signal: AbortSignal) {
       yield { type: "text" as const, text: "thinking" };
@@ -104,7 +104,7 @@ describe("AgentService", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     agent.cancel({ job_id: started.data["job_id"] });
     await agent.settled(String(started.data["job_id"]));
-    expect(session.history.at(-1)?.role).toBe("model");
+    expect(session.history.at(-1)?.role).toBe("assistant");
   });
 
   it("answers an unknown job id with not_found", () => {

@@ -71,6 +71,7 @@ describe("one run", () => {
     expect(tools.ran).toEqual(['read_file({"file_path":"a.ts"})', 'read_file({"file_path":"b.ts"})']);
     expect(fake.requests).toHaveLength(2);
     const second = fake.requests[1]?.body.contents;
+    // Gemini's wire roles: the assistant's turn is "model", the tool results go as "user".
     expect(second).toEqual([
       { role: "user", parts: [{ text: "go" }] },
       {
@@ -90,8 +91,8 @@ describe("one run", () => {
       },
     ]);
     // Exactly one model message per turn, however many chunks streamed.
-    expect(roles(result.history)).toEqual(["user", "model", "user", "model"]);
-    expect(result.history[3]).toEqual({ role: "model", parts: [{ text: "Both read." }] });
+    expect(roles(result.history)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(result.history[3]).toEqual({ role: "assistant", parts: [{ text: "Both read." }] });
     expect(result.text).toBe("Reading both.\n\nBoth read.");
     expect(result.toolCalls).toEqual([
       { name: "read_file", args: { file_path: "a.ts" }, ok: true },
@@ -145,11 +146,11 @@ describe("one run", () => {
     const { fake, model } = await geminiOn([textTurn("again")]);
     const earlier: Message[] = [
       { role: "user", parts: [{ text: "hi" }] },
-      { role: "model", parts: [{ text: "hello" }] },
+      { role: "assistant", parts: [{ text: "hello" }] },
     ];
     const result = await run({ model, tools: toolsFrom({}), history: earlier, prompt: [{ text: "more" }] });
     expect(earlier).toHaveLength(2);
-    expect(roles(result.history)).toEqual(["user", "model", "user", "model"]);
+    expect(roles(result.history)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(fake.requests[0]?.body.contents?.map((content) => content.parts?.[0])).toEqual([{ text: "hi" }, { text: "hello" }, { text: "more" }]);
     expect(fake.requests[0]?.body.tools).toBeUndefined();
   });
@@ -164,7 +165,7 @@ describe("limits", () => {
     expect(result.error?.message).toMatch(/3 model turns/);
     expect(fake.requests).toHaveLength(3);
     expect(result.toolCalls).toHaveLength(3);
-    expect(roles(result.history)).toEqual(["user", "model", "user", "model", "user", "model", "user"]);
+    expect(roles(result.history)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]);
   });
 
   it("stops at the tool-call cap and still answers every call of the last turn", async () => {
@@ -178,7 +179,7 @@ describe("limits", () => {
     expect(result.toolCalls).toHaveLength(4);
     expect(fake.requests).toHaveLength(2);
     const last = result.history.at(-1);
-    expect(last?.role).toBe("user");
+    expect(last?.role).toBe("tool");
     expect(last?.parts.map((part) => ("functionResponse" in part ? part.functionResponse.response["ok"] : "?"))).toEqual([true, false, false]);
   });
 

@@ -230,7 +230,7 @@ export class AgentService {
     if (session.generation === generation) {
       // A run that stopped half-way ends on a user message; a model note keeps the turns alternating.
       const last = result.history[result.history.length - 1];
-      if (result.status !== "done" && last?.role === "user") result.history.push({ role: "model", parts: [{ text: `(This request ended: ${result.status}.)` }] });
+      if (result.status !== "done" && last?.role !== "assistant") result.history.push({ role: "assistant", parts: [{ text: `(This request ended: ${result.status}.)` }] });
       session.history = result.history;
     }
     job.text = result.text;

@@ -24,8 +24,13 @@ export type Part =
   | { functionCall: FunctionCall; thoughtSignature?: string }
   | { functionResponse: FunctionResponse };
 
+/**
+ * One message of the conversation, in the providers' common roles: the user's
+ * words, the assistant's turn (text and tool calls), and the tool results that
+ * answer that turn's calls (functionResponse parts, in call order).
+ */
 export interface Message {
-  role: "user" | "model";
+  role: "user" | "assistant" | "tool";
   parts: Part[];
 }
 

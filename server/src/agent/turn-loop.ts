@@ -122,7 +122,7 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       ...(turnText === "" ? [] : [{ text: turnText }]),
       ...calls.map(({ call, thoughtSignature }) => (thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature })),
     ];
-    if (modelParts.length > 0) history.push({ role: "model", parts: modelParts });
+    if (modelParts.length > 0) history.push({ role: "assistant", parts: modelParts });
     if (calls.length === 0) return result("done");
 
     // ---- run the calls, in order, and answer them all in one message ----
@@ -142,7 +142,7 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       if (stop === undefined) toolCalls.push({ name: call.name, args: call.args, ok: envelope.ok });
       responses.push({ functionResponse: { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, response: envelope } });
     }
-    history.push({ role: "user", parts: responses });
+    history.push({ role: "tool", parts: responses });
     if (stop !== undefined) return stop;
     if (signal.aborted) return cancelled();
   }

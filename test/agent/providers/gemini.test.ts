@@ -99,10 +99,11 @@ describe("stream", () => {
     const { fake, model } = await serve([textTurn("ok")]);
     const history: GenerateRequest["history"] = [
       { role: "user", parts: [{ text: "read a" }] },
-      { role: "model", parts: [{ functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } }, thoughtSignature: "sig" }] },
-      { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }] },
+      { role: "assistant", parts: [{ functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } }, thoughtSignature: "sig" }] },
+      { role: "tool", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }] },
     ];
     for await (const _ of model.stream({ ...request, history }, never())) void _;
+    // Gemini's roles on the wire: the assistant is "model", tool results travel as "user".
     expect(fake.requests[0]?.body.contents).toEqual([
       { role: "user", parts: [{ text: "read a" }] },
       { role: "model", parts: [{ functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } }, thoughtSignature: "sig" }] },

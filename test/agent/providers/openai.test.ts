@@ -49,7 +49,7 @@ describe("the openai adapter", () => {
     fake = await startFakeOpenAi([{ text: "done" }]);
     const history: GenerateRequest["history"] = [
       { role: "user", parts: [{ text: "fix it" }] },
-      { role: "model", parts: [{ text: "Reading." }, { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } }, { functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } }] },
+      { role: "assistant", parts: [{ text: "Reading." }, { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } }, { functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } }] },
       { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true } } }, { functionResponse: { id: "c2", name: "read_file", response: { ok: false } } }] },
     ];
     await collect(model(fake.url).stream({ ...REQUEST, history }, new AbortController().signal));

@@ -18,7 +18,7 @@ function answered(...responses: { name: string; envelope: Envelope }[]): Message
   return [
     { role: "user", parts: [{ text: "go" }] },
     ...responses.flatMap(({ name, envelope }): Message[] => [
-      { role: "model", parts: [{ functionCall: { name, args: {} } }] },
+      { role: "assistant", parts: [{ functionCall: { name, args: {} } }] },
       { role: "user", parts: [{ functionResponse: { name, response: envelope } }] },
     ]),
   ];

@@ -138,7 +138,8 @@ function firstNonEmpty(...values: (string | undefined)[]): string | undefined {
 // ---- translation between our shapes and the SDK's ----
 
 function toContent(message: Message): Content {
-  return { role: message.role, parts: message.parts.map(toSdkPart) };
+  // Gemini's roles: the assistant is "model", and tool results travel as the user's.
+  return { role: message.role === "assistant" ? "model" : "user", parts: message.parts.map(toSdkPart) };
 }
 
 function toSdkPart(part: Part): SdkPart {

@@ -138,7 +138,7 @@ function toMessages(request: GenerateRequest): ChatMessage[] {
 }
 
 function fromMessage(message: Message): ChatMessage[] {
-  if (message.role === "model") {
+  if (message.role === "assistant") {
     const text = message.parts.flatMap((p) => ("text" in p ? [p.text] : [])).join("");
     const calls = message.parts.flatMap((p, i) =>
       "functionCall" in p ? [{ id: p.functionCall.id ?? `call_${i}`, type: "function" as const, function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args) } }] : [],
