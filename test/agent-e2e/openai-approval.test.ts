@@ -1,0 +1,93 @@
+// Approval and stale-state recovery are the turn loop's, whichever provider serves
+// the model: here the same checks as on the Gemini fake, with the real openai
+// package in the spawned server talking to a fake OpenAI-compatible endpoint.
+import { createPatch } from "diff";
+import type { ShowMessageRequestParams } from "vscode-languageserver-protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { pick } from "../support/agent-scripts.js";
+import { startFakeOpenAi, type FakeAnswer, type FakeOpenAi } from "../support/fake-openai.js";
+import { cleanup, launch, sha256, type TestClient } from "../support/lsp-client.js";
+
+let fake: FakeOpenAi | undefined;
+afterEach(async () => {
+  await cleanup();
+  await fake?.close();
+  fake = undefined;
+});
+
+const A = ["export const a = 1;", "export const b = 2;", "export const c = 3;", ""].join("\n");
+const change = (text: string, from: string, to: string): string => createPatch("a.ts", text, text.replace(from, to));
+const patch = (text: string, from: string, to: string): FakeAnswer => ({ calls: [{ name: "safe_patch", args: { file_path: "a.ts", unified_diff: change(text, from, to), base_content_sha256: sha256(text) } }] });
+
+/** The tool messages of the newest request: what the model was told its calls did. */
+function toolResults(f: FakeOpenAi): { ok: boolean; error?: { code: string }; data?: { latest_file_state?: { content: string; sha256: string } } }[] {
+  const messages = f.requests.at(-1)!["messages"] as { role: string; content: string }[];
+  return messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content) as { ok: boolean });
+}
+
+async function run(client: TestClient, prompt: string): Promise<Record<string, unknown>> {
+  const started = await client.command("ask", { prompt });
+  const id = String(started.data?.["job_id"]);
+  for (;;) {
+    const job = await client.command("job", { job_id: id });
+    if (job.data?.["status"] !== "running") return job.data ?? {};
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approval: "ask" | "auto", answer?: (p: ShowMessageRequestParams) => string): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+  fake = await startFakeOpenAi(script);
+  const prompts: ShowMessageRequestParams[] = [];
+  const client = await launch(
+    { "a.ts": A },
+    {
+      style: "helix",
+      initializationOptions: { provider: "openai", baseUrl: fake.url, model: "m", approval },
+      ...(answer ? { showMessageRequest: (p: ShowMessageRequestParams) => (prompts.push(p), Promise.resolve(pick(p, answer(p)))) } : {}),
+    },
+  );
+  await client.open("a.ts");
+  return { client, prompts };
+}
+
+describe("the openai provider, approval and stale state", () => {
+  it("Reject reaches the model as rejected, and the buffer is untouched", async () => {
+    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), { text: "Understood." }], "ask", () => "Reject");
+    const job = await run(client, "change a");
+    expect(job["status"]).toBe("done");
+    expect(prompts).toHaveLength(1);
+    expect(toolResults(fake!)[0]).toMatchObject({ ok: false, error: { code: "rejected" } });
+    expect(client.buffer("a.ts")!.text).toBe(A);
+  });
+
+  it("Always allow asks once per tool for the session, and both changes land", async () => {
+    const one = A.replace("a = 1", "a = 10");
+    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }], "ask", () => "Always");
+    const job = await run(client, "change a and b");
+    expect(job["status"]).toBe("done");
+    expect(prompts).toHaveLength(1);
+    expect(client.buffer("a.ts")!.text).toBe(one.replace("b = 2", "b = 20"));
+  });
+
+  it("a patch on a stale state is refused with the latest state, and the retry built on it lands without another read", async () => {
+    // Turn 1: the model patches from the text it saw before the user typed; turn 2: from the state the refusal carries.
+    const { client } = await agent((i) => {
+      if (i === 0) return patch(A, "c = 3", "c = 30");
+      if (i === 1) {
+        const latest = toolResults(fake!)[0]!.data!.latest_file_state!;
+        return patch(latest.content, "c = 3", "c = 30");
+      }
+      return { text: "Done." };
+    }, "auto");
+    await client.type("a.ts", "a = 1", "a = 1 /* typed */");
+    const job = await run(client, "change c");
+    expect(job["status"]).toBe("done");
+    expect(fake!.requests).toHaveLength(3);
+    const tools = (job["tool_calls"] as { name: string; ok: boolean }[]).map((t) => [t.name, t.ok]);
+    expect(tools).toEqual([
+      ["safe_patch", false],
+      ["safe_patch", true],
+    ]);
+    expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 1 /* typed */").replace("c = 3", "c = 30"));
+  });
+});
