@@ -85,6 +85,14 @@ describe("settings", () => {
     expect(await session(client)).toMatchObject({ model: "gemini-good", approval: "ask" });
   });
 
+  it.each<[string, Record<string, unknown>, string]>([
+    ["provider openai without a model", { provider: "openai", baseUrl: "http://127.0.0.1:9/v1" }, "model"],
+    ["a baseUrl with provider gemini", { baseUrl: "http://127.0.0.1:9/v1" }, "baseUrl"],
+  ])("a bad combination is named in a warning: %s", async (_name, initializationOptions, named) => {
+    const client = await configured({ style: "helix", initializationOptions });
+    await client.waitForNotification("window/showMessage", warningNaming(named));
+  });
+
   it("an unknown setting is named in a warning", async () => {
     const client = await configured({ style: "neovim", initializationOptions: { modle: "gemini-typo" } });
     await client.waitForNotification("window/showMessage", warningNaming("modle"));

@@ -45,5 +45,19 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
     if (parsed.success) merged[key] = parsed.data;
     else problems.push(`\`${key}\`: ${parsed.error.issues[0]?.message ?? "invalid value"}`);
   }
-  return { settings: settingsSchema.parse(merged), problems };
+  const settings = settingsSchema.parse(merged);
+  problems.push(...combinationProblems(settings));
+  return { settings, problems };
+}
+
+/** Settings that are each valid but do not go together: said at once, not when the agent first runs. */
+function combinationProblems(s: Settings): string[] {
+  const out: string[] = [];
+  if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
+    out.push("`model` is required with provider `openai`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)");
+  }
+  if (s.provider === "gemini" && s.baseUrl !== undefined) {
+    out.push("`baseUrl` applies to provider `openai` only; for Gemini set GOOGLE_GEMINI_BASE_URL in the server's environment, or set provider to `openai`");
+  }
+  return out;
 }
