@@ -57,6 +57,19 @@ describe.each(["helix", "eglot"] as const)("edit block actions in %s", (style) =
   });
 });
 
+describe("aider's SEARCH/REPLACE blocks in a buffer", () => {
+  it("offer Apply N edit blocks like ««« EDIT blocks, and applying lands them", async () => {
+    const client = await launch(FILES, { style: "helix" });
+    await client.open("src/math.py");
+    const answer = ["src/math.py", "```python", "<<<<<<< SEARCH", "def multiply(a, b):", "    return a + b  # BUG", "=======", "def multiply(a, b):", "    return a * b", ">>>>>>> REPLACE", "```", ""].join("\n");
+    await client.open("answer.md", answer);
+    const actions = await client.codeActions("answer.md");
+    const applied = await run(client, actions, "Apply 1 edit block");
+    expect(applied).toMatchObject({ ok: true, data: { blocks: [{ status: "applied" }] } });
+    expect(client.buffer("src/math.py")!.text).toBe(MATH.replace("return a + b  # BUG", "return a * b"));
+  });
+});
+
 describe("edit blocks that do not apply", () => {
   it("apply the good block and tell the user why the other was refused", async () => {
     const client = await launch(FILES, { style: "helix" });
