@@ -212,16 +212,27 @@ describe.runIf(process.platform === "linux")("a write pinned to its checked dire
     await fs.mkdir(outside);
     // A second process swaps root/sub between the real directory and a link to `outside`, as fast as it can.
     const swapper = spawnSwapper(sub, aside, outside);
+    const results: Awaited<ReturnType<typeof writeTextFileAtomic>>[] = [];
     try {
       // Once the swapping has begun, write for a while (bounded): each write is checked before it starts.
       for (let seen = false; !seen; await new Promise((r) => setTimeout(r, 5))) seen = (await fs.lstat(sub).catch(() => undefined))?.isSymbolicLink() ?? false;
       const file = path.join(sub, "target.txt"); // the real path the sandbox checked, before any swap
-      for (let i = 0, t0 = Date.now(); Date.now() - t0 < 1500; i++) await writeTextFileAtomic(file, `write ${i}\n`, { pinned: true });
+      // Plain writes, writes that take the cross-process lock (a lock directory beside the file),
+      // and writes that create missing directories first: none may reach `outside`.
+      for (let i = 0, t0 = Date.now(); Date.now() - t0 < 1500; i++) {
+        results.push(await writeTextFileAtomic(file, `write ${i}\n`, { pinned: true }));
+        const now = await fs.readFile(file, "utf8").catch(() => null);
+        results.push(await writeTextFileAtomic(file, `locked ${i}\n`, { pinned: true, base: now }));
+        results.push(await writeTextFileAtomic(path.join(sub, `new-${i}`, "deeper", "made.txt"), "made\n", { pinned: true }));
+      }
     } finally {
       swapper.kill("SIGKILL");
       await new Promise((r) => swapper.once("exit", r));
     }
     expect(await fs.readdir(outside)).toEqual([]);
+    // The race was met: some writes found the link and were refused, others landed inside.
+    expect(results.some((r) => !r.ok)).toBe(true);
+    expect(results.some((r) => r.ok)).toBe(true);
   }, 30_000);
 });
 
@@ -230,7 +241,11 @@ function spawnSwapper(dir: string, aside: string, target: string): ChildProcess 
     const fs = require("node:fs");
     const [dir, aside, target] = process.argv.slice(1);
     for (;;) {
-      try { fs.renameSync(dir, aside); fs.symlinkSync(target, dir); fs.unlinkSync(dir); fs.renameSync(aside, dir); } catch {}
+      // Each step alone, so the loop heals itself when a writer re-creates the directory meanwhile.
+      try { fs.renameSync(dir, aside); } catch {}
+      try { fs.symlinkSync(target, dir); } catch {}
+      try { fs.rmSync(dir, { recursive: true, force: true }); } catch {}
+      try { fs.renameSync(aside, dir); } catch {}
     }`;
   return spawn(process.execPath, ["-e", script, dir, aside, target], { stdio: "ignore" });
 }

@@ -9,6 +9,7 @@ import lockfile from "proper-lockfile";
 import { fail, succeed } from "../edit/shared/outcome.js";
 import type { Outcome } from "../edit/shared/outcome.js";
 import { decodeUtf8, looksBinary } from "../edit/shared/text.js";
+import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
 import { compareNames } from "./suggest.js";
 
 /** Files larger than this are refused: a model cannot use them and hashing them stalls the server. */
@@ -97,9 +98,9 @@ const LOCK_STALE_MS = 10_000;
  * `options.mode` if given, else the existing file's, else the default for new
  * files. With `options.base`, the write takes the file's cross-process lock and
  * happens only while the file still holds that base. With `options.pinned` (`abs`
- * is a real path the sandbox checked), the write goes through the directory's
- * open handle (see pinDirectory). On failure the temporary file is removed and
- * the target is untouched.
+ * is a real path the sandbox checked), the write, the lock and any directory
+ * made go through the directory's open handle (see holdDirectory). On failure
+ * the temporary file is removed and the target is untouched.
  */
 export async function writeTextFileAtomic(
   abs: string,
@@ -108,6 +109,7 @@ export async function writeTextFileAtomic(
 ): Promise<Outcome<void>> {
   const dir = path.dirname(abs);
   let mode = options.mode;
+  let missing = false;
   try {
     const stats = await fs.stat(abs);
     if (stats.isDirectory()) return isDirectory(abs);
@@ -117,28 +119,72 @@ export async function writeTextFileAtomic(
     mode ??= stats.mode & 0o7777;
   } catch (error) {
     if (errnoCode(error) !== "ENOENT") return ioFailure(error, abs, "write");
-    try {
-      await fs.mkdir(dir, { recursive: true });
-    } catch (mkdirError) {
-      return ioFailure(mkdirError, dir, "create the directory");
-    }
+    missing = true;
   }
-  const pinned = options.pinned ?? false;
-  if (options.base === undefined) return writeAndRename(abs, content, mode, undefined, pinned);
-
-  let release: (() => Promise<void>) | undefined;
+  let held: HeldDirectory;
   try {
-    release = await lockfile.lock(abs, { realpath: false, lockfilePath: lockPath(abs), stale: LOCK_STALE_MS, retries: { retries: 200, minTimeout: 5, maxTimeout: 50 } });
+    held = await holdDirectory(dir, { pin: options.pinned ?? false, create: missing });
+  } catch (error) {
+    if (error instanceof DirectorySwapped) return swapped(error.dir);
+    return ioFailure(error, dir, missing ? "create the directory" : "write");
+  }
+  try {
+    await removeAbandonedTemporaries(held.via);
+    const target = path.join(held.via, path.basename(abs));
+    if (options.base === undefined) return await writeInto(held.via, target, abs, content, mode, undefined);
+    return await underLock(held.via, abs, () => writeInto(held.via, target, abs, content, mode, options.base), options.base);
+  } finally {
+    await held.close();
+  }
+}
+
+/** Runs `write` under the file's cross-process lock (in the held directory `at`), once the file still holds `base`. */
+async function underLock(at: string, abs: string, write: () => Promise<Outcome<void>>, base: DiskBase): Promise<Outcome<void>> {
+  const target = path.join(at, path.basename(abs));
+  let release: () => Promise<void>;
+  try {
+    release = await takeLock(target, lockPath(at, abs));
   } catch (error) {
     return ioFailure(error, abs, "lock");
   }
   try {
-    const changed = await baseChanged(abs, options.base);
+    const changed = await baseChanged(target, base, abs);
     if (changed) return changed;
-    return await writeAndRename(abs, content, mode, options.base, pinned);
+    return await write();
   } finally {
     await release().catch(() => undefined);
   }
+}
+
+/** How long a writer waits for another lockstep process's lock on the same file before giving up. */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * The lock, retried while another writer holds it (ELOCKED) and for no other
+ * error: a directory removed meanwhile fails at once instead of after every retry.
+ */
+async function takeLock(target: string, lockfilePath: string): Promise<() => Promise<void>> {
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return await lockfile.lock(target, {
+        realpath: false,
+        lockfilePath,
+        stale: LOCK_STALE_MS,
+        // By default a lock found compromised throws from a timer and ends the process; the re-check before the rename still guards the write.
+        onCompromised: () => undefined,
+      });
+    } catch (error) {
+      if (errnoCode(error) !== "ELOCKED" || performance.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+    }
+  }
+}
+
+function swapped(dir: string): Outcome<never> {
+  return fail("permission_denied", `${dir} changed while the file was being written (a symbolic link was put in its place). Nothing was written.`, [
+    "Check the directory; if it is meant to be a link, give the path it leads to.",
+  ]);
 }
 
 /** A failure when the file no longer holds `base` (another writer got there first), else undefined. */
@@ -156,64 +202,6 @@ async function baseChanged(abs: string, base: DiskBase, shown = abs): Promise<Ou
     `State Mismatch: ${shown} changed on disk while this change was being written (another program wrote it${base === null ? " or created it" : ""}). Nothing was applied.`,
     ["Read the file again and rebuild the change from its latest state."],
   );
-}
-
-/**
- * The directory `dir` opened and held, named through `/proc/self/fd` (Linux),
- * once its real path is checked to be `dir`: paths under it then reach that very
- * directory, so a symbolic link swapped in for it (or for a directory above it)
- * after the sandbox's check cannot redirect the write. Undefined where the
- * platform has no /proc/self/fd; the write then goes through `dir` by name.
- */
-async function pinDirectory(dir: string): Promise<Outcome<{ via: string; close: () => Promise<void> } | undefined>> {
-  if (process.platform !== "linux") return succeed(undefined);
-  let handle: FileHandle;
-  try {
-    handle = await fs.open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
-  } catch (error) {
-    return ioFailure(error, dir, "write");
-  }
-  const via = `/proc/self/fd/${handle.fd}`;
-  const close = (): Promise<void> => handle.close().catch(() => undefined);
-  try {
-    const real = await fs.realpath(via);
-    if (real !== dir) {
-      await close();
-      return fail("permission_denied", `${dir} changed while the file was being written (a symbolic link was put in its place). Nothing was written.`, [
-        "Check the directory; if it is meant to be a link, give the path it leads to.",
-      ]);
-    }
-  } catch (error) {
-    await close();
-    // Without /proc at all the write goes by name; with it, a handle that cannot be named is a refusal, not a fallback.
-    if (!(await procAvailable())) return succeed(undefined);
-    return ioFailure(error, dir, "write");
-  }
-  return succeed({ via, close });
-}
-
-let proc: Promise<boolean> | undefined;
-
-/** Whether this system names open handles under /proc/self/fd (checked once). */
-function procAvailable(): Promise<boolean> {
-  proc ??= fs.access("/proc/self/fd").then(
-    () => true,
-    () => false,
-  );
-  return proc;
-}
-
-async function writeAndRename(abs: string, content: string, mode: number | undefined, base: DiskBase | undefined, pin: boolean): Promise<Outcome<void>> {
-  const dir = path.dirname(abs);
-  const pinned = pin ? await pinDirectory(dir) : succeed(undefined);
-  if (!pinned.ok) return pinned;
-  try {
-    const at = pinned.value?.via ?? dir;
-    await removeAbandonedTemporaries(at);
-    return await writeInto(at, path.join(at, path.basename(abs)), abs, content, mode, base);
-  } finally {
-    await pinned.value?.close();
-  }
 }
 
 /** The write itself, every path under `at` (the pinned directory); `shown` names the file in messages. */
@@ -342,9 +330,9 @@ function temporaryPath(abs: string): string {
 
 const TEMP_SUFFIX = ".lockstep-tmp";
 
-/** The hidden lock beside `abs` that every lockstep process takes before writing it. */
-function lockPath(abs: string): string {
-  return path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 100)}.lockstep-lock`);
+/** The hidden lock beside `abs` (in its held directory `at`) that every lockstep process takes before writing it. */
+function lockPath(at: string, abs: string): string {
+  return path.join(at, `.${path.basename(abs).slice(0, 100)}.lockstep-lock`);
 }
 
 /**
