@@ -112,12 +112,13 @@ export class Workspace {
       return succeed(state(doc.text, doc.version, true));
     }
     if (pending && pending.baseVersion === null) {
-      // Served only while the disk still holds what the edit was built on (or the edit itself,
-      // once saved): a change made outside the editor since wins.
+      // A file that is not open: the disk confirms (it holds the edit once saved), or a change made
+      // outside the editor wins. Until then the claim is served, marked, and after its expiry the disk is.
       const disk = path.exists ? await readTextFile(path.abs) : undefined;
       const onDisk = disk?.ok ? disk.value.content : "";
-      if (onDisk === pending.base) return succeed({ ...state(pending.text, null, false), unconfirmed: true });
-      this.settle(path.uri);
+      if (onDisk === pending.base) {
+        if (!this.expired(pending)) return succeed({ ...state(pending.text, null, false), unconfirmed: true });
+      } else this.settle(path.uri);
       if (disk?.ok) return succeed(state(onDisk, null, false));
     }
     if (!path.exists) {
@@ -196,6 +197,13 @@ export class Workspace {
     // The edits are offsets into `before`: the editor must apply them to exactly that version.
     let version = before?.open && before.version !== null ? before.version : null;
     const earlier = this.pending.get(path.uri);
+    if (earlier && !doc && earlier.baseVersion === null) {
+      // The editor claimed an edit to this file while it was not open. Whatever this change was built
+      // on, an unversioned edit would land on what the editor holds, which nobody confirmed.
+      const confirmed = await this.confirmClosedClaim(path, earlier, before, signal);
+      if (!confirmed.ok) return confirmed;
+      version = confirmed.value;
+    }
     if (earlier && doc && before?.version === null) {
       // `before` is text we delivered that the editor has not reported yet; give it a moment.
       await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS, signal)]);
@@ -246,6 +254,44 @@ export class Workspace {
     }
     const delivered = this.stateOf(path, after, null, doc !== undefined);
     return succeed({ state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true }, applied: true, via: "editor" });
+  }
+
+  /**
+   * Waits (bounded) for the editor to confirm its claimed edit to a file that was not open: a
+   * didOpen (the buffer's version is then the one to send against) or the disk showing the edit.
+   * Otherwise refused, and the claim is kept: the editor may hold that edit unsaved, so no edit
+   * goes there unversioned until the file is opened or saved.
+   */
+  private async confirmClosedClaim(path: ResolvedPath, claim: Pending, before: FileState | null, signal: AbortSignal): Promise<Outcome<number | null>> {
+    const waitMs = this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS;
+    if ((await this.diskText(path)) === claim.base) await Promise.race([claim.settled, delay(waitMs, signal)]);
+    const now = this.options.editor?.document(path.uri);
+    const disk = now ? undefined : await this.diskText(path);
+    if (!now && disk === claim.base) {
+      return fail(
+        "state_mismatch",
+        `State Mismatch: the editor answered that it applied lockstep's previous edit to ${path.rel}, a file it did not have open, but neither opened it ` +
+          `nor saved it (nothing within ${waitMs} ms), so what it holds for that file is unconfirmed. This change was not sent.`,
+        [
+          `Ask the user to open ${path.rel} in the editor (or save it), then read it again and rebuild the change from what it shows.`,
+          "If the opened buffer lacks the previous edit, the editor reports edits as applied without applying them; the closedFileEdits setting \"disk\" avoids this.",
+        ],
+      );
+    }
+    this.settle(path.uri);
+    const held = now ? now.text : disk;
+    if (held !== (before?.content ?? "")) {
+      return fail("state_mismatch", `State Mismatch: ${path.rel} is not the text the change was built on (the editor or another program changed it). Nothing was applied.`, [
+        "Read the file again and rebuild the change from its latest state.",
+      ]);
+    }
+    return succeed(now ? now.version : null);
+  }
+
+  /** The file's text on disk; "" when it does not exist or cannot be read. */
+  private async diskText(path: ResolvedPath): Promise<string> {
+    const disk = await readTextFile(path.abs);
+    return disk.ok ? disk.value.content : "";
   }
 
   /** Written while the disk still holds `before` (checked under a lock other lockstep processes honour). */
