@@ -23,6 +23,14 @@ function bigDiff(count: number, step: number): { diff: string; after: string } {
   return { diff, after: after.join("\n") + "\n" };
 }
 
+/** `count` edit blocks, each changing line 1 + 39k of big.ts (anchored on the line before). */
+function blocks(count: number): string {
+  return Array.from({ length: count }, (_, k) => {
+    const at = 1 + k * 39;
+    return `big.ts\n««« EDIT\n${LINES[at - 1]}\n${LINES[at]}\n═══════ REPL\n${LINES[at - 1]}\n${LINES[at]} // ${k}\n»»» EDIT END\n`;
+  }).join("\n");
+}
+
 describe("large inputs over LSP", () => {
   it("a 13,000-hunk patch (worker thread) lands exactly, and the server answers the next command", async () => {
     const client = await launch({ "big.ts": TEXT, "small.ts": "x\n" }, { style: "helix", args: [] });
@@ -51,5 +59,36 @@ describe("large inputs over LSP", () => {
     const { diff } = bigDiff(20_001, 1);
     const result = await client.command("safe_patch", { file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT) });
     expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("20001 hunks") as string } });
+  }, 60_000);
+
+  it("a thousand edit blocks on a 40,000-line file (worker thread) land exactly, and a thousand and one are refused with the count", async () => {
+    const client = await launch({ "big.ts": TEXT }, { style: "helix" });
+    const over = await client.command("apply_edit_blocks", { text: blocks(1_001) });
+    expect(over).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("1001 edit blocks") as string } });
+    expect(client.applyEditRequests).toHaveLength(0);
+
+    const result = await client.command("apply_edit_blocks", { text: blocks(1_000) });
+    expect(result).toMatchObject({ ok: true, data: { files_changed: ["big.ts"] } });
+    const expected = LINES.map((line, i) => ((i - 1) % 39 === 0 && i <= 1 + 999 * 39 ? `${line} // ${(i - 1) / 39}` : line)).join("\n") + "\n";
+    expect(await client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256(expected) } });
+  }, 60_000);
+
+  it("$/cancelRequest reaches many edit blocks on a large file: nothing is applied", async () => {
+    const client = await launch({ "big.ts": TEXT }, { style: "helix" });
+    const text = blocks(1_000);
+    const source = new CancellationTokenSource();
+    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.apply_edit_blocks", arguments: [{ text }] }, source.token);
+    // While the blocks are being applied in the worker (the whole call takes over a second); earlier is cancelled as well.
+    setTimeout(() => source.cancel(), 400);
+    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
+    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
+    expect(client.applyEditRequests).toHaveLength(0);
+    expect(await client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256(TEXT) } });
+  }, 60_000);
+
+  it("refuses an edit whose strings are over the size limit, naming it", async () => {
+    const client = await launch({ "big.ts": TEXT }, { style: "helix" });
+    const result = await client.command("edit", { file_path: "big.ts", old_string: "x".repeat(8 * 1024 * 1024), new_string: "y" });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("over 8 MB") as string } });
   }, 60_000);
 });

@@ -2,12 +2,17 @@
 // applied file by file, blocks of one file in order. Each block reports its own
 // status; each file is delivered once, with the blocks that fit.
 import * as z from "zod";
-import { applyEditBlock, isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/blocks/edit-blocks.js";
+import { isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/blocks/edit-blocks.js";
 import { fail, succeed, type ErrorCode } from "../edit/shared/outcome.js";
+import { runEngine } from "./engine-offload.js";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
 import { modifyFile } from "./modify.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
+
+const MAX_TEXT_CHARS = 8 * 1024 * 1024;
+/** More blocks than this in one call is a rewrite, and each block searches its file: refused with the count. */
+const MAX_BLOCKS = 1_000;
 
 export type BlockStatus = "applied" | "validated" | "failed" | "skipped" | "not_in_context";
 
@@ -58,21 +63,22 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
   if (attempted.length === 0) return false;
 
   const outcomes = new Map<EditBlock, { ok: boolean; message: string; code?: ErrorCode }>();
-  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: rel, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, (current) => {
-    let content = current.content;
-    for (const b of attempted) {
-      const applied = applyEditBlock(content, b);
+  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: rel, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, async (current) => {
+    // Many blocks on a large file is long work: it runs where a cancellation can stop it (see engine-offload).
+    const run = await runEngine({ kind: "blocks", content: current.content, blocks: attempted }, ctx.signal);
+    if (!run.ok) return run;
+    attempted.forEach((b, i) => {
+      const applied = run.value.outcomes[i]!;
       if (applied.ok) {
-        content = applied.value.content;
-        const line = applied.value.anchorLine;
+        const line = applied.anchorLine;
         outcomes.set(b, { ok: true, message: dry ? `Edit fits at line ${line} (dry run: nothing written).` : `Edit landed at line ${line}.` });
       } else {
         outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
       }
-    }
+    });
     // Nothing fitted (or nothing changed): nothing to deliver, each block says why.
-    if (content === current.content) return fail("no_change", `No Change: ${rel} is unchanged.`);
-    return succeed({ content, message: `${rel} updated.` });
+    if (run.value.content === current.content) return fail("no_change", `No Change: ${rel} is unchanged.`);
+    return succeed({ content: run.value.content, message: `${rel} updated.` });
   });
   const delivered = envelope.ok;
   for (const b of attempted) {
@@ -102,12 +108,21 @@ export const applyEditBlocks = defineTool({
     "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading lines both sections share locate the edit and must occur exactly once in the file; an empty EDIT section creates a file. Returns each block's status.",
   params: z
     .object({
-      text: z.string().min(1, "must contain the text with the edit blocks").describe("Text containing one or more edit blocks (prose around them is ignored)."),
+      text: z
+        .string()
+        .min(1, "must contain the text with the edit blocks")
+        .max(MAX_TEXT_CHARS, `is too large (over ${MAX_TEXT_CHARS / 1024 / 1024} MB); send the blocks in several calls`)
+        .describe("Text containing one or more edit blocks (prose around them is ignored)."),
       dry_run: dryRun,
     })
     .strict(),
   async run(args, ctx) {
     const blocks = parseEditBlocks(args.text);
+    if (blocks.length > MAX_BLOCKS) {
+      return errorEnvelope("invalid_argument", `Invalid Argument: the text has ${blocks.length} edit blocks, over the limit of ${MAX_BLOCKS} for one call. Nothing was applied.`, [
+        `Send the blocks in calls of at most ${MAX_BLOCKS}, or write a file that changes throughout with write_file.`,
+      ]);
+    }
     if (blocks.length === 0) {
       return errorEnvelope("invalid_argument", "No complete edit block found: each needs a path line, then `««« EDIT`, `═══════ REPL` and `»»» EDIT END` lines.", [
         "Check that every block ends with a `»»» EDIT END` line and that the line before `««« EDIT` is the file's path.",
@@ -121,6 +136,13 @@ export const applyEditBlocks = defineTool({
       if (ctx.signal.aborted) break;
       if (await applyFileBlocks(ctx, file.resolved, file.blocks, args.dry_run ?? false, reports)) filesChanged.push(rel);
     }
+    if (ctx.signal.aborted) {
+      // Cancelled between files: the blocks not reached say so (a cancelled run is never an empty success).
+      const reached = new Set(reports.map((r) => r.index));
+      for (const b of blocks) {
+        if (!reached.has(b.index)) reports.push({ index: b.index, file_path: b.file_path, status: "skipped", message: "Not applied: cancelled before this block's file was reached.", line: b.line, code: "cancelled" });
+      }
+    }
     for (const r of reports) {
       if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path)) filesAutoAdded.push(r.file_path);
     }
@@ -132,9 +154,13 @@ export const applyEditBlocks = defineTool({
     const first = failed[0]!;
     return failureEnvelope(
       {
-        code: first.code ?? "invalid_argument",
+        code: ctx.signal.aborted ? "cancelled" : (first.code ?? "invalid_argument"),
         message: `${failed.length} of ${reports.length} edit blocks did not apply. First: block ${first.index + 1} (${first.file_path}): ${first.message}`,
-        suggestions: ["Fix the failed blocks from the latest file content and send only those again; the applied ones are in place."],
+        suggestions: [
+          ctx.signal.aborted
+            ? "Nothing was applied after the cancellation; send the blocks that did not apply again if they are still wanted."
+            : "Fix the failed blocks from the latest file content and send only those again; the applied ones are in place.",
+        ],
       },
       data,
     );

@@ -4,9 +4,10 @@
 // that a cancellation terminates. The worker loads the same bundle the server
 // runs from; running from source (tests), the job runs inline.
 import { Worker } from "node:worker_threads";
+import { applyEditBlock, type EditBlock } from "../edit/blocks/edit-blocks.js";
 import { applyModelPatch, type PatchResult } from "../edit/patch/patch.js";
 import { replaceInText, type ReplaceRequest, type ReplaceResult } from "../edit/replace/replace.js";
-import { fail, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../edit/shared/outcome.js";
 
 export interface PatchJob {
   kind: "patch";
@@ -23,9 +24,28 @@ export interface ReplaceJob {
   request: ReplaceRequest;
 }
 
-export type EngineJob = PatchJob | ReplaceJob;
+/** One file's edit blocks, applied in order, each to the text the ones before it left. */
+export interface BlocksJob {
+  kind: "blocks";
+  content: string;
+  blocks: EditBlock[];
+}
 
-type EngineAnswer<J extends EngineJob> = J extends PatchJob ? Outcome<PatchResult> : Outcome<ReplaceResult>;
+export interface BlocksResult {
+  content: string;
+  /** Per block, in order: where it landed, or why not. */
+  outcomes: ({ ok: true; anchorLine: number } | { ok: false; error: Failure })[];
+}
+
+export type EngineJob = PatchJob | ReplaceJob | BlocksJob;
+
+interface EngineAnswers {
+  patch: Outcome<PatchResult>;
+  replace: Outcome<ReplaceResult>;
+  blocks: Outcome<BlocksResult>;
+}
+
+type EngineAnswer<J extends EngineJob> = EngineAnswers[J["kind"]];
 
 /** Runs a job here and now: what the worker runs, and the path for small inputs. */
 export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
@@ -33,15 +53,33 @@ export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
     const existing = new Set(job.existing);
     return applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p) }) as EngineAnswer<J>;
   }
-  return replaceInText(job.content, job.request) as EngineAnswer<J>;
+  if (job.kind === "blocks") return applyBlocks(job) as EngineAnswer<J>;
+  return replaceInText(job.content, (job as ReplaceJob).request) as EngineAnswer<J>;
+}
+
+function applyBlocks(job: BlocksJob): Outcome<BlocksResult> {
+  let content = job.content;
+  const outcomes: BlocksResult["outcomes"] = [];
+  for (const block of job.blocks) {
+    const applied = applyEditBlock(content, block);
+    if (applied.ok) content = applied.value.content;
+    outcomes.push(applied.ok ? { ok: true, anchorLine: applied.value.anchorLine } : applied);
+  }
+  return succeed({ content, outcomes });
 }
 
 /** Input sizes from which a job goes to a worker (starting one costs tens of milliseconds). */
 const OFFLOAD_INPUT_CHARS = 512 * 1024;
 const OFFLOAD_FILE_CHARS = 4 * 1024 * 1024;
+/** Each edit block searches the file: blocks x file characters from which the work is long (about 20 ms). */
+const OFFLOAD_BLOCK_WORK = 16 * 1024 * 1024;
 
-function inputChars(job: EngineJob): number {
-  return job.kind === "patch" ? job.diff.length : job.request.old_string.length + job.request.new_string.length;
+function heavy(job: EngineJob): boolean {
+  if (job.content.length >= OFFLOAD_FILE_CHARS) return true;
+  if (job.kind === "patch") return job.diff.length >= OFFLOAD_INPUT_CHARS;
+  if (job.kind === "replace") return job.request.old_string.length + job.request.new_string.length >= OFFLOAD_INPUT_CHARS;
+  const input = job.blocks.reduce((n, b) => n + b.old.length + b.new.length, 0);
+  return input >= OFFLOAD_INPUT_CHARS || job.blocks.length * job.content.length >= OFFLOAD_BLOCK_WORK;
 }
 
 /** The bundle this code runs from, when it does (`__filename` is the wrapper's argument there). */
@@ -57,25 +95,29 @@ parentPort.postMessage(require(workerData.bundle).runEngineJob(workerData.job));
 /** The job's answer, computed in a worker when the input is large and a bundle can be loaded there. */
 export async function runEngine<J extends EngineJob>(job: J, signal: AbortSignal): Promise<EngineAnswer<J>> {
   const bundle = bundlePath();
-  if (bundle === undefined || (inputChars(job) < OFFLOAD_INPUT_CHARS && job.content.length < OFFLOAD_FILE_CHARS)) return runEngineJob(job);
+  if (bundle === undefined || !heavy(job)) return runEngineJob(job);
   if (signal.aborted) return cancelled() as EngineAnswer<J>;
   return new Promise<EngineAnswer<J>>((resolve) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bundle, job } });
-    const abort = (): void => {
+    let done = false;
+    const finish = (answer: Outcome<unknown>): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", abort);
       void worker.terminate();
-      resolve(cancelled() as EngineAnswer<J>);
+      resolve(answer as EngineAnswer<J>);
     };
+    const abort = (): void => finish(cancelled());
     signal.addEventListener("abort", abort, { once: true });
-    worker.once("message", (answer: EngineAnswer<J>) => {
-      signal.removeEventListener("abort", abort);
-      void worker.terminate();
-      resolve(answer);
-    });
-    worker.once("error", (error) => {
-      signal.removeEventListener("abort", abort);
-      resolve(fail("internal_error", `Internal Error: the engine's worker failed (${error.message}). The file was not changed.`) as EngineAnswer<J>);
-    });
+    worker.once("message", finish);
+    worker.once("error", (error) => finish(workerFailed(error.message)));
+    // A worker that ends without an answer (out of memory, say) must not leave the command waiting for ever.
+    worker.once("exit", (code) => finish(workerFailed(`it stopped with exit code ${code} before answering`)));
   });
+}
+
+function workerFailed(why: string): Outcome<never> {
+  return fail("internal_error", `Internal Error: the engine's worker failed (${why}). The file was not changed; try again, and tell the user if it keeps failing.`);
 }
 
 function cancelled(): Outcome<never> {

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { fail, succeed } from "../edit/shared/outcome.js";
 import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
-import { replaceInText, type ReplaceResult } from "../edit/replace/replace.js";
+import type { ReplaceRequest, ReplaceResult } from "../edit/replace/replace.js";
 import type { Outcome } from "../edit/shared/outcome.js";
 import { runEngine, type PatchJob } from "./engine-offload.js";
 import { errorEnvelope } from "./envelope.js";
@@ -119,14 +119,18 @@ export const edit = defineTool({
     })
     .strict(),
   async run(args, ctx) {
+    if (args.old_string.length + args.new_string.length > MAX_DIFF_CHARS) {
+      return errorEnvelope("invalid_argument", `Invalid Argument: old_string and new_string together are over ${MAX_DIFF_CHARS / 1024 / 1024} MB, the limit for one call. Nothing was applied.`, [
+        "Split the change into several smaller edits, or write the whole file with write_file.",
+      ]);
+    }
     const corrected = await correctedEdit(args, ctx);
     return modifyFile(
       ctx,
       { tool: "edit", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: args.old_string === "" },
       async (current, exists): Promise<Computed> => {
-        const request = { old_string: args.old_string, new_string: args.new_string, ...(args.expected_replacements !== undefined ? { expected_replacements: args.expected_replacements } : {}) };
         const result = exists
-          ? await runEngine({ kind: "replace", content: current.content, request }, ctx.signal)
+          ? await runEngine({ kind: "replace", content: current.content, request: replaceRequest(args) }, ctx.signal)
           : succeed<ReplaceResult>({ content: args.new_string, strategy: "exact", occurrences: 1, unescaped: false });
         const chosen = !result.ok && corrected && corrected.sha256 === current.sha256 ? corrected.result : result;
         if (!chosen.ok) return chosen;
@@ -163,7 +167,7 @@ async function correctedEdit(
   const state = await ctx.workspace.read(resolved.value);
   // A stale base fails the hash check anyway: no model call for an edit that cannot land.
   if (!state.ok || (args.base_content_sha256 !== undefined && args.base_content_sha256 !== state.value.sha256)) return undefined;
-  const first = replaceInText(state.value.content, args);
+  const first = await runEngine({ kind: "replace", content: state.value.content, request: replaceRequest(args) }, ctx.signal);
   if (first.ok || first.error.code !== "not_found") return undefined;
   const answer = await ctx.corrector.correct(
     { instruction: args.instruction ?? "", old_string: args.old_string, new_string: args.new_string, error: first.error.message, content: state.value.content },
@@ -173,5 +177,11 @@ async function correctedEdit(
   if (answer.noChangesRequired) {
     return { sha256: state.value.sha256, result: fail("no_change", `No Change: ${answer.explanation || "the change is already in the file."}`) };
   }
-  return { sha256: state.value.sha256, result: replaceInText(state.value.content, { ...args, old_string: answer.search, new_string: answer.replace }) };
+  const request = replaceRequest({ ...args, old_string: answer.search, new_string: answer.replace });
+  return { sha256: state.value.sha256, result: await runEngine({ kind: "replace", content: state.value.content, request }, ctx.signal) };
+}
+
+/** The engine's part of the edit tool's arguments (what goes to a worker is only that). */
+function replaceRequest(args: { old_string: string; new_string: string; expected_replacements?: number | undefined }): ReplaceRequest {
+  return { old_string: args.old_string, new_string: args.new_string, ...(args.expected_replacements !== undefined ? { expected_replacements: args.expected_replacements } : {}) };
 }
