@@ -5,7 +5,7 @@
 // runs from; running from source (tests), the job runs inline.
 import { Worker } from "node:worker_threads";
 import { applyEditBlock, type EditBlock } from "../edit/blocks/edit-blocks.js";
-import { applyModelPatch, type PatchResult } from "../edit/patch/patch.js";
+import { applyModelPatch } from "../edit/patch/patch.js";
 import { replaceInText, type ReplaceRequest, type ReplaceResult } from "../edit/replace/replace.js";
 import { fail, succeed, type Failure, type Outcome } from "../edit/shared/outcome.js";
 
@@ -39,8 +39,16 @@ export interface BlocksResult {
 
 export type EngineJob = PatchJob | ReplaceJob | BlocksJob;
 
+/** A patch's answer as the tool uses it: the per-hunk reports stay in the thread that made them (20,000 objects cost the server's thread to receive). */
+export interface PatchAnswer {
+  content: string;
+  diff: string;
+  /** Hunks whose header named another line than the one they landed at. */
+  moved: number;
+}
+
 interface EngineAnswers {
-  patch: Outcome<PatchResult>;
+  patch: Outcome<PatchAnswer>;
   replace: Outcome<ReplaceResult>;
   blocks: Outcome<BlocksResult>;
 }
@@ -51,7 +59,11 @@ type EngineAnswer<J extends EngineJob> = EngineAnswers[J["kind"]];
 export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
   if (job.kind === "patch") {
     const existing = new Set(job.existing);
-    return applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p) }) as EngineAnswer<J>;
+    const patched = applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p) });
+    if (!patched.ok) return patched as EngineAnswer<J>;
+    const { content, diff, hunks } = patched.value;
+    const moved = hunks.filter((h) => h.claimedLine !== undefined && h.claimedLine !== h.line).length;
+    return succeed({ content, diff, moved }) as EngineAnswer<J>;
   }
   if (job.kind === "blocks") return applyBlocks(job) as EngineAnswer<J>;
   return replaceInText(job.content, (job as ReplaceJob).request) as EngineAnswer<J>;
