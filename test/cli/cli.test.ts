@@ -131,8 +131,7 @@ describe("lockstep apply-patch", () => {
   it.each<[name: string, args: string[], stdin: string, code: string, label: RegExp]>([
     ["a diff whose context is not in the file", [], STRAY_DIFF, "invalid_diff", /^Invalid Diff:/],
     ["a stale --base-sha256", ["--base-sha256", sha256Of("import sys\n")], FIX_DIFF, "state_mismatch", /^State Mismatch:/],
-    ["a --base-sha256 that is not a sha256", ["--base-sha256", "1234"], FIX_DIFF, "invalid_argument", /--base-sha256/],
-    ["an empty diff", [], "", "invalid_argument", /unified_diff/],
+    ["an empty diff", [], "", "invalid_argument", /the diff \(stdin or --diff\)/],
   ])("refuses %s with exit 1 and leaves the file's bytes and mode", async (_name, args, stdin, code, label) => {
     const root = await workspace({ "greet.py": ODD });
     await fs.chmod(path.join(root, "greet.py"), 0o640);
@@ -365,7 +364,9 @@ describe("exit status and output", () => {
     [["apply-patch"], 2, "invalid_argument"],
     [["apply-patch", "greet.py", "other.py"], 2, "invalid_argument"],
     [["apply-patch", "greet.py", "--bogus"], 2, "invalid_argument"],
-    [["apply-patch", "greet.py", "--diff", "no-such.diff"], 1, "not_found"],
+    [["apply-patch", "greet.py", "--diff", "no-such.diff"], 2, "invalid_argument"],
+    [["apply-patch", "greet.py", "--base-sha256", "abc"], 2, "invalid_argument"],
+    [["edit", "greet.py", "--old-file", "no-such.txt", "--new", "b"], 2, "invalid_argument"],
     [["edit", "greet.py", "--old", "import sys"], 2, "invalid_argument"],
     [["edit", "greet.py", "--old", "a", "--old-file", "old.txt", "--new", "b"], 2, "invalid_argument"],
     [["edit", "greet.py", "--old", "a", "--new", "b", "--expected-replacements", "two"], 2, "invalid_argument"],
@@ -434,6 +435,34 @@ describe("messages for people", () => {
     const run = await lockstep(["apply-patch", "greet.py"], { cwd: root, stdin: STRAY_DIFF });
     const text = JSON.stringify(run.envelope.error);
     expect(text).not.toMatch(/\b(read_file|list_files|safe_patch|base_content_sha256)\b/);
+  });
+
+  it("an option's file that does not exist is named with the option", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const run = await lockstep(["apply-patch", "greet.py", "--diff", "fix.patch"], { cwd: root });
+    expect(run.envelope.error?.message).toContain("--diff fix.patch: no such file");
+    expect(run.envelope.error?.message).not.toContain("ENOENT");
+  });
+
+  it("an edit that does not match speaks of --old, not of the tool's old_string", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const run = await lockstep(["edit", "greet.py", "--old", "no such text", "--new", "x"], { cwd: root });
+    expect(run.status).toBe(1);
+    const text = JSON.stringify(run.envelope.error);
+    expect(text).toContain("--old");
+    expect(text).not.toMatch(/\b(old_string|new_string|read_file)\b/);
+  });
+
+  it("a dry run of edit or apply-patch says nothing was written, and never that it applied", async () => {
+    const root = await workspace({ "greet.py": GREETING });
+    const edit = await lockstep(["edit", "greet.py", "--old", "    print('Hello, ' + name)", "--new", "    print('Hi, ' + name)", "--dry-run"], { cwd: root });
+    const patch = await lockstep(["apply-patch", "greet.py", "--dry-run"], { cwd: root, stdin: FIX_DIFF });
+    for (const run of [edit, patch]) {
+      expect(run.status).toBe(0);
+      expect(run.envelope.data?.["message"]).toContain("nothing was written");
+      expect(run.envelope.data?.["message"]).not.toMatch(/applied|landed|Created/);
+    }
+    expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING);
   });
 
   it("a dry run of edit blocks never says an edit landed", async () => {

@@ -57,6 +57,21 @@ async function toolContext(root: string | undefined): Promise<ToolContext> {
 }
 
 /** Without --base-sha256 the file as it is now is the base. */
+/** The text of a file an option names; one that cannot be read is a usage error naming the option. */
+async function optionFile(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : "";
+    throw new UsageError(`${option} ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : `cannot be read (${code || String(error)})`}`);
+  }
+}
+
+/** --base-sha256 is the 64 hex digits `lockstep read` prints; anything else is a usage error. */
+function checkSha(sha: string | undefined): void {
+  if (sha !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha)) throw new UsageError(`--base-sha256 takes the file's 64-digit hex sha256 (lockstep read prints it), not '${sha.slice(0, 80)}'`);
+}
+
 async function currentSha(ctx: ToolContext, file: string): Promise<string | undefined> {
   const read = await invokeTool("read_file", { file_path: file }, ctx);
   return read.ok ? String(read.data["sha256"]) : undefined;
@@ -68,7 +83,8 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...common, diff: { type: "string" } } });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError("apply-patch takes exactly one FILE");
-  const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await readFile(values.diff, "utf8");
+  const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await optionFile(values.diff, "--diff");
+  checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
   const current = values["base-sha256"] ?? (await currentSha(ctx, file));
   // A missing file takes only a diff that creates it; anything else is "no such file", not a failed match.
@@ -96,10 +112,11 @@ async function editCommand(args: string[]): Promise<Envelope> {
   if (!file || extra.length > 0) throw new UsageError("edit takes exactly one FILE");
   const text = async (inline: string | undefined, path: string | undefined, name: string): Promise<string> => {
     if (inline !== undefined && path !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both`);
-    if (path !== undefined) return readFile(path, "utf8");
+    if (path !== undefined) return optionFile(path, `--${name}-file`);
     if (inline === undefined) throw new UsageError(`--${name} (or --${name}-file) is required`);
     return inline;
   };
+  checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
   const count = values["expected-replacements"];
   if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError("--expected-replacements takes a whole number");

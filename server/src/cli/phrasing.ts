@@ -19,6 +19,11 @@ const PHRASES: [RegExp, string][] = [
   [/\bwrite_file\b/g, "a write of the whole file"],
   [/\bedit tool\b/g, "lockstep edit"],
   [/base_content_sha256/g, "--base-sha256"],
+  [/`?\bunified_diff\b`?/g, "the diff (stdin or --diff)"],
+  [/`?\bfile_path\b`?/g, "FILE"],
+  [/\bold_string\b/g, "--old"],
+  [/\bnew_string\b/g, "--new"],
+  [/\bexpected_replacements\b/g, "--expected-replacements"],
   [/latest_file_state \(attached\)/g, "latest_file_state (in this answer)"],
 ];
 

@@ -113,8 +113,9 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
 
     if (request.dry_run) {
       // The protocol's success label would claim a write: a dry run says what would happen.
-      const what = message.replace(/^Patch applied successfully\.\s*/, "").trim();
-      return okEnvelope({ message: `Dry run: the change applies cleanly; nothing was written.${what ? ` ${what}` : ""}`, applied: false, latest_file_state: current, ...extra });
+      // Only the detail in brackets is kept: "applied", "Created" or "landed" would say that something was written.
+      const detail = /\(([^()]*)\)\.?$/.exec(message)?.[1];
+      return okEnvelope({ message: `Dry run: the change applies cleanly${detail ? ` (${detail})` : ""}; nothing was written.`, applied: false, latest_file_state: current, ...extra });
     }
     const change = changeSummary(request.tool, path.rel, current.content, content);
     // Object.assign keeps the summary's getters lazy (a spread would compute them now).
