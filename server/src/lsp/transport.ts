@@ -1,6 +1,6 @@
 // The stdio transport with a guard the library lacks: a frame whose header is
-// broken (no Content-Length, or one that is not a number; a too-short length
-// leaves the next header broken) cannot be read past, since where the next
+// broken (no Content-Length, or one that is not a number) or whose body is not
+// JSON (a too-short length cuts it) cannot be read past, since where the next
 // message starts is lost. The library reports it to no one and the server would
 // sit silent forever; here it ends the process with a message on stderr, so the
 // editor sees the server stop and can start it again.
@@ -22,13 +22,13 @@ export function stdioTransport(): StdioTransport {
   process.stdin.on("end", ended);
   process.stdin.on("close", ended);
   reader.onError((error) => {
-    if (!/Content-Length|header/i.test(error.message)) {
-      // A body that is not JSON, in a stream still in step: reported, and reading goes on.
-      process.stderr.write(`lockstep: a message from the editor could not be read (${error.message.split("\n")[0]}); it was skipped.\n`);
-      return;
-    }
+    // A body that is not JSON is most often a Content-Length too short: the rest of the body then waits as
+    // the next header, and the request it belonged to would go unanswered for ever. Either way the stream is
+    // out of step, so the server stops and says why; the editor sees it stop and can start it again.
+    const header = /Content-Length|header/i.test(error.message);
     process.stderr.write(
-      `lockstep: the editor sent a message with a broken header (${error.message.split("\n")[0]}); the stream cannot be read past it, so the server stops. Restart it; if this repeats, the client's framing is at fault.\n`,
+      `lockstep: the editor sent a message with a broken ${header ? "header" : "body (not JSON: its Content-Length may be too short)"} (${error.message.split("\n")[0]}); ` +
+        "the stream cannot be read past it, so the server stops. Restart it; if this repeats, the client's framing is at fault.\n",
     );
     process.exit(1);
   });
