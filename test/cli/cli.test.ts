@@ -437,6 +437,19 @@ describe("messages for people", () => {
     expect(text).not.toMatch(/\b(read_file|list_files|safe_patch|base_content_sha256)\b/);
   });
 
+  it.each<[string, string[], RegExp]>([
+    ["a --root that is not a directory", ["ask", "fix it", "--root", "nowhere"], /--root nowhere: no such directory/],
+    ["a --provider that is none", ["ask", "fix it", "--provider", "bogus"], /--provider bogus: not a provider; give gemini or openai/],
+    ["an unknown option", ["ask", "fix it", "--frobnicate"], /Unknown option '--frobnicate'/],
+  ])("lockstep ask with %s: the option named, the synopsis, exit 2, nothing started", async (_name, args, message) => {
+    const root = await workspace({});
+    const run = raw(args, root);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toContain("lockstep ask \"PROMPT\"");
+    expect(run.stderr).not.toMatch(/positional argument|ENOENT|Unhandled/);
+  });
+
   it("an option's file that does not exist is named with the option", async () => {
     const root = await workspace({ "greet.py": GREETING });
     const run = await lockstep(["apply-patch", "greet.py", "--diff", "fix.patch"], { cwd: root });

@@ -4,7 +4,7 @@
 // approval prompts, and renders the lockstep/stream notifications.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -16,6 +16,7 @@ import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionI
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
+import { commandHelp } from "./help.js";
 
 interface Io {
   stdout: (s: string) => void;
@@ -174,7 +175,23 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   }
 }
 
+/** A command line `lockstep ask` cannot run: said with the option it names, the synopsis after it (exit 2). */
+class AskUsage extends Error {}
+
 async function askCommand(args: string[], io: Io): Promise<number> {
+  try {
+    return await askWith(args, io);
+  } catch (error) {
+    const parse = error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
+    if (!(error instanceof AskUsage) && !parse) throw error;
+    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
+    const message = (error as Error).message.replace(/\. To specify a positional argument[\s\S]*$/, "");
+    io.stderr(`lockstep ask: ${message}\n\n${commandHelp("ask") ?? ""}\n`);
+    return 2;
+  }
+}
+
+async function askWith(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -195,6 +212,11 @@ async function askCommand(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const root = path.resolve(values.root ?? process.cwd());
+  const isDirectory = await stat(root).then((st) => st.isDirectory(), () => false);
+  if (!isDirectory) throw new AskUsage(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
+  if (values.provider !== undefined && !["gemini", "openai"].includes(values.provider)) {
+    throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini or openai (any OpenAI-compatible endpoint, with --base-url)`);
+  }
   const { status, job } = await askThroughServer(
     {
       root,
