@@ -11,7 +11,6 @@ import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { VERSION } from "../version.js";
 import { commandHelp, USAGE } from "./help.js";
-import { forCommandLine } from "./phrasing.js";
 
 // The worker threads that run large engine jobs load this bundle and call this.
 export { runEngineJob } from "../tools/engine-offload.js";
@@ -53,7 +52,8 @@ async function toolContext(root: string | undefined): Promise<ToolContext> {
     const why = error instanceof Error && "code" in error && error.code === "ENOENT" ? "no such directory" : error instanceof Error ? error.message : String(error);
     throw new UsageError(`--root ${root ?? process.cwd()}: ${why}; give the workspace's directory`);
   }
-  return { workspace: new Workspace(sandbox), signal: new AbortController().signal, approve: async () => "apply" };
+  // Answers are read by a person at a shell: their advice names commands and options, not tools.
+  return { workspace: new Workspace(sandbox), signal: new AbortController().signal, approve: async () => "apply", reader: "shell" };
 }
 
 /** Without --base-sha256 the file as it is now is the base. */
@@ -243,7 +243,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     return 2;
   }
   try {
-    const envelope = forCommandLine(await run(rest, io));
+    const envelope = await run(rest, io);
     io.stdout(JSON.stringify(envelope) + "\n");
     return envelope.ok ? 0 : 1;
   } catch (error) {

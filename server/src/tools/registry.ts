@@ -5,6 +5,7 @@ import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";
 import { listFiles, readFile, readManyFiles } from "./read-tools.js";
+import { phrasedFor } from "./phrasing.js";
 import { findFiles, searchFiles } from "./search-tools.js";
 import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
@@ -58,8 +59,15 @@ export function functionDeclarations(conditions: ToolConditions = {}): FunctionD
   return modelTools(conditions).map(declarationOf);
 }
 
-/** Validates, then runs. Expected failures come back as envelopes; a thrown error is a bug, reported as internal_error. */
+/**
+ * Validates, then runs. Expected failures come back as envelopes, phrased for the
+ * context's reader; a thrown error is a bug, reported as internal_error.
+ */
 export async function invokeTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<Envelope> {
+  return phrasedFor(await validateAndRun(name, rawArgs, ctx), ctx.reader ?? "model");
+}
+
+async function validateAndRun(name: string, rawArgs: unknown, ctx: ToolContext): Promise<Envelope> {
   const existing = toolsFor(ctx.conditions);
   const tool = existing.find((t) => t.name === name);
   if (!tool) {
@@ -68,7 +76,8 @@ export async function invokeTool(name: string, rawArgs: unknown, ctx: ToolContex
   }
   const parsed = tool.params.safeParse(rawArgs ?? {});
   if (!parsed.success) {
-    return errorEnvelope("invalid_argument", describeIssues(name, parsed.error), [`Call ${name} again with arguments that match its schema.`]);
+    const again = ctx.reader === "shell" ? "Run the command again with the arguments its --help shows." : `Call ${name} again with arguments that match its schema.`;
+    return errorEnvelope("invalid_argument", describeIssues(name, parsed.error), [again]);
   }
   if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled before it started; nothing was done.");
   try {

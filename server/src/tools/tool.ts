@@ -4,6 +4,7 @@ import type * as z from "zod";
 import type { Envelope } from "./envelope.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";
+import type { Reader } from "./phrasing.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
 export type ToolKind = "read" | "modify";
@@ -64,6 +65,8 @@ export interface ToolContext {
   conditions?: ToolConditions;
   /** Work-done progress, where the front door can show it. */
   progress?: (message: string, percentage?: number) => void;
+  /** Who reads the answers: a model (the default) or a person at a shell, whose advice names commands (see `phrasing.ts`). */
+  reader?: Reader;
 }
 
 /**
