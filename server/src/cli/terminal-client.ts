@@ -66,9 +66,11 @@ async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: I
   for (const [uri, list] of Object.entries(params.edit.changes ?? {})) edits.push({ uri, edits: list });
   for (const { uri, edits: list } of edits) {
     const file = fileURLToPath(uri);
-    const before = existsSync(file) ? await readFile(file, "utf8") : "";
+    const exists = existsSync(file);
+    const before = exists ? await readFile(file, "utf8") : "";
     const after = TextDocument.applyEdits(TextDocument.create(uri, "plaintext", 0, before), list);
-    const written = await writeTextFileAtomic(file, after);
+    // Under the lock other lockstep processes honour, and only while the file still holds what the edits were applied to.
+    const written = await writeTextFileAtomic(file, after, { base: exists ? before : null });
     if (!written.ok) return { applied: false, failureReason: written.error.message };
     const rel = path.relative(root, file);
     io.stdout(`\n${bold(`✎ ${rel}`)}\n${colorDiff(createPatch(rel, before, after, "", "", { context: 2 }))}\n`);
