@@ -14,6 +14,7 @@ import { invokeTool, TOOLS } from "../server/src/tools/registry.js";
 import { Sandbox } from "../server/src/workspace/sandbox.js";
 import { Workspace } from "../server/src/workspace/workspace.js";
 import type { CorpusFile } from "./corpus.js";
+import { fuzzCommands } from "./fuzz-commands.js";
 import { randomEdit } from "./edits.js";
 import type { Rng } from "./prng.js";
 import { fixed, section, table } from "./report.js";
@@ -122,6 +123,8 @@ export async function runFuzz(corpus: readonly CorpusFile[], rng: Rng, perKind =
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+  const lsp = await fuzzCommands(rng, TOOLS.map((t) => t.name), randomValue, perKind, TARGET_MS);
+  tallies.set("LSP executeCommand", { ms: lsp.slowestMs, what: lsp.alive ? lsp.slowest : "THE SERVER STOPPED ANSWERING", count: lsp.count, over: lsp.over + (lsp.alive ? 0 : 1) });
   const rows = [...tallies].map(([kind, t]) => [kind, String(t.count), fixed(t.ms, 1), String(t.over), t.what.slice(0, 70)]);
   const over = [...tallies.values()].reduce((n, t) => n + t.over, 0);
   return {
