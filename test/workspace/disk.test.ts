@@ -190,6 +190,18 @@ describe("writes that name their base", () => {
     expect((await fs.readdir(dir)).sort()).toEqual(["a.txt", "new.txt"]);
   });
 
+  it("takes over the lock of a writer that died (older than the stale time) and leaves no lock behind", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-disk-"));
+    const file = path.join(dir, "a.txt");
+    await fs.writeFile(file, "one\n");
+    const lock = path.join(dir, ".a.txt.lockstep-lock");
+    await fs.mkdir(lock);
+    const past = new Date(Date.now() - 60_000);
+    await fs.utimes(lock, past, past);
+    expect((await writeTextFileAtomic(file, "two\n", { base: "one\n" })).ok).toBe(true);
+    expect(await fs.readdir(dir)).toEqual(["a.txt"]);
+  });
+
   it("removes the temporary files of writers that died, and keeps those of live ones", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-disk-"));
     const dead = path.join(dir, ".a.txt.2147483646-0badf00d.lockstep-tmp");

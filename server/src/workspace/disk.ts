@@ -145,6 +145,11 @@ async function underLock(at: string, abs: string, write: () => Promise<Outcome<v
   try {
     release = await takeLock(target, lockPath(at, abs));
   } catch (error) {
+    if (errnoCode(error) === "ELOCKED") {
+      return fail("io_error", `Cannot write ${abs}: another lockstep process held its lock for over ${LOCK_WAIT_MS / 1000} s. Nothing was changed.`, [
+        "Try again once the other write is done; a lock left by a process that died is taken over after 10 s.",
+      ]);
+    }
     return ioFailure(error, abs, "lock");
   }
   try {
@@ -156,8 +161,8 @@ async function underLock(at: string, abs: string, write: () => Promise<Outcome<v
   }
 }
 
-/** How long a writer waits for another lockstep process's lock on the same file before giving up. */
-const LOCK_WAIT_MS = 10_000;
+/** How long a writer waits for another lockstep process's lock on the same file: past the stale time, so a dead writer's lock is always taken over. */
+const LOCK_WAIT_MS = LOCK_STALE_MS + 2_000;
 
 /**
  * The lock, retried while another writer holds it (ELOCKED) and for no other
