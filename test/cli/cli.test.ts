@@ -386,9 +386,9 @@ describe("exit status and output", () => {
 
 describe("messages for people", () => {
   /** The raw run: --help prints text, not an envelope. */
-  function raw(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  function raw(args: string[], cwd: string, program = process.execPath, before: string[] = [BIN]): { status: number | null; stdout: string; stderr: string } {
     try {
-      const stdout = execFileSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      const stdout = execFileSync(program, [...before, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
       return { status: 0, stdout, stderr: "" };
     } catch (error) {
       const e = error as { status: number | null; stdout: string; stderr: string };
@@ -396,7 +396,7 @@ describe("messages for people", () => {
     }
   }
 
-  it.each(["apply-patch", "edit", "apply-blocks", "read", "ask", "demo", "mcp"])("%s --help prints its synopsis and an example, exit 0", async (command) => {
+  it.each(["apply-patch", "edit", "apply-blocks", "read", "search", "find", "ask", "demo", "mcp"])("%s --help prints its synopsis and an example, exit 0", async (command) => {
     const root = await workspace({});
     const run = raw([command, "--help"], root);
     expect(run.status).toBe(0);
@@ -448,6 +448,24 @@ describe("messages for people", () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toContain("lockstep ask \"PROMPT\"");
     expect(run.stderr).not.toMatch(/positional argument|ENOENT|Unhandled/);
+  });
+
+  // `script` gives the command a terminal for stdin (util-linux's form of the options).
+  const hasScript = process.platform === "linux" && existsSync("/usr/bin/script");
+  it.runIf(hasScript)("bare lockstep on a terminal prints a one-line hint and the help instead of waiting for LSP input", async () => {
+    const root = await workspace({});
+    const run = raw(["-c", `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`, "/dev/null"], root, "/usr/bin/script", ["-qe"]);
+    expect(run.status).toBe(2);
+    const out = run.stdout + run.stderr;
+    expect(out).toMatch(/^lockstep is a language server: your editor starts it \(see README\)\. Commands for the shell:/);
+    expect(out).toContain("lockstep apply-patch FILE");
+  });
+
+  it("a --replay file that is not JSON is named, with what it should be", async () => {
+    const root = await workspace({ "bad.json": "{" });
+    const run = raw(["ask", "hi", "--replay", "bad.json"], root);
+    expect(run.status).toBe(1);
+    expect(run.stdout + run.stderr).toMatch(/The replay script \S*bad\.json cannot be read: it is not valid JSON .*Give a JSON file recorded by lockstep/);
   });
 
   it("an option's file that does not exist is named with the option", async () => {
