@@ -441,13 +441,16 @@ describe("messages for people", () => {
     ["a --root that is not a directory", ["ask", "fix it", "--root", "nowhere"], /--root nowhere: no such directory/],
     ["a --provider that is none", ["ask", "fix it", "--provider", "bogus"], /--provider bogus: not a provider; give gemini or openai/],
     ["an unknown option", ["ask", "fix it", "--frobnicate"], /Unknown option '--frobnicate'/],
-  ])("lockstep ask with %s: the option named, the synopsis, exit 2, nothing started", async (_name, args, message) => {
+    ["an unknown option to demo", ["demo", "--frobnicate"], /Unknown option '--frobnicate'/],
+    ["an unknown option to mcp", ["mcp", "--frobnicate"], /Unknown option '--frobnicate'/],
+    ["a --root of mcp that is not a directory", ["mcp", "--root", "nowhere"], /--root \S*nowhere: no such directory/],
+  ])("lockstep ask, demo or mcp with %s: the option named, the command's synopsis, exit 2, nothing started", async (_name, args, message) => {
     const root = await workspace({});
     const run = raw(args, root);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(message);
-    expect(run.stderr).toContain("lockstep ask \"PROMPT\"");
-    expect(run.stderr).not.toMatch(/positional argument|ENOENT|Unhandled/);
+    expect(run.stderr).toContain(`lockstep ${args[0]!} ${args[0] === "ask" ? '"PROMPT"' : "["}`);
+    expect(run.stderr).not.toMatch(/positional argument|ENOENT|realpath|Unhandled/);
   });
 
   // `script` gives the command a terminal for stdin (util-linux's form of the options).

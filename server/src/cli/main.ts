@@ -57,6 +57,14 @@ async function toolContext(root: string | undefined): Promise<ToolContext> {
 }
 
 /** Without --base-sha256 the file as it is now is the base. */
+/** What is wrong with an mcp command line, in its options' words (not Node's). */
+function mcpProblem(error: unknown): string {
+  if (error instanceof Error && "code" in error && error.code === "ENOENT" && "syscall" in error && error.syscall === "realpath" && "path" in error) {
+    return `--root ${String(error.path)}: no such directory; give the workspace's directory`;
+  }
+  return (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
+}
+
 /** The text of a file an option names; one that cannot be read is a usage error naming the option. */
 async function optionFile(path: string, option: string): Promise<string> {
   try {
@@ -232,7 +240,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       const { runMcpCommand } = await import("../companion/stdio-command.js");
       return await runMcpCommand(rest, io.stderr);
     } catch (error) {
-      io.stderr(`lockstep mcp: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+      io.stderr(`lockstep mcp: ${mcpProblem(error)}\n\n${commandHelp("mcp") ?? USAGE}\n`);
       return 2;
     }
   }

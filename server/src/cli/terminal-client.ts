@@ -177,23 +177,10 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   }
 }
 
-/** A command line `lockstep ask` cannot run: said with the option it names, the synopsis after it (exit 2). */
+/** A command line `lockstep ask` or `demo` cannot run: said with the option it names, the synopsis after it (exit 2). */
 class AskUsage extends Error {}
 
 async function askCommand(args: string[], io: Io): Promise<number> {
-  try {
-    return await askWith(args, io);
-  } catch (error) {
-    const parse = error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
-    if (!(error instanceof AskUsage) && !parse) throw error;
-    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
-    const message = (error as Error).message.replace(/\. To specify a positional argument[\s\S]*$/, "");
-    io.stderr(`lockstep ask: ${message}\n\n${commandHelp("ask") ?? ""}\n`);
-    return 2;
-  }
-}
-
-async function askWith(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -250,7 +237,14 @@ export async function runTerminalClient(command: string, args: string[], io: Io)
     }
     return await askCommand(args, io);
   } catch (error) {
-    io.stderr(`lockstep ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    const parse = error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
+    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
+    if (error instanceof AskUsage || parse) {
+      io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? ""}\n`);
+      return 2;
+    }
+    io.stderr(`lockstep ${command}: ${message}\n`);
     return 1;
   }
 }
