@@ -10,6 +10,7 @@ import { computeTextEdits } from "../edit/text-edits.js";
 import type { ProposedChange } from "../tools/tool.js";
 import type { ClientFlags } from "./capabilities.js";
 import { COMMAND_PREFIX } from "./commands.js";
+import type { DiagnosticsHub } from "./diagnostics.js";
 import { toLspEdits } from "./positions.js";
 
 interface Staged {
@@ -32,6 +33,7 @@ export class ApprovalDesk {
     private readonly flags: () => ClientFlags,
     /** Maps a real-path file URI to the one the editor uses. */
     private readonly editorUri: (realUri: string) => string,
+    private readonly diagnostics: DiagnosticsHub,
   ) {}
 
   readonly prompt: ApprovalPrompt = (change, signal) => (this.flags().messageActions ? this.ask(change, signal) : this.stage(change, signal));
@@ -123,6 +125,6 @@ export class ApprovalDesk {
 
   private publish(uri: string): void {
     const diagnostics = [...this.staged.values()].filter((s) => s.uri === uri).flatMap((s) => s.diagnostics);
-    void this.connection.sendDiagnostics({ uri, diagnostics });
+    this.diagnostics.set("staged", uri, diagnostics);
   }
 }

@@ -1,0 +1,48 @@
+// The settings in force: initializationOptions first, then the `lockstep` section
+// of workspace/configuration, fetched whole at start and on every change. A bad
+// field keeps its default and is named to the user once.
+import type { Connection } from "vscode-languageserver";
+import type { ClientFlags } from "./capabilities.js";
+import { DEFAULT_SETTINGS, readSettings, type Settings } from "./settings.js";
+
+export class LiveSettings {
+  current: Settings = DEFAULT_SETTINGS;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly flags: () => ClientFlags,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  apply(raw: unknown): void {
+    const read = readSettings(raw, this.current);
+    this.current = read.settings;
+    if (read.problems.length > 0) this.warn(`lockstep settings: ${read.problems.join("; ")}. Defaults are used for those.`);
+  }
+
+  /** Asks the client for the `lockstep` section; only that one: other sections are the client's business. */
+  async fetch(): Promise<void> {
+    if (!this.flags().configuration) return;
+    try {
+      const [section] = (await this.connection.workspace.getConfiguration([{ section: "lockstep" }])) as unknown[];
+      if (section !== null && section !== undefined) this.apply(section);
+    } catch {
+      // A client that advertises configuration but fails to answer keeps its initializationOptions.
+    }
+  }
+
+  /** workspace/didChangeConfiguration: the new section when the client pushed it, else fetched. */
+  changed(settings: unknown): Promise<void> {
+    const raw = (settings as { lockstep?: unknown } | null)?.lockstep;
+    if (raw === undefined) return this.fetch();
+    this.apply(raw);
+    return Promise.resolve();
+  }
+
+  /** Whether the key the provider reads is set (never the key itself). */
+  keyFound(): boolean {
+    const s = this.current;
+    const names = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : s.provider === "openai" ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+    return names.some((n) => (process.env[n] ?? "").trim() !== "");
+  }
+}

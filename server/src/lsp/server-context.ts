@@ -1,0 +1,77 @@
+// The server's parts, made once per connection and shared by the handlers: the
+// composition root. Handlers read the state that initialize fills in (client
+// flags, the workspace) through `state`, never through globals.
+import { MessageType, ShowMessageNotification, TextDocuments, type Connection } from "vscode-languageserver";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { sessionApprover } from "../agent/approvals.js";
+import { ModelEditCorrector } from "../agent/corrector.js";
+import { AgentService } from "../agent/jobs.js";
+import { ModelFactory } from "../agent/providers/factory.js";
+import { Session } from "../agent/session.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { ApprovalDesk } from "./approval.js";
+import { clientFlags, type ClientFlags } from "./capabilities.js";
+import { CompanionBinding } from "./companion-binding.js";
+import { DiagnosticsHub } from "./diagnostics.js";
+import { OpenDocuments } from "./documents.js";
+import { JobEvents } from "./job-events.js";
+import { LiveSettings } from "./live-settings.js";
+
+export interface ServerState {
+  flags: ClientFlags;
+  workspace: Workspace | undefined;
+}
+
+export interface ServerContext {
+  readonly connection: Connection;
+  readonly documents: TextDocuments<TextDocument>;
+  readonly open: OpenDocuments;
+  readonly state: ServerState;
+  readonly settings: LiveSettings;
+  readonly session: Session;
+  readonly diagnostics: DiagnosticsHub;
+  readonly desk: ApprovalDesk;
+  readonly agent: AgentService;
+  readonly events: JobEvents;
+  readonly companion: CompanionBinding;
+  /** JSON lines on stderr with --debug or the `debug` setting. */
+  readonly debug: (what: string, value: unknown) => void;
+  readonly notify: (type: MessageType, message: string) => void;
+  readonly warn: (message: string) => void;
+}
+
+export function createServerContext(connection: Connection, options: { debug: boolean }): ServerContext {
+  const documents = new TextDocuments(TextDocument);
+  const open = new OpenDocuments(documents);
+  const state: ServerState = { flags: clientFlags({}), workspace: undefined };
+  const flags = (): ClientFlags => state.flags;
+  const notify = (type: MessageType, message: string): void => void connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined);
+  const warn = (message: string): void => notify(MessageType.Warning, message);
+  const settings = new LiveSettings(connection, flags, warn);
+  const debug = (what: string, value: unknown): void => {
+    if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+  };
+  const session = new Session();
+  const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
+  const desk = new ApprovalDesk(connection, flags, (uri) => open.editorUri(uri), diagnostics);
+  const requireWorkspace = (): Workspace => {
+    if (!state.workspace) throw new Error("the server is not initialized");
+    return state.workspace;
+  };
+  const models = new ModelFactory(() => settings.current);
+  const model = () => models.current();
+  const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
+  const agent = new AgentService({
+    workspace: requireWorkspace,
+    session,
+    model,
+    approve: sessionApprover(session, () => settings.current.approval, desk.prompt),
+    corrector: new ModelEditCorrector(model),
+    emit: events.emit,
+    log: debug,
+    limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
+    toolCalling: () => settings.current.tools,
+  });
+  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, prompt: desk.prompt, log: debug, warn });
+  return { connection, documents, open, state, settings, session, diagnostics, desk, agent, events, companion, debug, notify, warn };
+}
