@@ -9,7 +9,7 @@ import path from "node:path";
 import { onTestFinished } from "vitest";
 import type { Envelope } from "../../server/src/tools/envelope.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
-import type { ApprovalDecision, EditCorrector, ProposedChange, SessionContext, ToolContext } from "../../server/src/tools/tool.js";
+import type { ApprovalDecision, DiagnosticsView, EditCorrector, ProposedChange, SessionContext, ToolContext } from "../../server/src/tools/tool.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 
@@ -53,6 +53,8 @@ export interface FixtureOptions {
   session?: string[];
   corrector?: EditCorrector;
   signal?: AbortSignal;
+  /** A wrapped server's diagnostics: the workspace is then in wrap mode (get_diagnostics exists). */
+  diagnostics?: DiagnosticsView;
 }
 
 export interface WorkspaceFixture {
@@ -90,6 +92,7 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
     },
     ...(session ? { session } : {}),
     ...(options.corrector ? { corrector: options.corrector } : {}),
+    ...(options.diagnostics ? { diagnostics: options.diagnostics, conditions: { wrapped: true } } : {}),
   };
 
   const abs = (rel: string): string => path.join(root, rel);

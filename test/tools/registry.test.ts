@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { declarationOf, findTool, functionDeclarations, invokeTool, jsonSchemaOf, TOOLS, toolsFor } from "../../server/src/tools/registry.js";
 import type { Tool } from "../../server/src/tools/tool.js";
+import { DiagnosticsRecord } from "../../server/src/relay/diagnostics-record.js";
 import { EMPTY_SHA256, lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";
 
 const GOOD_SHA = sha256Of("hello\n");
@@ -16,10 +17,12 @@ const VALID: Record<string, Record<string, unknown>> = {
   safe_patch: { file_path: "hello.txt", unified_diff: "@@ @@\n-hello\n+hi\n", base_content_sha256: GOOD_SHA },
   edit: { file_path: "hello.txt", old_string: "hello", new_string: "hi" },
   apply_edit_blocks: { text: lines("dir/new.txt", "««« EDIT", "═══════ REPL", "x", "»»» EDIT END") },
+  get_diagnostics: { file_path: "hello.txt" },
 };
 
+/** In wrap mode, so that conditional tools exist too. */
 async function workspace() {
-  return makeWorkspace({ "hello.txt": "hello\n" });
+  return makeWorkspace({ "hello.txt": "hello\n" }, { diagnostics: new DiagnosticsRecord("test-server", () => 0) });
 }
 
 describe("the tool list", () => {
@@ -120,6 +123,13 @@ describe("what the model is shown", () => {
   it("gives the model every tool but the commands-only apply_edit_blocks", () => {
     expect(functionDeclarations().map((d) => d.name)).toEqual(["read_file", "read_many_files", "list_files", "search_files", "find_files", "write_file", "safe_patch", "edit"]);
     expect(findTool("apply_edit_blocks")?.audience).toBe("commands");
+  });
+
+  it("offers get_diagnostics only in wrap mode; without it, the call says how to wrap a server", async () => {
+    expect(functionDeclarations({ wrapped: true }).map((d) => d.name)).toContain("get_diagnostics");
+    const plain = await makeWorkspace({ "hello.txt": "hello\n" });
+    const result = await plain.call("get_diagnostics", { file_path: "hello.txt" });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("lockstep --stdio --wrap -- ") as string } });
   });
 
   it("holds conditional tools: one exists only where its condition does, for commands and the model alike", async () => {

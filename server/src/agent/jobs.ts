@@ -6,7 +6,7 @@ import * as z from "zod";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { findTool, functionDeclarations, invokeTool } from "../tools/registry.js";
 import { describeIssues } from "../tools/registry.js";
-import type { Approver, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { Approver, DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
 import { isModelError, type Model, type Usage } from "./model.js";
@@ -57,6 +57,8 @@ export interface AgentDeps {
   conditions?: () => ToolConditions;
   /** --debug: every tool call the model makes and its result. */
   log?: (what: string, value: unknown) => void;
+  /** A wrapped language server's diagnostics (wrap mode). */
+  diagnostics?: DiagnosticsView;
 }
 
 export interface JobRecord {
@@ -176,6 +178,7 @@ export class AgentService {
       session,
       ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}),
       ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),
+      ...(this.deps.diagnostics ? { diagnostics: this.deps.diagnostics } : {}),
     };
     this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
@@ -202,7 +205,7 @@ export class AgentService {
       },
     };
     const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
-    let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions);
+    let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true);
     const loop = async (): Promise<RunResult> =>
       this.counted(job, await runTurnLoop({
         model,

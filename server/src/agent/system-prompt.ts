@@ -23,10 +23,13 @@ Calls that do not depend on each other (reading several files, say) can go in on
 
 When the work is done, say briefly what you changed. If something blocked you, say what and what the user could do.`;
 
-/** The system instruction for one run; `extra` (workspace facts, user settings) is appended. */
-export function buildSystemPrompt(extra?: string): string {
+const DIAGNOSTICS = `The user's own language server checks what you write. Each successful edit's result carries diagnostics_after: that server's diagnostics for the new text (lines 1-based), with new: true on those your change introduced. Before you finish, fix every new error you caused, in the same run; leave problems that were already there unless asked. If diagnostics_after says none arrived in time, call get_diagnostics for the file once before you finish.`;
+
+/** The system instruction for one run; `extra` (workspace facts, user settings) is appended. `wrapped`: a language server checks the edits. */
+export function buildSystemPrompt(extra?: string, wrapped = false): string {
   const trimmed = extra?.trim();
-  return trimmed ? `${PROTOCOL}\n\n${trimmed}` : PROTOCOL;
+  const base = wrapped ? `${PROTOCOL}\n\n${DIAGNOSTICS}` : PROTOCOL;
+  return trimmed ? `${base}\n\n${trimmed}` : base;
 }
 
 

@@ -4,6 +4,8 @@ import { VERSION } from "../version.js";
 export const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
 
   lockstep [--stdio] [--debug]          run the language server over stdio (the default)
+  lockstep [--stdio] --wrap -- CMD [ARGS...]
+                                        the same, in front of your own language server CMD
   lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]

@@ -228,8 +228,18 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     return 0;
   }
   if (command === undefined || command.startsWith("--")) {
+    const wrapAt = argv.indexOf("--wrap");
+    let wrap: { command: string; args: string[] } | undefined;
+    if (wrapAt >= 0) {
+      const [cmd, ...args] = argv.slice(wrapAt + 1 + (argv[wrapAt + 1] === "--" ? 1 : 0));
+      if (cmd === undefined || cmd === "") {
+        io.stderr(`lockstep --wrap: name the language server to wrap after --, e.g. lockstep --stdio --wrap -- pyright-langserver --stdio\n\n${USAGE}\n`);
+        return 2;
+      }
+      wrap = { command: cmd, args };
+    }
     const { runServer } = await import("../lsp/server.js");
-    return runServer(argv);
+    return runServer(wrapAt >= 0 ? argv.slice(0, wrapAt) : argv, wrap);
   }
   if (command === "ask" || command === "demo") {
     const { runTerminalClient } = await import("./terminal-client.js");

@@ -12,7 +12,7 @@ import { Companion, type CompanionFacts } from "../companion/companion.js";
 import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
 import { workspaceReviewer } from "../companion/workspace-reviewer.js";
-import type { ProposedChange, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { DiagnosticsView, ProposedChange, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { OpenDocuments } from "./documents.js";
 
@@ -25,6 +25,8 @@ export interface CompanionDeps {
   warn: (message: string) => void;
   /** Which conditional tools exist (wrap mode, the provider): agents get what the built-in agent gets. */
   conditions?: () => ToolConditions;
+  /** A wrapped language server's diagnostics (wrap mode). */
+  diagnostics?: DiagnosticsView;
 }
 
 /** The change as the user is asked about it: which agent wants it, so "always allow" is per agent and tool. */
@@ -80,6 +82,8 @@ export class CompanionBinding {
       workspace,
       signal: call.signal,
       approve: (change, signal) => approve(fromAgent(change, `${change.tool} from ${call.client}`), signal),
+      ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),
+      ...(this.deps.diagnostics ? { diagnostics: this.deps.diagnostics } : {}),
     });
     try {
       this.companion = await Companion.start({

@@ -1,13 +1,16 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
-import { MessageType, ShowMessageNotification, TextDocuments, type Connection } from "vscode-languageserver";
+import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { sessionApprover } from "../agent/approvals.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService } from "../agent/jobs.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
+import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
+import type { WrapLink } from "../relay/wrap-link.js";
+import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { ApprovalDesk } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
@@ -34,13 +37,17 @@ export interface ServerContext {
   readonly agent: AgentService;
   readonly events: JobEvents;
   readonly companion: CompanionBinding;
+  /** Which conditional tools exist: get_diagnostics in wrap mode. */
+  readonly conditions: ToolConditions;
+  /** The wrapped server's diagnostics, in wrap mode. */
+  readonly childDiagnostics: DiagnosticsRecord | undefined;
   /** JSON lines on stderr with --debug or the `debug` setting. */
   readonly debug: (what: string, value: unknown) => void;
   readonly notify: (type: MessageType, message: string) => void;
   readonly warn: (message: string) => void;
 }
 
-export function createServerContext(connection: Connection, options: { debug: boolean }): ServerContext {
+export function createServerContext(connection: Connection, options: { debug: boolean; wrap?: WrapLink }): ServerContext {
   const documents = new TextDocuments(TextDocument);
   const open = new OpenDocuments(documents);
   const state: ServerState = { flags: clientFlags({}), workspace: undefined };
@@ -53,6 +60,8 @@ export function createServerContext(connection: Connection, options: { debug: bo
   };
   const session = new Session();
   const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
+  const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
+  const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
   const desk = new ApprovalDesk(connection, flags, (uri) => open.editorUri(uri), diagnostics);
   const requireWorkspace = (): Workspace => {
     if (!state.workspace) throw new Error("the server is not initialized");
@@ -71,7 +80,33 @@ export function createServerContext(connection: Connection, options: { debug: bo
     log: debug,
     limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
     toolCalling: () => settings.current.tools,
+    conditions: () => conditions,
+    ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
-  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, prompt: desk.prompt, log: debug, warn });
-  return { connection, documents, open, state, settings, session, diagnostics, desk, agent, events, companion, debug, notify, warn };
+  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, prompt: desk.prompt, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
+  return { connection, documents, open, state, settings, session, diagnostics, desk, agent, events, companion, conditions, childDiagnostics, debug, notify, warn };
+}
+
+/**
+ * Wrap mode: the child's diagnostics are recorded for the agent (by real path) and published merged with
+ * lockstep's own (by the editor's URI); a restarted child re-opens the documents the editor has open.
+ */
+function wrapped(
+  link: WrapLink,
+  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub; waitMs: () => number },
+): DiagnosticsRecord {
+  const record = new DiagnosticsRecord(link.childName, parts.waitMs);
+  const published = new Set<string>();
+  link.onDiagnostics((p) => {
+    record.record(parts.open.realUri(p.uri), p.diagnostics, p.attributedVersion);
+    parts.diagnostics.set("child", p.uri, p.diagnostics as Diagnostic[], p.version);
+    published.add(p.uri);
+  });
+  link.onChildGone(() => {
+    record.clear();
+    for (const uri of published) parts.diagnostics.set("child", uri, []);
+    published.clear();
+  });
+  link.openDocuments(() => parts.documents.all().map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })));
+  return record;
 }

@@ -5,14 +5,26 @@ import { createConnection, DidChangeConfigurationNotification, ProposedFeatures 
 import { codeActionHandler } from "./handlers/code-action.js";
 import { executeCommandHandler } from "./handlers/execute-command.js";
 import { initializeHandler } from "./handlers/initialize.js";
+import { Relay } from "../relay/relay.js";
 import { createServerContext } from "./server-context.js";
 import { stdioTransport } from "./transport.js";
 
-export async function runServer(argv: string[]): Promise<number> {
+/** `--wrap -- CMD ARGS`: the language server lockstep runs in front of. */
+export interface WrapCommand {
+  command: string;
+  args: string[];
+}
+
+export async function runServer(argv: string[], wrap?: WrapCommand): Promise<number> {
   // Our own reader over stdin: it ends the process on a broken frame instead of going silent.
   const transport = stdioTransport();
-  const connection = createConnection(ProposedFeatures.all, transport.reader, transport.writer);
-  const ctx = createServerContext(connection, { debug: argv.includes("--debug") });
+  const debugFlag = argv.includes("--debug");
+  // Wrap mode: the relay owns the editor's stdio and lockstep's server talks to it in memory.
+  const relay = wrap
+    ? new Relay({ editor: transport, command: wrap.command, args: wrap.args, exit: (code) => process.exit(code), log: (what, value) => debugFlag && process.stderr.write(JSON.stringify({ [what]: value }) + "\n") })
+    : undefined;
+  const connection = relay ? createConnection(ProposedFeatures.all, relay.lockstep.reader, relay.lockstep.writer) : createConnection(ProposedFeatures.all, transport.reader, transport.writer);
+  const ctx = createServerContext(connection, { debug: debugFlag, ...(relay ? { wrap: relay } : {}) });
   // A notification that cannot be sent (the client went away mid-run) must not take the server down.
   process.on("unhandledRejection", (reason) => {
     process.stderr.write(`lockstep: ${reason instanceof Error ? reason.message : String(reason)}\n`);

@@ -18,6 +18,7 @@ export const settingsSchema = z.object({
   modelTimeoutMs: z.number().int().positive().default(120_000).describe("How long one model call may take."),
   maxTurns: z.number().int().positive().default(20).describe("Model turns per request before the agent stops."),
   maxToolCalls: z.number().int().positive().default(50).describe("Tool calls per request before the agent stops."),
+  diagnosticsWaitMs: z.number().int().min(0).default(1500).describe("Wrap mode: how long a change's result waits for the wrapped server's diagnostics of the new text (diagnostics_after). 0 turns the wait off."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 

@@ -8,7 +8,7 @@ import { EMPTY_SHA256 } from "../edit/shared/text.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
-import type { ProposedChange, ToolContext } from "./tool.js";
+import type { DiagnosticsAfter, ProposedChange, ToolContext } from "./tool.js";
 
 export interface ModifyRequest {
   tool: string;
@@ -75,8 +75,10 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
   const resolved = await ctx.workspace.resolve(request.file_path, "write");
   if (!resolved.ok) return failureEnvelope(resolved.error);
   const path = resolved.value;
+  // Wrap mode: the wrapped server's verdict on the new text, waited for once the file's lock is released.
+  let diagnosticsAfter: ((signal: AbortSignal) => Promise<DiagnosticsAfter>) | undefined;
 
-  return ctx.workspace.withLock(path, async () => {
+  const result = await ctx.workspace.withLock(path, async () => {
     const read = await ctx.workspace.read(path);
     if (!read.ok && (read.error.code !== "not_found" || !request.mayCreate)) return failureEnvelope(read.error);
     const exists = read.ok;
@@ -137,6 +139,7 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
         nowState ? { latest_file_state: nowState } : undefined,
       );
     }
+    diagnosticsAfter = ctx.diagnostics?.watch(path.uri, exists ? current.version : null);
     const delivered = await ctx.workspace.deliver(path, exists ? current : null, content, ctx.signal);
     if (!delivered.ok) {
       const latest = await ctx.workspace.read(path);
@@ -144,4 +147,6 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
     }
     return okEnvelope({ message, applied: delivered.value.applied, latest_file_state: delivered.value.state, ...extra });
   });
+  if (!result.ok || result.data["applied"] !== true || !diagnosticsAfter) return result;
+  return okEnvelope({ ...result.data, diagnostics_after: await diagnosticsAfter(ctx.signal) });
 }

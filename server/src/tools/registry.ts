@@ -3,6 +3,7 @@
 import * as z from "zod";
 import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
+import { getDiagnostics } from "./diagnostics-tools.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";
 import { listFiles, readFile, readManyFiles } from "./read-tools.js";
 import { phrasedFor } from "./phrasing.js";
@@ -11,7 +12,7 @@ import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
 
 /** Every tool, conditional ones included; `toolsFor` says which exist in a running server. */
-export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks];
+export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, getDiagnostics];
 
 /** The tools that exist under these conditions (a tool without `available` always does). */
 export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[] = TOOLS): Tool[] {
@@ -71,6 +72,8 @@ async function validateAndRun(name: string, rawArgs: unknown, ctx: ToolContext):
   const existing = toolsFor(ctx.conditions);
   const tool = existing.find((t) => t.name === name);
   if (!tool) {
+    const absent = TOOLS.find((t) => t.name === name)?.unavailable;
+    if (absent !== undefined) return errorEnvelope("invalid_argument", absent);
     const near = closestNames(name, existing.map((t) => t.name));
     return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${existing.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
   }

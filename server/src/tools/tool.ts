@@ -67,6 +67,50 @@ export interface ToolContext {
   progress?: (message: string, percentage?: number) => void;
   /** Who reads the answers: a model (the default) or a person at a shell, whose advice names commands (see `phrasing.ts`). */
   reader?: Reader;
+  /** A wrapped language server's diagnostics (wrap mode): `get_diagnostics`, and `diagnostics_after` on every change. */
+  diagnostics?: DiagnosticsView;
+}
+
+/** One diagnostic as tools report it: 1-based lines and columns (UTF-16 code units, as LSP counts). */
+export interface ToolDiagnostic {
+  line: number;
+  column: number;
+  end_line: number;
+  end_column: number;
+  severity: "error" | "warning" | "information" | "hint";
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+export interface FileDiagnostics {
+  /** `file://` URI (real path). */
+  uri: string;
+  /** The document version they speak for; null when the server did not say and none was sent. */
+  version: number | null;
+  diagnostics: ToolDiagnostic[];
+}
+
+/** What a change did to the wrapped server's diagnostics of its file. */
+export interface DiagnosticsAfter {
+  version: number | null;
+  diagnostics: (ToolDiagnostic & { new: boolean })[];
+  /** received: the server's list for the new text; timeout: none within the wait; not_open: the server never sees this file. */
+  status: "received" | "timeout" | "not_open";
+  message?: string;
+}
+
+/** The wrapped server's diagnostics, as lockstep recorded them. */
+export interface DiagnosticsView {
+  /** The wrapped server's name, for messages. */
+  readonly server: string;
+  /** Every file it has diagnostics for now, or one file's. */
+  current(uri?: string): FileDiagnostics[];
+  /**
+   * Called before a change is delivered (`baseVersion`: the buffer's version it was built on, null for
+   * a file not open): the returned function waits for the server's diagnostics of the changed text.
+   */
+  watch(uri: string, baseVersion: number | null): (signal: AbortSignal) => Promise<DiagnosticsAfter>;
 }
 
 /**
@@ -89,6 +133,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   audience?: "everyone" | "commands";
   /** For a tool that exists only under a condition: whether it exists under these. Absent: always. */
   available?(conditions: ToolConditions): boolean;
+  /** Where `available` says no: what the caller is told, with how to get the tool. */
+  unavailable?: string;
   /** Validates every argument and is the JSON Schema the model is shown. */
   params: Schema;
   run(args: z.output<Schema>, ctx: ToolContext): Promise<Envelope>;

@@ -28,7 +28,14 @@ export function executeCommandHandler(ctx: ServerContext) {
     const result = workspace
       ? await executeCommand(
           {
-            toolContext: (signal) => ({ workspace, signal, approve: async () => "apply", progress: commandProgress(ctx.connection, ctx.state.flags.workDoneProgress) }),
+            toolContext: (signal) => ({
+              workspace,
+              signal,
+              approve: async () => "apply",
+              progress: commandProgress(ctx.connection, ctx.state.flags.workDoneProgress),
+              conditions: ctx.conditions,
+              ...(ctx.childDiagnostics ? { diagnostics: ctx.childDiagnostics } : {}),
+            }),
             agent,
           },
           command,
@@ -44,7 +51,7 @@ export function executeCommandHandler(ctx: ServerContext) {
 
 /** Editors show a command's answer nowhere: a failed change, or how many edit blocks landed, is said in a message. */
 function tellTheUser(ctx: ServerContext, command: string, argument: unknown, result: Envelope): void {
-  const tool = command.startsWith(COMMAND_PREFIX) ? findTool(command.slice(COMMAND_PREFIX.length)) : undefined;
+  const tool = command.startsWith(COMMAND_PREFIX) ? findTool(command.slice(COMMAND_PREFIX.length), ctx.conditions) : undefined;
   if (tool?.kind !== "modify") return;
   if (!result.ok) return ctx.warn(result.error.message);
   const blocks = result.data["blocks"];

@@ -35,6 +35,6 @@ export function initializeHandler(ctx: ServerContext) {
     });
     ctx.companion.prepare(params);
     ctx.debug("initialize", { roots: sandbox.roots, flags });
-    return { capabilities: serverCapabilities(commandNames()), serverInfo: { name: "lockstep", version: VERSION } };
+    return { capabilities: serverCapabilities(commandNames(ctx.conditions)), serverInfo: { name: "lockstep", version: VERSION } };
   };
 }

@@ -1,0 +1,101 @@
+// The wrapped language server as a process: spawned over stdio, its stderr's
+// tail kept for the user, its death reported once, restarts counted.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { StreamMessageReader, StreamMessageWriter, type Message } from "vscode-jsonrpc/node.js";
+
+const TAIL_BYTES = 2000;
+export const RESTART_LIMIT = 3;
+export const RESTART_WINDOW_MS = 3 * 60_000;
+/** After `exit`, how long the child has to go before it is killed. */
+export const EXIT_GRACE_MS = 2000;
+
+export interface ChildEvents {
+  message(message: Message): void;
+  /** The process ended (or never started); `expected` after our own `exit`. */
+  ended(reason: string, expected: boolean): void;
+}
+
+export class ChildServer {
+  private process: ChildProcessWithoutNullStreams | undefined;
+  private writer: StreamMessageWriter | undefined;
+  private tail = "";
+  private stopping = false;
+  private readonly starts: number[] = [];
+
+  constructor(
+    readonly command: string,
+    readonly args: readonly string[],
+    private readonly events: ChildEvents,
+  ) {}
+
+  get running(): boolean {
+    return this.process !== undefined;
+  }
+
+  /** The last lines the child wrote to stderr. */
+  stderrTail(): string {
+    return this.tail.trim().split("\n").slice(-8).join("\n");
+  }
+
+  /** Whether another start is allowed: at most RESTART_LIMIT restarts within RESTART_WINDOW_MS. */
+  mayRestart(now = Date.now()): boolean {
+    return this.starts.filter((t) => now - t < RESTART_WINDOW_MS).length <= RESTART_LIMIT;
+  }
+
+  start(): void {
+    this.starts.push(Date.now());
+    this.tail = "";
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(this.command, [...this.args], { stdio: ["pipe", "pipe", "pipe"] });
+    } catch (error) {
+      this.events.ended(`it could not be started (${error instanceof Error ? error.message : String(error)})`, false);
+      return;
+    }
+    this.process = child;
+    this.writer = new StreamMessageWriter(child.stdin);
+    const reader = new StreamMessageReader(child.stdout);
+    reader.listen((m) => this.events.message(m));
+    reader.onError(() => child.kill("SIGKILL"));
+    child.stdin.on("error", () => undefined);
+    child.stderr.on("data", (chunk: Buffer) => {
+      this.tail = (this.tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
+    });
+    let reported = false;
+    const ended = (reason: string): void => {
+      if (reported) return;
+      reported = true;
+      if (this.process === child) {
+        this.process = undefined;
+        this.writer = undefined;
+      }
+      this.events.ended(reason, this.stopping);
+    };
+    child.on("error", (error) => ended(`it could not be started (${error.message})`));
+    child.on("exit", (code, signal) => ended(signal ? `it was killed by ${signal}` : `it exited with code ${code}`));
+  }
+
+  send(message: Message): void {
+    void this.writer?.write(message).catch(() => undefined);
+  }
+
+  /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */
+  stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.process;
+    if (!child) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => child.kill("SIGKILL"), EXIT_GRACE_MS);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** For process exit: nothing may outlive lockstep. */
+  killNow(): void {
+    this.stopping = true;
+    this.process?.kill("SIGKILL");
+  }
+}

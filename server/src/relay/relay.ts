@@ -1,0 +1,318 @@
+// lockstep in front of the user's own language server (the child). The editor
+// sees one server. Requests go to the child untouched, except lockstep's own
+// commands (to lockstep) and initialize, code actions and shutdown (to both,
+// answers merged); notifications go to both, in the order they came; what the
+// child and lockstep ask of the editor goes out under ids of the relay's own, so
+// theirs never collide. The child's diagnostics go to lockstep, which publishes
+// them merged with its own.
+import { Message, type MessageReader, type MessageWriter, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
+import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
+import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
+import { memoryChannel, type MemoryChannel } from "./in-memory.js";
+import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink } from "./wrap-link.js";
+
+type Peer = "child" | "lockstep";
+type Id = number | string;
+type Json = Record<string, unknown>;
+
+/** LSP's RequestFailed: the request was valid, the server that would answer it is not there. */
+const REQUEST_FAILED = -32803;
+const INTERNAL = "lockstep-relay/";
+
+interface EditorRequest {
+  method: string;
+  peers: Peer[];
+  answers: Map<Peer, ResponseMessage>;
+  combine?: (answers: Map<Peer, ResponseMessage>) => ResponseMessage;
+}
+
+export interface EditorSide {
+  reader: MessageReader;
+  writer: MessageWriter;
+  /** The editor's shutdown arrived: the end of its input is then a clean exit. */
+  shutdownReceived(): void;
+}
+
+export interface RelayOptions {
+  editor: EditorSide;
+  command: string;
+  args: readonly string[];
+  log: (what: string, value: unknown) => void;
+  exit: (code: number) => void;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class Relay implements WrapLink {
+  /** lockstep's own server reads and writes this channel. */
+  readonly lockstep: MemoryChannel;
+  readonly childName: string;
+  private readonly child: ChildServer;
+  private readonly pending = new Map<Id, EditorRequest>();
+  private readonly outgoing = new Map<number, { peer: Peer; id: Id }>();
+  private nextOutgoing = 1;
+  private nextInternal = 1;
+  private readonly internal = new Map<string, (response: ResponseMessage) => void>();
+  /** Requests held while a restarted child initializes. */
+  private held: RequestMessage[] | undefined;
+  /** Why the child is not there, when it is not and will not come back. */
+  private gone: string | undefined;
+  private initializeParams: Json | undefined;
+  private childInitialized = false;
+  private shutdown = false;
+  private readonly sentVersions = new Map<string, number>();
+  private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
+  private readonly goneListeners: (() => void)[] = [];
+  private documents: () => OpenDocument[] = () => [];
+
+  constructor(private readonly options: RelayOptions) {
+    this.childName = options.command.split(/[\\/]/).pop() ?? options.command;
+    this.lockstep = memoryChannel((m) => this.fromPeer("lockstep", m));
+    this.child = new ChildServer(options.command, options.args, {
+      message: (m) => this.fromPeer("child", m),
+      ended: (reason, expected) => this.childEnded(reason, expected),
+    });
+    options.editor.reader.listen((m) => this.fromEditor(m));
+    // Nothing outlives lockstep, however it ends.
+    process.on("exit", () => this.child.killNow());
+    this.child.start();
+  }
+
+  onDiagnostics(listener: (published: ChildDiagnostics) => void): void {
+    this.diagnosticListeners.push(listener);
+  }
+
+  onChildGone(listener: () => void): void {
+    this.goneListeners.push(listener);
+  }
+
+  openDocuments(provider: () => OpenDocument[]): void {
+    this.documents = provider;
+  }
+
+  // Editor → servers.
+
+  private fromEditor(message: Message): void {
+    if (Message.isRequest(message)) this.editorRequest(message);
+    else if (Message.isResponse(message)) this.editorResponse(message);
+    else if (Message.isNotification(message)) this.editorNotification(message);
+  }
+
+  private editorRequest(request: RequestMessage): void {
+    switch (request.method) {
+      case "initialize":
+        return this.initialize(request);
+      case "shutdown":
+        this.shutdown = true;
+        this.options.editor.shutdownReceived();
+        return this.toPeers(request, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
+      case "textDocument/codeAction":
+        return this.toPeers(request, ["child", "lockstep"], (answers) => concatActions(request.id as Id, answers));
+      case "workspace/executeCommand": {
+        const command = isObject(request.params) ? request.params["command"] : undefined;
+        return this.toPeers(request, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
+      }
+      default:
+        return this.toPeers(request, ["child"]);
+    }
+  }
+
+  private initialize(request: RequestMessage): void {
+    const params = isObject(request.params) ? request.params : {};
+    const options = isObject(params["initializationOptions"]) ? params["initializationOptions"] : undefined;
+    // initializationOptions.lockstep is lockstep's; the rest is the child's, as if lockstep were not there.
+    const { lockstep: own, ...theirs } = options ?? {};
+    this.initializeParams = { ...params, initializationOptions: options === undefined ? undefined : theirs };
+    if (options === undefined) delete this.initializeParams["initializationOptions"];
+    this.lockstep.deliver({ ...request, params: { ...params, initializationOptions: own } } as RequestMessage);
+    this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
+    this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
+  }
+
+  private mergeInitialize(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
+    const own = answers.get("lockstep");
+    const child = answers.get("child");
+    const ownResult = isObject(own?.result) ? own.result : {};
+    if (!isObject(child?.result)) {
+      // A child that died on the way was named already, once.
+      if (this.gone === undefined) this.tellUser(`the wrapped language server ${this.childName} did not initialize (${child?.error?.message ?? this.gone ?? "no answer"}); lockstep's own features work without it.`);
+      return { jsonrpc: "2.0", id, result: ownResult };
+    }
+    this.childInitialized = true;
+    const caps = mergeCapabilities(isObject(child.result["capabilities"]) ? child.result["capabilities"] : {}, isObject(ownResult["capabilities"]) ? ownResult["capabilities"] : {});
+    const serverInfo = mergeServerInfo((child.result["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName }, (ownResult["serverInfo"] as ServerInfo | undefined) ?? { name: "lockstep" });
+    return { jsonrpc: "2.0", id, result: { ...child.result, capabilities: caps, serverInfo } };
+  }
+
+  private editorResponse(response: ResponseMessage): void {
+    const route = typeof response.id === "number" ? this.outgoing.get(response.id) : undefined;
+    if (!route) return;
+    this.outgoing.delete(response.id as number);
+    const back = { ...response, id: route.id } as ResponseMessage;
+    if (route.peer === "lockstep") this.lockstep.deliver(back);
+    else this.sendToChild(back);
+  }
+
+  private editorNotification(notification: NotificationMessage): void {
+    if (notification.method === "$/cancelRequest") {
+      const id = isObject(notification.params) ? (notification.params["id"] as Id) : undefined;
+      const request = id === undefined ? undefined : this.pending.get(id);
+      for (const peer of request?.peers ?? []) this.toPeer(peer, notification);
+      return;
+    }
+    if (notification.method === "exit") return void this.exit();
+    this.noteVersion(notification);
+    // Documents go to both from the one stream, so lockstep's versions are the child's.
+    this.lockstep.deliver(notification);
+    // A restarting child gets the documents as they are once it is up, not the changes meanwhile.
+    if (this.held === undefined || !notification.method.startsWith("textDocument/")) this.sendToChild(notification);
+  }
+
+  private noteVersion(notification: NotificationMessage): void {
+    if (notification.method !== "textDocument/didOpen" && notification.method !== "textDocument/didChange") return;
+    const doc = isObject(notification.params) ? notification.params["textDocument"] : undefined;
+    if (isObject(doc) && typeof doc["uri"] === "string" && typeof doc["version"] === "number") this.sentVersions.set(doc["uri"], doc["version"]);
+  }
+
+  private async exit(): Promise<void> {
+    this.sendToChild({ jsonrpc: "2.0", method: "exit" } as NotificationMessage);
+    await this.child.stop();
+    this.options.exit(this.shutdown ? 0 : 1);
+  }
+
+  // Routing with answers.
+
+  private track(request: RequestMessage, peers: Peer[], combine?: EditorRequest["combine"]): void {
+    this.pending.set(request.id!, { method: request.method, peers, answers: new Map(), ...(combine ? { combine } : {}) });
+  }
+
+  private toPeers(request: RequestMessage, peers: Peer[], combine?: EditorRequest["combine"]): void {
+    this.track(request, peers, combine);
+    for (const peer of peers) this.toPeer(peer, request);
+    if (request.method === "shutdown") {
+      // A child that does not answer shutdown does not hold the editor up.
+      setTimeout(() => this.answered("child", { jsonrpc: "2.0", id: request.id!, result: null }), EXIT_GRACE_MS).unref();
+    }
+  }
+
+  private toPeer(peer: Peer, message: Message): void {
+    if (peer === "lockstep") this.lockstep.deliver(message);
+    else this.sendToChild(message);
+  }
+
+  private sendToChild(message: Message): void {
+    if (Message.isRequest(message)) {
+      if (this.gone !== undefined) return this.answered("child", this.failure(message.id!));
+      if (this.held !== undefined) return void this.held.push(message);
+    }
+    this.child.send(message);
+  }
+
+  private failure(id: Id): ResponseMessage {
+    return { jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message: `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.` } };
+  }
+
+  private answered(peer: Peer, response: ResponseMessage): void {
+    const id = response.id;
+    if (id === null) return;
+    const request = this.pending.get(id);
+    if (!request || !request.peers.includes(peer) || request.answers.has(peer)) return;
+    request.answers.set(peer, response);
+    if (request.answers.size < request.peers.length) return;
+    this.pending.delete(id);
+    this.toEditor(request.combine ? request.combine(request.answers) : response);
+  }
+
+  // Servers → editor.
+
+  private fromPeer(peer: Peer, message: Message): void {
+    if (Message.isResponse(message)) {
+      if (peer === "child" && typeof message.id === "string" && message.id.startsWith(INTERNAL)) {
+        const resolve = this.internal.get(message.id);
+        this.internal.delete(message.id);
+        return resolve?.(message);
+      }
+      return this.answered(peer, message);
+    }
+    if (Message.isRequest(message)) {
+      const id = this.nextOutgoing++;
+      this.outgoing.set(id, { peer, id: message.id! });
+      return this.toEditor({ ...message, id } as RequestMessage);
+    }
+    if (!Message.isNotification(message)) return;
+    if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) return this.childDiagnostics(message);
+    if (message.method === "$/cancelRequest" && isObject(message.params)) {
+      const id = message.params["id"];
+      const mine = [...this.outgoing].find(([, r]) => r.peer === peer && r.id === id)?.[0];
+      if (mine === undefined) return;
+      return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage);
+    }
+    this.toEditor(message);
+  }
+
+  private childDiagnostics(message: NotificationMessage): void {
+    const p = isObject(message.params) ? message.params : {};
+    if (typeof p["uri"] !== "string" || !Array.isArray(p["diagnostics"])) return;
+    const version = typeof p["version"] === "number" ? p["version"] : undefined;
+    const published: ChildDiagnostics = {
+      uri: p["uri"],
+      diagnostics: p["diagnostics"] as WireDiagnostic[],
+      ...(version !== undefined ? { version } : {}),
+    };
+    // Without the child's own version, the last one it was sent: a server computes diagnostics on the text it has.
+    const attributed = version ?? this.sentVersions.get(p["uri"]);
+    if (attributed !== undefined) published.attributedVersion = attributed;
+    for (const listener of this.diagnosticListeners) listener(published);
+  }
+
+  private toEditor(message: Message): void {
+    void this.options.editor.writer.write(message).catch(() => undefined);
+  }
+
+  private tellUser(message: string): void {
+    this.toEditor({ jsonrpc: "2.0", method: "window/showMessage", params: { type: 1, message: `lockstep: ${message}` } } as NotificationMessage);
+  }
+
+  // The child's life.
+
+  private childEnded(reason: string, expected: boolean): void {
+    this.options.log("child ended", { reason, expected });
+    if (expected) return;
+    const tail = this.child.stderrTail();
+    for (const listener of this.goneListeners) listener();
+    const restart = this.childInitialized && this.child.mayRestart();
+    this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
+    if (restart) this.held = [];
+    else this.gone = reason;
+    // What the child was asked and will never answer is answered now.
+    for (const [id, request] of [...this.pending]) if (request.peers.includes("child")) this.answered("child", request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id));
+    for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
+    if (restart) this.restart();
+  }
+
+  private restart(): void {
+    this.child.start();
+    const id = `${INTERNAL}${this.nextInternal++}`;
+    this.internal.set(id, (response) => {
+      if (response.error) return this.childEnded(`it did not initialize again (${response.error.message})`, false);
+      this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
+      for (const doc of this.documents()) {
+        this.sentVersions.set(doc.uri, doc.version);
+        this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
+      }
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const request of held) this.child.send(request);
+    });
+    this.child.send({ jsonrpc: "2.0", id, method: "initialize", params: this.initializeParams ?? {} } as RequestMessage);
+  }
+}
+
+/** Code actions from both: the child's first, as its client would have listed them alone. */
+function concatActions(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
+  const list = (peer: Peer): unknown[] => {
+    const result = answers.get(peer)?.result;
+    return Array.isArray(result) ? result : [];
+  };
+  return { jsonrpc: "2.0", id, result: [...list("child"), ...list("lockstep")] };
+}

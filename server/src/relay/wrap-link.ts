@@ -1,0 +1,42 @@
+// What lockstep's server knows of the wrapped server: its name, the diagnostics
+// it publishes (which the relay never forwards raw: lockstep merges them with its
+// own), and when it restarted. The documents to re-open come from lockstep.
+
+/** A diagnostic as the wrapped server sends it (LSP's shape, 0-based UTF-16 positions). */
+export interface WireDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity?: number;
+  code?: number | string;
+  source?: string;
+  message: string;
+}
+
+export interface ChildDiagnostics {
+  /** The editor's URI of the document. */
+  uri: string;
+  diagnostics: WireDiagnostic[];
+  /** The version the child named, if it named one. */
+  version?: number;
+  /**
+   * The document version these speak for: the child's own, else the last version it was sent
+   * before it published (a server computes diagnostics on the text it has).
+   */
+  attributedVersion?: number;
+}
+
+export interface OpenDocument {
+  uri: string;
+  languageId: string;
+  version: number;
+  text: string;
+}
+
+export interface WrapLink {
+  /** The wrapped server's command, for messages. */
+  readonly childName: string;
+  onDiagnostics(listener: (published: ChildDiagnostics) => void): void;
+  /** The child died: what it said about documents is no longer true. */
+  onChildGone(listener: () => void): void;
+  /** Where a restarted child's open documents come from. */
+  openDocuments(provider: () => OpenDocument[]): void;
+}
