@@ -23,23 +23,39 @@ async function session(options: Omit<StartOptions, "root">): Promise<{ client: T
   return { client, agent: await AgentClient.connect(port, info.authToken, "gemini-cli-mcp-client"), file: client.path("src/math.ts") };
 }
 
-/** The staged change's code action whose title starts with `verb` (the Helix path: no prompts, code actions). */
-async function stagedAction(client: TestClient, verb: "apply" | "reject"): Promise<CodeAction> {
+/** A code action of the staged proposal, once its hunks are shown: for the whole file, or (`line`) for the hunk there. */
+async function stagedAction(client: TestClient, verb: "Accept" | "Reject", line?: number): Promise<CodeAction> {
   await client.waitForNotification("textDocument/publishDiagnostics", (p) => ((p as { diagnostics: unknown[] }).diagnostics ?? []).length > 0);
-  const actions = (await client.codeActions("src/math.ts")) as CodeAction[];
-  const action = actions.find((a) => a.title.startsWith(`lockstep: ${verb} openDiff`));
-  if (!action) throw new Error(`no "${verb}" action among ${JSON.stringify(actions.map((a) => a.title))}`);
+  const at = line === undefined ? undefined : { start: { line, character: 0 }, end: { line, character: 0 } };
+  const actions = (await client.codeActions("src/math.ts", at)) as CodeAction[];
+  const title = line === undefined ? `lockstep: ${verb} all proposed changes in src/math.ts` : `lockstep: ${verb} this change`;
+  const action = actions.find((a) => a.title === title);
+  if (!action) throw new Error(`no "${title}" action among ${JSON.stringify(actions.map((a) => a.title))}`);
   return action;
 }
 
 describe("openDiff through the editor's staged changes (Helix: code actions)", () => {
+  it("takes one hunk and not the other: ide/diffAccepted carries exactly the text with the hunk taken", async () => {
+    const { client, agent, file } = await session({ style: "helix" });
+    await client.open("src/math.ts");
+    await serverCaughtUp(client);
+    await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    await client.runCodeAction(await stagedAction(client, "Accept", 1));
+    expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
+    await client.runCodeAction(await stagedAction(client, "Reject", BEFORE.split("\n").indexOf("export const name = 'old';")));
+    const taken = BEFORE.replace("return a + b;", "return a + b + 0;");
+    expect((await agent.waitFor("ide/diffAccepted")).params).toEqual({ filePath: file, content: taken });
+    expect(client.buffer("src/math.ts")?.text).toBe(taken);
+    await agent.close();
+  });
+
   it("answers at once, and ide/diffAccepted carries the buffer's text once the user applies it", async () => {
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     expect(await agent.call("openDiff", { filePath: file, newContent: PROPOSED })).toEqual({ isError: false, text: "" });
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
-    await client.runCodeAction(await stagedAction(client, "apply"));
+    await client.runCodeAction(await stagedAction(client, "Accept"));
     const accepted = await agent.waitFor("ide/diffAccepted");
     expect(accepted.params).toEqual({ filePath: file, content: PROPOSED });
     expect(client.buffer("src/math.ts")?.text).toBe(PROPOSED);
@@ -51,7 +67,7 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
-    await client.runCodeAction(await stagedAction(client, "reject"));
+    await client.runCodeAction(await stagedAction(client, "Reject"));
     expect((await agent.waitFor("ide/diffRejected")).params).toEqual({ filePath: file });
     expect(agent.notes.some((n) => n.method === "ide/diffAccepted")).toBe(false);
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
@@ -63,12 +79,12 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
-    await stagedAction(client, "apply");
+    await stagedAction(client, "Accept");
     const closed = await agent.call("closeDiff", { filePath: file, suppressNotification: true });
     expect(closed.isError).toBe(false);
     expect(JSON.parse(closed.text)).toEqual({ content: PROPOSED });
     await client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { diagnostics: unknown[] }).diagnostics.length === 0);
-    expect(await client.codeActions("src/math.ts")).not.toContainEqual(expect.objectContaining({ title: expect.stringMatching(/openDiff/) }));
+    expect(await client.codeActions("src/math.ts")).not.toContainEqual(expect.objectContaining({ title: expect.stringMatching(/proposed changes/) }));
     expect(JSON.parse((await agent.call("closeDiff", { filePath: file })).text)).toEqual({ content: null });
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
@@ -90,38 +106,39 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
 
 describe("openDiff and what the editor really did", () => {
   it("waits for eglot's late didChange and tells the agent the text the buffer then reports", async () => {
-    const { client, agent, file } = await session({ style: "eglot", showMessageRequest: async (p) => p.actions?.find((a) => a.title === "Apply") ?? null });
+    const { client, agent, file } = await session({ style: "eglot" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    await client.runCodeAction(await stagedAction(client, "Accept"));
     expect((await agent.waitFor("ide/diffAccepted", () => true, 8000)).params).toEqual({ filePath: file, content: PROPOSED });
     expect(client.buffer("src/math.ts")?.text).toBe(PROPOSED);
     await agent.close();
   });
 
   it("an editor that answers applied and applies nothing: the agent hears the buffer as it is", { timeout: 20_000 }, async () => {
-    const { client, agent, file } = await session({ style: "helix", showMessageRequest: async (p) => p.actions?.find((a) => a.title === "Apply") ?? null });
+    const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     client.lies = 1;
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    await client.runCodeAction(await stagedAction(client, "Accept"));
     expect((await agent.waitFor("ide/diffAccepted", () => true, 10_000)).params).toEqual({ filePath: file, content: BEFORE });
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
     await agent.close();
   });
 });
 
-describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
-  const apply = { showMessageRequest: async (p: { actions?: { title: string }[] }) => p.actions?.find((a) => a.title === "Apply") ?? null };
-
+describe("openDiff on a buffer with unsaved typing (Neovim)", () => {
   it("keeps the user's unsaved typing: the proposal, built on the disk's text, lands beside it", async () => {
-    const { client, agent, file } = await session({ style: "neovim", ...apply });
+    const { client, agent, file } = await session({ style: "neovim" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     await client.type("src/math.ts", "// filler 5", "// typed by the user");
     await client.settled();
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+    await client.runCodeAction(await stagedAction(client, "Accept"));
     const accepted = await agent.waitFor("ide/diffAccepted");
     const expected = PROPOSED.replace("// filler 5", "// typed by the user");
     expect(accepted.params).toEqual({ filePath: file, content: expected });
@@ -131,7 +148,7 @@ describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
   });
 
   it("refuses, never forces, a proposal over lines the user changed: ide/diffRejected, the typing stays", async () => {
-    const { client, agent, file } = await session({ style: "neovim", ...apply });
+    const { client, agent, file } = await session({ style: "neovim" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
     await client.type("src/math.ts", "'old'", "'mine'");
@@ -140,7 +157,7 @@ describe("openDiff on a buffer with unsaved typing (Neovim: a prompt)", () => {
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     expect((await agent.waitFor("ide/diffRejected")).params).toEqual({ filePath: file });
     const warning = await client.waitForNotification("window/showMessage", (p) => /src\/math\.ts was not staged/.test((p as { message: string }).message));
-    expect((warning.params as { message: string }).message).toMatch(/Invalid Diff/);
+    expect((warning.params as { message: string }).message).toMatch(/does not fit the unsaved buffer: Conflict/);
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE.replace("'old'", "'mine'"));
     await agent.close();
   });

@@ -17,14 +17,14 @@ describe("DiagnosticsHub", () => {
   it("publishes every source's list together, so a publish from one never erases another's", () => {
     const { hub: h, sent } = hub();
     h.set("child", "file:///a.ts", [at(1, "type error", "typescript")], 3);
-    h.set("staged", "file:///a.ts", [at(5, "proposed change")]);
+    h.set("review", "file:///a.ts", [at(5, "proposed change")]);
     expect(sent.at(-1)!.diagnostics.map((d) => d.message)).toEqual(["type error", "proposed change"]);
     // The wrapped server publishes again (its error fixed): lockstep's entry stays.
     h.set("child", "file:///a.ts", [], 4);
     expect(sent.at(-1)!.diagnostics.map((d) => d.message)).toEqual(["proposed change"]);
     // The staged change is decided: the wrapped server's new list is not taken with it.
     h.set("child", "file:///a.ts", [at(2, "unused", "typescript")], 5);
-    h.set("staged", "file:///a.ts", []);
+    h.set("review", "file:///a.ts", []);
     expect(sent.at(-1)).toEqual({ uri: "file:///a.ts", diagnostics: [at(2, "unused", "typescript")], version: 5 });
   });
 
@@ -38,11 +38,11 @@ describe("DiagnosticsHub", () => {
 
   it("keeps documents apart and clears a document with an empty publish", () => {
     const { hub: h, sent } = hub();
-    h.set("staged", "file:///a.ts", [at(1, "a")]);
-    h.set("staged", "file:///b.ts", [at(1, "b")]);
-    h.set("staged", "file:///a.ts", []);
+    h.set("review", "file:///a.ts", [at(1, "a")]);
+    h.set("review", "file:///b.ts", [at(1, "b")]);
+    h.set("review", "file:///a.ts", []);
     expect(sent.at(-1)).toEqual({ uri: "file:///a.ts", diagnostics: [] });
-    expect(h.get("staged", "file:///b.ts").map((d) => d.message)).toEqual(["b"]);
+    expect(h.get("review", "file:///b.ts").map((d) => d.message)).toEqual(["b"]);
     // Clearing a document nobody spoke about still publishes, so the editor's stale list goes.
     h.set("child", "file:///c.ts", [], 2);
     expect(sent.at(-1)).toEqual({ uri: "file:///c.ts", diagnostics: [], version: 2 });

@@ -233,6 +233,7 @@ export interface AgentRigOptions {
   gate?: boolean;
   /** Reuse this workspace (a second server on the same files); it is not removed by this rig. */
   root?: string;
+  beforeApplyEdit?: StartOptions["beforeApplyEdit"];
 }
 
 export interface AgentRig {
@@ -273,6 +274,7 @@ export async function startAgent(options: AgentRigOptions): Promise<AgentRig> {
     ...(options.initializationOptions ? { initializationOptions: options.initializationOptions } : {}),
     ...(options.showMessageRequest ? { showMessageRequest: options.showMessageRequest } : {}),
     ...(options.args ? { args: options.args } : {}),
+    ...(options.beforeApplyEdit ? { beforeApplyEdit: options.beforeApplyEdit } : {}),
   });
   onTestFinished(() => client.kill());
 

@@ -25,7 +25,8 @@
 //     A TextDocumentEdit for a file that is not open loads it from disk into a hidden
 //     buffer (unsaved, disk untouched). Helix and eglot announce it with didOpen
 //     (version 0) and then treat it like any buffer; Neovim keeps it unattached until
-//     open(). CreateFile (helix, neovim) creates an empty file on disk, like they do.
+//     open(). CreateFile (helix, neovim) creates an empty file on disk, like they do;
+//     DeleteFile (helix, neovim) removes it and closes its buffer.
 //     showMessageRequest: answers window/showMessageRequest; when absent,
 //     window.showMessage is not advertised. configuration: the whole settings tree
 //     ({lockstep: {...}}) answering workspace/configuration; when absent, not advertised.
@@ -70,6 +71,7 @@ import type {
   Command,
   ConfigurationParams,
   CreateFile,
+  DeleteFile,
   Diagnostic,
   InitializeParams,
   InitializeResult,
@@ -805,6 +807,10 @@ export class TestClient {
       const change = changes[index]!;
       if ("kind" in change) {
         if (this.style === "eglot") throw new ResponseError(-32603, `Unsupported resource operation: ${change.kind}`);
+        if (change.kind === "delete") {
+          await this.deleteFile(change as DeleteFile);
+          continue;
+        }
         if (change.kind !== "create") return { applied: false, failureReason: `the test client does not do ${change.kind}`, failedChange: index };
         await this.createFile(change as CreateFile);
         continue;
@@ -845,6 +851,17 @@ export class TestClient {
     // Helix (Editor::open) and eglot (find-file-noselect, then eglot's mode hook) tell the server; Neovim's hidden buffer is not attached.
     if (this.style !== "neovim") this.attach(buffer);
     return buffer;
+  }
+
+  /** Helix and Neovim delete the file and drop its buffer (the server hears didClose). */
+  private async deleteFile(change: DeleteFile): Promise<void> {
+    const abs = fileURLToPath(change.uri);
+    const buffer = this.buffers.get(abs);
+    if (buffer) {
+      if (buffer.attached) this.notify("textDocument/didClose", { textDocument: { uri: buffer.uri } });
+      this.buffers.delete(abs);
+    }
+    await fs.rm(abs, { force: change.options?.ignoreIfNotExists === true });
   }
 
   private async createFile(change: CreateFile): Promise<void> {

@@ -9,7 +9,8 @@ import path from "node:path";
 import { onTestFinished } from "vitest";
 import type { Envelope } from "../../server/src/tools/envelope.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
-import type { ApprovalDecision, DiagnosticsView, EditCorrector, ProposedChange, SessionContext, ToolContext } from "../../server/src/tools/tool.js";
+import type { ApprovalDecision, ProposedChange } from "../../server/src/review/proposal.js";
+import type { DiagnosticsView, EditCorrector, SessionContext, ToolContext } from "../../server/src/tools/tool.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 

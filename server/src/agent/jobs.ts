@@ -6,7 +6,9 @@ import * as z from "zod";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { findTool, functionDeclarations, invokeTool } from "../tools/registry.js";
 import { describeIssues } from "../tools/registry.js";
-import type { Approver, DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { Journal } from "../review/journal.js";
+import type { Approver } from "../review/proposal.js";
+import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
 import { isModelError, type Model, type Usage } from "./model.js";
@@ -48,6 +50,8 @@ export interface AgentDeps {
   /** Creates the model; throws a ModelError (no_api_key) when none is configured. */
   model: () => Promise<Model>;
   approve: Approver;
+  /** Where every change the agent applies is written, so its run can be reverted. */
+  journal?: Journal;
   corrector?: EditCorrector;
   emit: (event: StreamEvent) => void;
   limits: () => { maxTurns: number; maxToolCalls: number };
@@ -175,6 +179,8 @@ export class AgentService {
       workspace: this.deps.workspace(),
       signal,
       approve: this.deps.approve,
+      jobId: job.id,
+      ...(this.deps.journal ? { journal: this.deps.journal } : {}),
       session,
       ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}),
       ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),

@@ -1,15 +1,17 @@
 // openDiff's reviewer over the session's workspace: the agent's proposal is
-// rebased onto the buffer, staged through the session's approval path (a prompt,
-// or a staged change decided by code action), and the agent hears the text the
-// editor reports once it applied it.
+// rebased onto the buffer, staged for review hunk by hunk, and the agent hears
+// the text the editor reports once the user has decided every hunk: with the
+// hunks taken, and without the others.
 //
 // The agent built its proposal on the disk's text. When the buffer holds unsaved
-// typing, the change (disk → proposal) is placed by content on the buffer, so the
-// typing stays, and a change over lines the user typed is refused, never forced.
-import { createTwoFilesPatch } from "diff";
-import { applyModelPatch } from "../edit/patch/patch.js";
+// typing, each hunk of the change (disk → proposal) is placed on the buffer past
+// the typing (edit/merge), and a hunk over lines the user typed is refused, never forced.
+import { changeHunks } from "../edit/merge/hunks.js";
+import { placeAll } from "../edit/merge/rebase.js";
+import type { Journal } from "../review/journal.js";
+import type { Approver } from "../review/proposal.js";
 import { invokeTool } from "../tools/registry.js";
-import type { Approver, ToolContext } from "../tools/tool.js";
+import type { ToolContext } from "../tools/tool.js";
 import { readTextFile } from "../workspace/disk.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { CurrentText, DiffOutcome, DiffReviewer } from "./diff-desk.js";
@@ -23,13 +25,15 @@ const CONFIRM_WAIT_MS = 4000;
 
 export interface ReviewerDeps {
   workspace: Workspace;
-  /** Asks the user about one staged proposal (the tool name in the change is "openDiff"). */
+  /** Stages one proposal for review (the tool name in the change is "openDiff"). */
   approve: Approver;
+  /** What lands is journaled like any change, so it can be reverted. */
+  journal?: Journal;
   /** Tells the user why a proposal was not staged. */
   warn: (message: string) => void;
 }
 
-export function workspaceReviewer({ workspace, approve, warn }: ReviewerDeps): DiffReviewer {
+export function workspaceReviewer({ workspace, approve, journal, warn }: ReviewerDeps): DiffReviewer {
   const current = async (filePath: string): Promise<CurrentText | null | { error: string }> => {
     const resolved = await workspace.resolve(filePath, "write");
     if (!resolved.ok) return { error: resolved.error.message };
@@ -43,14 +47,13 @@ export function workspaceReviewer({ workspace, approve, warn }: ReviewerDeps): D
     const resolved = await workspace.resolve(filePath, "read");
     const disk = resolved.ok && resolved.value.exists ? await readTextFile(resolved.value.abs) : undefined;
     if (!disk?.ok || disk.value.content === buffer) return { content: proposal };
-    const rel = resolved.ok ? resolved.value.rel : filePath;
-    const patched = applyModelPatch(buffer, createTwoFilesPatch(rel, rel, disk.value.content, proposal, "", "", { context: 3 }), { filePath: rel });
-    return patched.ok ? { content: patched.value.content } : { error: patched.error.message };
+    const placed = placeAll(disk.value.content, buffer, changeHunks(disk.value.content, proposal));
+    return placed.ok ? { content: placed.text } : { error: `hunk ${placed.hunk + 1} of the proposal does not fit the unsaved buffer: ${placed.error.message}` };
   };
 
   /** The one step that stages and waits for the decision; a per-hunk review would take its place. */
   const stage = async (filePath: string, base: CurrentText | null, proposal: string, signal: AbortSignal): Promise<DiffOutcome> => {
-    const ctx: ToolContext = { workspace, signal, approve: (change, s) => approve(Object.assign(Object.create(change) as typeof change, { tool: "openDiff" }), s) };
+    const ctx: ToolContext = { workspace, signal, approve: (change, s) => approve(Object.assign(Object.create(change) as typeof change, { tool: "openDiff" }), s), ...(journal ? { journal } : {}) };
     const result = await invokeTool("write_file", { file_path: filePath, content: proposal, ...(base ? { base_content_sha256: base.sha256 } : {}) }, ctx);
     if (!result.ok) {
       // The user declined or the agent withdrew it: nothing to say. Anything else the user should hear.

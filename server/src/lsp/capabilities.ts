@@ -10,6 +10,8 @@ export interface ClientFlags {
   versionedEdits: boolean;
   /** CreateFile resource operations are understood. */
   createFiles: boolean;
+  /** DeleteFile resource operations are understood. */
+  deleteFiles: boolean;
   /** window/showMessageRequest with action items. */
   messageActions: boolean;
   /** Server-initiated $/progress. */
@@ -28,6 +30,7 @@ export function clientFlags(caps: ClientCapabilities): ClientFlags {
     canApplyEdit: caps.workspace?.applyEdit === true,
     versionedEdits: edit?.documentChanges === true,
     createFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("create"),
+    deleteFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("delete"),
     messageActions: caps.window?.showMessage !== undefined,
     workDoneProgress: caps.window?.workDoneProgress === true,
     showDocument: caps.window?.showDocument?.support === true,

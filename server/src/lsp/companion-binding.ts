@@ -6,13 +6,15 @@
 import { fileURLToPath } from "node:url";
 import type { InitializeParams, TextDocuments } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { sessionApprover, type ApprovalMode, type ApprovalPrompt } from "../agent/approvals.js";
 import { Session } from "../agent/session.js";
 import { Companion, type CompanionFacts } from "../companion/companion.js";
 import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
 import { workspaceReviewer } from "../companion/workspace-reviewer.js";
-import type { DiagnosticsView, ProposedChange, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { Journal } from "../review/journal.js";
+import { sessionApprover, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
+import type { ProposedChange } from "../review/proposal.js";
+import type { DiagnosticsView, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { OpenDocuments } from "./documents.js";
 
@@ -20,7 +22,9 @@ export interface CompanionDeps {
   documents: TextDocuments<TextDocument>;
   open: OpenDocuments;
   approvalMode: () => ApprovalMode;
-  prompt: ApprovalPrompt;
+  /** The session's prompt and review desk: agents' changes are asked about as the built-in agent's are. */
+  channels: ApprovalChannels;
+  journal: Journal;
   log: (what: string, value: unknown) => void;
   warn: (message: string) => void;
   /** Which conditional tools exist (wrap mode, the provider): agents get what the built-in agent gets. */
@@ -77,11 +81,12 @@ export class CompanionBinding {
       this.failure = 'off (setting "companion": false)';
       return;
     }
-    const approve = sessionApprover(this.session, this.deps.approvalMode, this.deps.prompt);
+    const approve = sessionApprover(this.session, this.deps.approvalMode, this.deps.channels);
     const toolContext = (call: CallInfo): ToolContext => ({
       workspace,
       signal: call.signal,
       approve: (change, signal) => approve(fromAgent(change, `${change.tool} from ${call.client}`), signal),
+      journal: this.deps.journal,
       ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),
       ...(this.deps.diagnostics ? { diagnostics: this.deps.diagnostics } : {}),
     });
@@ -92,8 +97,8 @@ export class CompanionBinding {
         ideInfo: ideInfoOf(this.clientName),
         toolContext,
         ...(this.deps.conditions ? { conditions: this.deps.conditions } : {}),
-        // openDiff asks every time, whatever "always allow" or `approval` say: the agent asked for a review.
-        reviewer: workspaceReviewer({ workspace, approve: async (change, signal) => ((await this.deps.prompt(change, signal)) === "reject" ? "reject" : "apply"), warn: this.deps.warn }),
+        // openDiff is reviewed hunk by hunk every time, whatever "always allow" or `approval` say: the agent asked for a review.
+        reviewer: workspaceReviewer({ workspace, approve: async (change, signal) => ({ reviewed: (await this.deps.channels.review(change, signal)).reviewed }), journal: this.deps.journal, warn: this.deps.warn }),
         log: this.deps.log,
       });
       // Files opened before the endpoint was up.

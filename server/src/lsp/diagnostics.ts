@@ -5,8 +5,8 @@
 // union is published whenever one of them changes. No source erases another.
 import type { Diagnostic } from "vscode-languageserver";
 
-/** Who said it: a change staged for approval, a hunk under review, or the wrapped language server. */
-export type DiagnosticSource = "staged" | "review" | "child";
+/** Who said it: hunks of changes under review (staged for approval), or the wrapped language server. */
+export type DiagnosticSource = "review" | "child";
 
 export interface PublishedDiagnostics {
   uri: string;
@@ -21,7 +21,7 @@ interface DocumentDiagnostics {
 }
 
 /** Publication order: the wrapped server's first, as its client would have shown them alone. */
-const ORDER: readonly DiagnosticSource[] = ["child", "staged", "review"];
+const ORDER: readonly DiagnosticSource[] = ["child", "review"];
 
 export class DiagnosticsHub {
   private readonly documents = new Map<string, DocumentDiagnostics>();

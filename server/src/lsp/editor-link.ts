@@ -1,11 +1,14 @@
 // The workspace's view of the editor, implemented over LSP: open buffers, and
 // edits sent as workspace/applyEdit, one request per file.
-import type { Connection, CreateFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver";
+import type { Connection, CreateFile, DeleteFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver";
 import { ApplyWorkspaceEditRequest, CancellationTokenSource } from "vscode-languageserver";
 import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/workspace.js";
 import type { ClientFlags } from "./capabilities.js";
 import type { OpenDocuments } from "./documents.js";
 import { toLspEdits } from "./positions.js";
+
+/** How editors word a user's "no" to an edit they asked about. */
+const USER_DECLINED = /\buser\b.*\b(cancel|declin|reject|abort)/i;
 
 export class LspEditorLink implements EditorLink {
   constructor(
@@ -21,6 +24,15 @@ export class LspEditorLink implements EditorLink {
 
   get createFiles(): boolean {
     return this.flags.createFiles;
+  }
+
+  get deleteFiles(): boolean {
+    return this.flags.deleteFiles;
+  }
+
+  deleteFile(uri: string, signal: AbortSignal): Promise<EditReply> {
+    const remove: DeleteFile = { kind: "delete", uri: this.documents.editorUri(uri), options: { ignoreIfNotExists: true } };
+    return this.send({ documentChanges: [remove] }, signal);
   }
 
   document(uri: string): EditorDocument | undefined {
@@ -39,6 +51,10 @@ export class LspEditorLink implements EditorLink {
     } else {
       workspaceEdit = { changes: { [uri]: edits } };
     }
+    return this.send(workspaceEdit, signal);
+  }
+
+  private async send(workspaceEdit: WorkspaceEdit, signal: AbortSignal): Promise<EditReply> {
     const source = new CancellationTokenSource();
     // Cancelling only sends $/cancelRequest; the request may never settle. The wait ends here.
     let giveUp = (): void => undefined;
@@ -55,7 +71,11 @@ export class LspEditorLink implements EditorLink {
       .then(
         (reply): EditReply => (reply.applied ? { applied: true } : { applied: false, reason: reply.failureReason ?? "the editor did not apply it" }),
         // eglot answers a stale version with a JSON-RPC error rather than applied: false.
-        (error: unknown): EditReply => ({ applied: false, reason: error instanceof Error ? error.message : String(error) }),
+        // eglot answers a user who says no to its "Proceed?" with the error "User cancelled server edit".
+        (error: unknown): EditReply => {
+          const reason = error instanceof Error ? error.message : String(error);
+          return { applied: false, reason, ...(USER_DECLINED.test(reason) ? { declined: true } : {}) };
+        },
       );
     try {
       return await Promise.race([request, gaveUp]);

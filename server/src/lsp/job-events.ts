@@ -55,6 +55,10 @@ export class JobEvents {
     }
     const reporter = this.progress.get(event.job_id);
     if (!reporter) return;
+    if (event.kind === "status" && event.message !== undefined) {
+      const message = event.message;
+      void reporter.then((r) => r.report(message)).catch(() => undefined);
+    }
     if (event.kind === "tool_call") void reporter.then((r) => r.report(`${event.tool}${event.file_path ? ` ${event.file_path}` : ""}`)).catch(() => undefined);
     if (event.kind === "done") {
       void reporter.then((r) => r.done()).catch(() => undefined);

@@ -3,22 +3,25 @@
 // flags, the workspace) through `state`, never through globals.
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { sessionApprover } from "../agent/approvals.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService } from "../agent/jobs.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
 import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
 import type { WrapLink } from "../relay/wrap-link.js";
+import { Journal } from "../review/journal.js";
+import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
+import { ReviewDesk } from "../review/review-desk.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { ApprovalDesk } from "./approval.js";
+import { messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { DiagnosticsHub } from "./diagnostics.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
+import { ReviewView } from "./review-view.js";
 
 export interface ServerState {
   flags: ClientFlags;
@@ -33,7 +36,11 @@ export interface ServerContext {
   readonly settings: LiveSettings;
   readonly session: Session;
   readonly diagnostics: DiagnosticsHub;
-  readonly desk: ApprovalDesk;
+  /** Changes staged for review, hunk by hunk, and how the editor sees them. */
+  readonly review: ReviewDesk;
+  readonly reviewView: ReviewView;
+  /** Every change applied in this process, for lockstep.revert. */
+  readonly journal: Journal;
   readonly agent: AgentService;
   readonly events: JobEvents;
   readonly companion: CompanionBinding;
@@ -62,7 +69,17 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
-  const desk = new ApprovalDesk(connection, flags, (uri) => open.editorUri(uri), diagnostics);
+  const journal = new Journal();
+  const review: ReviewDesk = new ReviewDesk({
+    workspace: () => state.workspace,
+    journal,
+    changed: (uri) => reviewView.refresh(uri),
+    waiting: (change) => change.job_id !== undefined && events.emit({ job_id: change.job_id, kind: "status", status: "running", message: `waiting for review of ${change.file_path}` }),
+  });
+  const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
+  const prompt = messagePrompt(connection);
+  // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
+  const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
   const requireWorkspace = (): Workspace => {
     if (!state.workspace) throw new Error("the server is not initialized");
     return state.workspace;
@@ -74,7 +91,8 @@ export function createServerContext(connection: Connection, options: { debug: bo
     workspace: requireWorkspace,
     session,
     model,
-    approve: sessionApprover(session, () => settings.current.approval, desk.prompt),
+    approve: sessionApprover(session, () => settings.current.approval, channels),
+    journal,
     corrector: new ModelEditCorrector(model),
     emit: events.emit,
     log: debug,
@@ -83,8 +101,8 @@ export function createServerContext(connection: Connection, options: { debug: bo
     conditions: () => conditions,
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
-  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, prompt: desk.prompt, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, session, diagnostics, desk, agent, events, companion, conditions, childDiagnostics, debug, notify, warn };
+  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
+  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, events, companion, conditions, childDiagnostics, debug, notify, warn };
 }
 
 /**

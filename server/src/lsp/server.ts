@@ -39,7 +39,11 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
 
   const { documents, open } = ctx;
   documents.onDidOpen((e) => ctx.state.workspace?.documentChanged(open.opened(e.document.uri)));
-  documents.onDidChangeContent((e) => ctx.state.workspace?.documentChanged(open.realUri(e.document.uri)));
+  documents.onDidChangeContent((e) => {
+    const uri = open.realUri(e.document.uri);
+    ctx.state.workspace?.documentChanged(uri);
+    ctx.reviewView.documentChanged(uri);
+  });
   documents.onDidClose((e) => ctx.state.workspace?.documentChanged(open.closed(e.document.uri)));
 
   connection.onRequest("workspace/executeCommand", executeCommandHandler(ctx));
@@ -47,7 +51,7 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
   connection.onShutdown(() => {
     transport.shutdownReceived();
     ctx.agent.cancelAll();
-    ctx.desk.rejectAll();
+    ctx.review.rejectAll();
     return ctx.companion.stop();
   });
 

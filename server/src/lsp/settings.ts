@@ -8,7 +8,10 @@ export const settingsSchema = z.object({
   baseUrl: z.string().url().optional().describe("For openai: the endpoint's base URL, e.g. http://localhost:11434/v1 (Ollama) or https://openrouter.ai/api/v1; OpenAI's own when unset."),
   tools: z.boolean().default(true).describe("Whether the model calls tools. false for models without tool calling: it is given the files' versioned states and writes SEARCH/REPLACE edit blocks, which lockstep applies with approval."),
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable").optional().describe("The environment variable holding the API key (default OPENAI_API_KEY for openai, GEMINI_API_KEY or GOOGLE_API_KEY for gemini). A local server needs none."),
-  approval: z.enum(["ask", "auto"]).default("ask").describe("ask: the user approves every change the agent makes; auto: changes land at once."),
+  approval: z
+    .enum(["ask", "auto", "review"])
+    .default("ask")
+    .describe("ask: the user approves every change the agent makes (a prompt, or a staged change where the editor has no prompts); review: every change is staged hunk by hunk, accepted or rejected through code actions; auto: changes land at once."),
   closedFileEdits: z.enum(["editor", "disk"]).default("editor").describe("Where changes to files that are not open go: to the editor as a reviewable edit, or straight to disk."),
   transcript: z.string().optional().describe("Path of a markdown file the agent's conversations are written to (for editors without custom notifications)."),
   replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling Gemini: the offline demo and tests use it."),

@@ -8,7 +8,8 @@ import { EMPTY_SHA256 } from "../edit/shared/text.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
-import type { DiagnosticsAfter, ProposedChange, ToolContext } from "./tool.js";
+import type { ProposedChange, Reviewed } from "../review/proposal.js";
+import type { DiagnosticsAfter, ToolContext } from "./tool.js";
 
 export interface ModifyRequest {
   tool: string;
@@ -121,7 +122,13 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
     }
     const change = changeSummary(request.tool, path.rel, current.content, content);
     // Object.assign keeps the summary's getters lazy (a spread would compute them now).
-    const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: exists ? current : null }), ctx.signal);
+    const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: exists ? current : null }, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}), ctx.signal);
+    if (typeof decision === "object") {
+      // Reviewed hunk by hunk: what the user took has landed already.
+      const reviewed = decision.reviewed;
+      if (reviewed.state) diagnosticsAfter = ctx.diagnostics?.watch(path.uri, reviewed.lastBaseVersion ?? null);
+      return reviewedEnvelope(ctx, path.rel, message, reviewed, exists ? current : undefined, extra);
+    }
     if (decision !== "apply") {
       return errorEnvelope("rejected", `Rejected: the user declined the change to ${path.rel}. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."], {
         latest_file_state: current,
@@ -145,8 +152,34 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
       const latest = await ctx.workspace.read(path);
       return withState(delivered.error, latest.ok ? latest.value : current);
     }
+    ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: request.tool, file_path: path.rel, uri: path.uri, before: exists ? current.content : null, after: content });
     return okEnvelope({ message, applied: delivered.value.applied, latest_file_state: delivered.value.state, ...extra });
   });
   if (!result.ok || result.data["applied"] !== true || !diagnosticsAfter) return result;
   return okEnvelope({ ...result.data, diagnostics_after: await diagnosticsAfter(ctx.signal) });
+}
+
+/** The model's answer for a change the user reviewed hunk by hunk: which parts landed, and the file as it is. */
+async function reviewedEnvelope(ctx: ToolContext, rel: string, message: string, reviewed: Reviewed, before: FileState | undefined, extra: Data | undefined): Promise<Envelope> {
+  const count = (status: string): number => reviewed.hunks.filter((h) => h.status === status).length;
+  const applied = count("applied");
+  const total = reviewed.hunks.length;
+  const latest = reviewed.state ?? (await latestState(ctx, rel)) ?? before;
+  const data = { hunks: reviewed.hunks, ...(latest ? { latest_file_state: latest } : {}) };
+  const rest = [count("rejected") > 0 ? `${count("rejected")} rejected by the user` : "", count("conflict") > 0 ? `${count("conflict")} not applied because the user edited those lines meanwhile` : ""].filter((s) => s !== "").join(", ");
+  if (ctx.signal.aborted && applied < total) return errorEnvelope("cancelled", `Cancelled while the change to ${rel} was under review; ${applied} of ${total} hunks had landed.`, [], data);
+  if (applied === total) return okEnvelope({ ...extra, message: `${message} The user accepted all ${total} hunk${total === 1 ? "" : "s"}.`, applied: true, ...data });
+  if (applied > 0) {
+    return okEnvelope({ ...extra, message: `Partly applied: the user took ${applied} of ${total} hunks of the change to ${rel}; ${rest}. latest_file_state is the file now; see hunks for each part.`, applied: true, ...data });
+  }
+  if (count("rejected") > 0) {
+    return errorEnvelope("rejected", `Rejected: the user declined the change to ${rel} (${rest}). Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."], data);
+  }
+  return errorEnvelope("state_mismatch", `State Mismatch: ${rel} changed where the change was meant to go while it was under review (${rest}). Nothing was applied.`, ["Rebuild the change from latest_file_state (attached) and pass its sha256 as base_content_sha256."], data);
+}
+
+async function latestState(ctx: ToolContext, rel: string): Promise<FileState | undefined> {
+  const resolved = await ctx.workspace.resolve(rel, "read");
+  const read = resolved.ok ? await ctx.workspace.read(resolved.value) : undefined;
+  return read?.ok ? read.value : undefined;
 }

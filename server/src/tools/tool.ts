@@ -2,32 +2,13 @@
 // function declaration, so they cannot drift apart.
 import type * as z from "zod";
 import type { Envelope } from "./envelope.js";
-import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { Reader } from "./phrasing.js";
+import type { Approver } from "../review/proposal.js";
+import type { Journal } from "../review/journal.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
 export type ToolKind = "read" | "modify";
-
-/** A change a modifying tool is about to deliver, shown to the user for approval. */
-export interface ProposedChange {
-  tool: string;
-  file_path: string;
-  /** `file://` URI of the file (real path). */
-  uri: string;
-  /** `null` when the change creates the file. */
-  before: FileState | null;
-  after: string;
-  /** Unified diff of before → after, for the approval prompt. */
-  diff: string;
-  added: number;
-  removed: number;
-}
-
-export type ApprovalDecision = "apply" | "reject";
-
-/** Asks whoever runs the tool whether a change may land. Direct commands always answer "apply". */
-export type Approver = (change: ProposedChange, signal: AbortSignal) => Promise<ApprovalDecision>;
 
 /** Optional second chance for `edit` when every matching tier failed (the agent provides it). */
 export interface EditCorrector {
@@ -59,6 +40,10 @@ export interface ToolContext {
   workspace: Workspace;
   signal: AbortSignal;
   approve: Approver;
+  /** Every change that lands is written here, so a job (or a command) can be reverted. */
+  journal?: Journal;
+  /** The agent job this call belongs to; none for a command the user ran. */
+  jobId?: string;
   session?: SessionContext;
   corrector?: EditCorrector;
   /** Which conditional tools exist for this caller (see `ToolConditions`); none when absent. */

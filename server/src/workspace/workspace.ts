@@ -1,6 +1,7 @@
 // The ledger of file states and the way a change reaches a file. Open editor
 // buffers win over disk; a change goes to the editor as an edit it can apply,
 // undo and refuse, or to disk atomically when there is no editor to take it.
+import { unlink } from "node:fs/promises";
 import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import { sha256 } from "../edit/shared/text.js";
 import { computeTextEdits, type TextEdit } from "../edit/text-edits.js";
@@ -31,6 +32,8 @@ export interface EditReply {
   reason?: string;
   /** No answer in time: the editor may still apply the edit; only its next report tells. */
   timedOut?: boolean;
+  /** The user declined it in the editor's own prompt (eglot asks "Proceed?"): a decision, not a stale state. */
+  declined?: boolean;
 }
 
 /** What the workspace needs from an editor. Implemented by the LSP layer, and by tests in-process. */
@@ -40,6 +43,9 @@ export interface EditorLink {
   applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply>;
   readonly canApplyEdit: boolean;
   readonly createFiles: boolean;
+  /** DeleteFile resource operations are understood (a revert removes a file lockstep created). */
+  readonly deleteFiles?: boolean;
+  deleteFile?(uri: string, signal: AbortSignal): Promise<EditReply>;
 }
 
 export type ClosedFileEdits = "editor" | "disk";
@@ -236,6 +242,7 @@ export class Workspace {
         "Read the file again before the next change; its sha256 tells what the buffer holds.",
       ]);
     }
+    if (reply.declined) return fail("rejected", `Rejected: the user declined the edit to ${path.rel} in the editor's own prompt. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."]);
     if (!reply.applied) {
       return fail(
         "state_mismatch",
@@ -254,6 +261,33 @@ export class Workspace {
     }
     const delivered = this.stateOf(path, after, null, doc !== undefined);
     return succeed({ state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true }, applied: true, via: "editor" });
+  }
+
+  /**
+   * Removes a file that holds exactly `expected` (a revert of a file lockstep created): through the
+   * editor where the file is its business and it can delete files, else on disk. Never anything else.
+   */
+  async remove(path: ResolvedPath, expected: string, signal: AbortSignal): Promise<Outcome<void>> {
+    const editor = this.options.editor;
+    const viaEditor = editor !== undefined && editor.canApplyEdit && (editor.document(path.uri) !== undefined || (this.options.closedFileEdits ?? "editor") === "editor");
+    if (viaEditor) {
+      if (!editor.deleteFiles || !editor.deleteFile) {
+        return fail("permission_denied", `${path.rel} was left in place: this editor cannot delete files through LSP.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+      }
+      const reply = await editor.deleteFile(path.uri, signal);
+      if (!reply.applied) return fail("state_mismatch", `${path.rel} was left in place: the editor did not delete it${reply.reason ? ` (${reply.reason})` : ""}.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+      this.settle(path.uri);
+      return succeed(undefined);
+    }
+    const disk = await readTextFile(path.abs);
+    if (!disk.ok || disk.value.content !== expected) return fail("state_mismatch", `${path.rel} was left in place: it changed on disk.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+    try {
+      await unlink(path.abs);
+    } catch (error) {
+      return fail("io_error", `${path.rel} could not be deleted: ${error instanceof Error ? error.message : String(error)}.`);
+    }
+    this.settle(path.uri);
+    return succeed(undefined);
   }
 
   /**

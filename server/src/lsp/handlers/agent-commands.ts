@@ -1,18 +1,14 @@
-// The agent's commands (lockstep.ask, job, cancel, session, reset_session,
-// decide): the agent service and the session's desk behind one switch.
-import * as z from "zod";
-import { errorEnvelope, okEnvelope, type Envelope } from "../../tools/envelope.js";
+// The agent's commands (lockstep.ask, job, cancel, session, reset_session, and
+// the review's review, decide, revert): the agent service and the review desk behind one switch.
+import { okEnvelope, type Envelope } from "../../tools/envelope.js";
 import { VERSION } from "../../version.js";
 import type { AgentCommand } from "../commands.js";
 import type { ServerContext } from "../server-context.js";
-
-const decideArgs = z.object({
-  id: z.string().min(1),
-  decision: z.enum(["apply", "always", "reject"]),
-});
+import { reviewCommands } from "./review-commands.js";
 
 export function agentCommands(ctx: ServerContext) {
-  return async (command: AgentCommand, args: unknown): Promise<Envelope> => {
+  const review = reviewCommands(ctx);
+  return async (command: AgentCommand, args: unknown, signal: AbortSignal): Promise<Envelope> => {
     switch (command) {
       case "ask": {
         const started = ctx.agent.ask(args);
@@ -39,16 +35,14 @@ export function agentCommands(ctx: ServerContext) {
       }
       case "reset_session":
         ctx.agent.cancelAll();
-        ctx.desk.rejectAll();
+        ctx.review.rejectAll();
         ctx.session.reset();
         ctx.companion.reset();
         return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });
-      case "decide": {
-        const parsed = decideArgs.safeParse(args);
-        if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.decide needs {id, decision: apply | always | reject}.", ["Take the id from the code action or from lockstep.review."]);
-        const { id, decision } = parsed.data;
-        return ctx.desk.decide(id, decision) ? okEnvelope({ id, decision }) : errorEnvelope("not_found", `No staged change ${id}; it was decided or cancelled already.`);
-      }
+      case "review":
+      case "decide":
+      case "revert":
+        return review(command, args, signal);
     }
   };
 }

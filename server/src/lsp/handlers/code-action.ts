@@ -1,4 +1,4 @@
-// textDocument/codeAction: staged changes to decide, edit blocks and patches in
+// textDocument/codeAction: hunks under review to decide, edit blocks and patches in
 // the buffer, `lockstep:` instructions and "Fix with lockstep" on diagnostics.
 import type { CodeAction, CodeActionParams } from "vscode-languageserver";
 import { agentActions } from "../agent-actions.js";
@@ -11,7 +11,7 @@ export function codeActionHandler(ctx: ServerContext) {
     const workspace = ctx.state.workspace;
     if (!doc || !workspace) return [];
     const text = doc.getText();
-    const actions: CodeAction[] = [...ctx.desk.actionsFor(params.textDocument.uri), ...editBlockActions(text)];
+    const actions: CodeAction[] = [...(await ctx.reviewView.actions(params.textDocument.uri, params.range)), ...editBlockActions(text)];
     // A patch's base is its target's state now: if that changes before the user picks the action, the hash check refuses it.
     const stateOf = async (target: string): Promise<{ file_path: string; sha256: string } | undefined> => {
       const resolved = await workspace.resolve(target, "read");

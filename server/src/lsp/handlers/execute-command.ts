@@ -32,6 +32,7 @@ export function executeCommandHandler(ctx: ServerContext) {
               workspace,
               signal,
               approve: async () => "apply",
+              journal: ctx.journal,
               progress: commandProgress(ctx.connection, ctx.state.flags.workDoneProgress),
               conditions: ctx.conditions,
               ...(ctx.childDiagnostics ? { diagnostics: ctx.childDiagnostics } : {}),

@@ -1,0 +1,254 @@
+// Changes staged for review, hunk by hunk. The model's call waits here until
+// every hunk of its change is decided. Accepting a hunk applies that hunk alone,
+// placed on the file as it is now (edit/merge: the user's typing elsewhere
+// stays); a hunk whose own lines the user changed is a conflict, never forced.
+// Knows nothing of LSP: the editor sees this desk through `located` (where each
+// hunk is now) and decides through `decide`.
+import { changeHunks, hunkDiff, hunkSummary, type ChangeHunk } from "../edit/merge/hunks.js";
+import { MovedText } from "../edit/merge/rebase.js";
+import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import type { FileState } from "../workspace/file-state.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { Journal } from "./journal.js";
+import type { StagedOutcome } from "./policy.js";
+import type { HunkOutcome, ProposedChange } from "./proposal.js";
+
+export type ReviewDecision = "apply" | "reject" | "always";
+
+interface StagedHunk {
+  id: string;
+  hunk: ChangeHunk;
+  outcome?: HunkOutcome;
+}
+
+interface StagedChange {
+  id: string;
+  change: ProposedChange;
+  /** The text the change was computed on ("" for a file it creates). */
+  base: string;
+  hunks: StagedHunk[];
+  always: boolean;
+  /** Decisions on one change are carried out one after another. */
+  queue: Promise<void>;
+  lastState?: FileState;
+  lastBaseVersion?: number | null;
+  finish: () => void;
+}
+
+/** A pending hunk where it is in the file now (0-based lines of the current text). */
+export interface LocatedHunk {
+  change_id: string;
+  hunk_id: string;
+  tool: string;
+  file_path: string;
+  /** First and last line it covers now; an insertion covers the line it follows. */
+  start: number;
+  end: number;
+  summary: string;
+  /** Why it cannot land as it is, when its lines changed since. */
+  conflict?: string;
+}
+
+export interface PendingChange {
+  change_id: string;
+  job_id: string | null;
+  tool: string;
+  file_path: string;
+  hunks: { hunk_id: string; line: number; end_line: number; diff: string }[];
+}
+
+export interface DeskDeps {
+  workspace: () => Workspace | undefined;
+  journal: Journal;
+  /** The pending hunks of this file changed (staged, decided, withdrawn): show them again. */
+  changed: (uri: string) => void;
+  /** A job now waits for the user's review. */
+  waiting?: (change: ProposedChange) => void;
+}
+
+export class ReviewDesk {
+  private readonly staged = new Map<string, StagedChange>();
+  private counter = 0;
+
+  constructor(private readonly deps: DeskDeps) {}
+
+  /** Stages `change` and resolves once each hunk is applied, rejected or in conflict (or the call is withdrawn). */
+  stage(change: ProposedChange, signal: AbortSignal): Promise<StagedOutcome> {
+    const id = `c${++this.counter}`;
+    const base = change.before?.content ?? "";
+    const hunks = changeHunks(base, change.after).map((hunk, i) => ({ id: `${id}.${i + 1}`, hunk }));
+    return new Promise<StagedOutcome>((resolve) => {
+      const withdraw = (): void => {
+        for (const h of entry.hunks) h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the call was cancelled" };
+        entry.finish();
+      };
+      const entry: StagedChange = {
+        id,
+        change,
+        base,
+        hunks,
+        always: false,
+        queue: Promise.resolve(),
+        finish: () => {
+          if (!this.staged.delete(id)) return;
+          signal.removeEventListener("abort", withdraw);
+          this.deps.changed(change.uri);
+          resolve({
+            reviewed: {
+              hunks: entry.hunks.map((h) => h.outcome!),
+              ...(entry.lastState ? { state: entry.lastState } : {}),
+              ...(entry.lastBaseVersion !== undefined ? { lastBaseVersion: entry.lastBaseVersion } : {}),
+            },
+            always: entry.always,
+          });
+        },
+      };
+      if (hunks.length === 0) return resolve({ reviewed: { hunks: [] }, always: false });
+      this.staged.set(id, entry);
+      signal.addEventListener("abort", withdraw, { once: true });
+      this.deps.changed(change.uri);
+      this.deps.waiting?.(change);
+    });
+  }
+
+  /** Files with pending hunks (real-path URIs). */
+  uris(): string[] {
+    return [...new Set([...this.staged.values()].map((s) => s.change.uri))];
+  }
+
+  /** The pending hunks of a file, where they are in its current text. */
+  async located(uri: string): Promise<LocatedHunk[]> {
+    const out: LocatedHunk[] = [];
+    for (const s of this.staged.values()) {
+      if (s.change.uri !== uri) continue;
+      const now = await this.currentText(s);
+      const moved = now === undefined ? undefined : new MovedText(s.base, now);
+      for (const h of s.hunks) {
+        if (h.outcome) continue;
+        const placed = moved?.place(h.hunk);
+        const start = placed?.ok ? placed.value.line : Math.min(h.hunk.start, Math.max(0, (moved?.now.length ?? 1) - 1));
+        const span = h.hunk.removed.length;
+        out.push({
+          change_id: s.id,
+          hunk_id: h.id,
+          tool: s.change.tool,
+          file_path: s.change.file_path,
+          start: span === 0 ? Math.max(0, start - 1) : start,
+          end: span === 0 ? Math.max(0, start - 1) : start + span - 1,
+          summary: hunkSummary(h.hunk),
+          ...(placed && !placed.ok ? { conflict: placed.error.message } : {}),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** lockstep.review: what waits for a decision, in one file or everywhere. */
+  async pending(uri?: string): Promise<PendingChange[]> {
+    const out: PendingChange[] = [];
+    for (const s of this.staged.values()) {
+      if (uri !== undefined && s.change.uri !== uri) continue;
+      const where = new Map((await this.located(s.change.uri)).map((l) => [l.hunk_id, l]));
+      out.push({
+        change_id: s.id,
+        job_id: s.change.job_id ?? null,
+        tool: s.change.tool,
+        file_path: s.change.file_path,
+        hunks: s.hunks
+          .filter((h) => !h.outcome)
+          .map((h) => ({ hunk_id: h.id, line: (where.get(h.id)?.start ?? h.hunk.start) + 1, end_line: (where.get(h.id)?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk) })),
+      });
+    }
+    return out;
+  }
+
+  /** The ids of the pending changes to a file. */
+  changesIn(uri: string): string[] {
+    return [...this.staged.values()].filter((s) => s.change.uri === uri).map((s) => s.id);
+  }
+
+  /** A change or hunk id decided: apply, reject, or (for a change) always allow its tool and apply. */
+  async decide(id: string, decision: ReviewDecision, signal: AbortSignal): Promise<Outcome<HunkOutcome[]>> {
+    const changeId = id.split(".")[0]!;
+    const s = this.staged.get(changeId);
+    const targets = s?.hunks.filter((h) => (id === changeId || h.id === id) && !h.outcome);
+    if (!s || !targets || targets.length === 0) {
+      return fail("not_found", `Not Found: nothing pending under ${id}; it was decided or withdrawn already.`, ["lockstep.review lists what still waits for a decision."]);
+    }
+    if (decision === "always" && id !== changeId) {
+      return fail("invalid_argument", `Invalid Argument: "always" is decided for a whole change (${changeId}), not for one hunk.`, [`Decide ${changeId} with always, or ${id} with apply.`]);
+    }
+    const run = s.queue.then(async () => {
+      if (decision === "reject") {
+        for (const h of targets) h.outcome ??= { hunk_id: h.id, status: "rejected" };
+      } else {
+        if (decision === "always") s.always = true;
+        await this.apply(s, targets.filter((h) => !h.outcome), signal);
+      }
+    });
+    s.queue = run.catch(() => undefined);
+    await run;
+    this.deps.changed(s.change.uri);
+    if (s.hunks.every((h) => h.outcome)) s.finish();
+    return succeed(targets.map((h) => h.outcome!));
+  }
+
+  /** Server shutdown or session reset: whatever waits is declined. */
+  rejectAll(): void {
+    for (const s of [...this.staged.values()]) {
+      for (const h of s.hunks) h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the session ended" };
+      s.finish();
+    }
+  }
+
+  /** The whole proposed diff of the pending changes to a file. */
+  diffOf(uri: string): string {
+    return [...this.staged.values()]
+      .filter((s) => s.change.uri === uri)
+      .map((s) => `--- ${s.change.file_path}\n+++ ${s.change.file_path} (proposed by ${s.change.tool}, ${s.id})\n${s.hunks.filter((h) => !h.outcome).map((h) => hunkDiff(h.hunk)).join("")}`)
+      .join("\n");
+  }
+
+  private async currentText(s: StagedChange): Promise<string | undefined> {
+    const ws = this.deps.workspace();
+    const path = ws ? await ws.resolve(s.change.file_path, "read") : undefined;
+    if (!ws || !path?.ok) return undefined;
+    const read = await ws.read(path.value);
+    return read.ok ? read.value.content : read.error.code === "not_found" ? "" : undefined;
+  }
+
+  /**
+   * The hunks placed on the file as it is now, in one edit (eglot cannot report one edit before the
+   * next while it waits for our answer): those that fit land, the others are conflicts.
+   */
+  private async apply(s: StagedChange, hunks: StagedHunk[], signal: AbortSignal): Promise<void> {
+    const conflict = (h: StagedHunk, message: string): void => void (h.outcome = { hunk_id: h.id, status: "conflict", message });
+    const ws = this.deps.workspace();
+    const path = ws ? await ws.resolve(s.change.file_path, "write") : undefined;
+    if (!ws || !path?.ok) return hunks.forEach((h) => conflict(h, path && !path.ok ? path.error.message : "the server is not initialized"));
+    const read = await ws.read(path.value);
+    if (!read.ok && !(read.error.code === "not_found" && s.change.before === null)) return hunks.forEach((h) => conflict(h, read.ok ? "" : read.error.message));
+    const current = read.ok ? read.value : null;
+    let text = current?.content ?? "";
+    const landing: StagedHunk[] = [];
+    for (const h of hunks) {
+      const placed = new MovedText(s.base, text).place(h.hunk);
+      if (!placed.ok) conflict(h, placed.error.message);
+      else {
+        text = placed.value.lines.join("");
+        landing.push(h);
+      }
+    }
+    if (landing.length === 0) return;
+    const delivered = await ws.deliver(path.value, current, text, signal);
+    if (!delivered.ok) {
+      const status = delivered.error.code === "rejected" ? "rejected" : "conflict";
+      for (const h of landing) h.outcome = { hunk_id: h.id, status, message: delivered.error.message };
+      return;
+    }
+    for (const h of landing) h.outcome = { hunk_id: h.id, status: "applied" };
+    s.lastState = delivered.value.state;
+    s.lastBaseVersion = current?.version ?? null;
+    this.deps.journal.record({ job_id: s.change.job_id ?? null, tool: s.change.tool, file_path: s.change.file_path, uri: s.change.uri, before: current?.content ?? null, after: text });
+  }
+}
