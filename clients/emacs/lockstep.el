@@ -84,10 +84,13 @@ wins).  Keys:
   :closedFileEdits \"editor\"|\"disk\"
                            edits to unvisited files: buffers or disk
   :transcript FILE         markdown transcript of the session
+  :diagnosticsWaitMs MS    wrap mode: how long a change's answer waits
+                           for the wrapped server's diagnostics (0: not)
   :debug t|:json-false     log every tool call"
   :type '(plist :key-type (choice (const :model) (const :approval)
                                   (const :closedFileEdits)
-                                  (const :transcript) (const :debug))
+                                  (const :transcript)
+                                  (const :diagnosticsWaitMs) (const :debug))
                 :value-type sexp))
 
 (defcustom lockstep-chat-buffer-name "*lockstep*"
@@ -140,9 +143,10 @@ a command waits for its answer: the server would learn of its own
 edit only after the command ended, and a wrapped server's
 diagnostics of the new text (`diagnostics_after') could not come
 in time."
-  (dolist (buffer (eglot--managed-buffers server))
-    (with-current-buffer buffer
-      (when eglot--recent-changes
+  (when (fboundp 'eglot--signal-textDocument/didChange)
+    (dolist (buffer (eglot--managed-buffers server))
+      (with-current-buffer buffer
+        ;; It sends nothing for a buffer without changes.
         (eglot--signal-textDocument/didChange)))))
 
 (defun lockstep--contact (&optional _interactive)
