@@ -299,8 +299,8 @@ a lockstep server of the project holding the buffer's file."
                eglot--servers-by-project)
       (or found
           (user-error
-           "[lockstep] No server for %s: visit a file in one of `%s' and M-x eglot"
-           (abbreviate-file-name here) 'lockstep-major-modes)))))
+           "[lockstep] No server for %s: visit a file in one of `%s' or a mode given to `%s', and M-x eglot"
+           (abbreviate-file-name here) 'lockstep-major-modes 'lockstep-wrap)))))
 
 (defun lockstep--error-text (error)
   "Readable text of an envelope ERROR object."
