@@ -25,6 +25,14 @@
 ;; instead of (not beside) pyright, gopls and the like.  The commands
 ;; above also work from other buffers of a project in which a lockstep
 ;; server runs.
+;;
+;; To keep your own language server in a mode, wrap it: after
+;;   (lockstep-wrap 'python-mode "pyright-langserver" "--stdio")
+;; Eglot starts `lockstep --stdio --wrap -- pyright-langserver --stdio'
+;; for python-mode, one server to Eglot with pyright's completion,
+;; hover and diagnostics and lockstep's commands and agent.
+;; `lockstep-wrap-all' wraps every plain command of
+;; `eglot-server-programs'.
 
 ;;; Code:
 
@@ -76,10 +84,13 @@ wins).  Keys:
   :closedFileEdits \"editor\"|\"disk\"
                            edits to unvisited files: buffers or disk
   :transcript FILE         markdown transcript of the session
+  :diagnosticsWaitMs MS    wrap mode: how long a change's answer waits
+                           for the wrapped server's diagnostics (0: not)
   :debug t|:json-false     log every tool call"
   :type '(plist :key-type (choice (const :model) (const :approval)
                                   (const :closedFileEdits)
-                                  (const :transcript) (const :debug))
+                                  (const :transcript)
+                                  (const :diagnosticsWaitMs) (const :debug))
                 :value-type sexp))
 
 (defcustom lockstep-chat-buffer-name "*lockstep*"
@@ -124,6 +135,20 @@ asks for approvals only of clients that do."
                           answer))
                       (append items nil) answers))))
 
+(cl-defmethod eglot-handle-request :after
+  ((server lockstep-server) (_method (eql workspace/applyEdit)) &rest _)
+  "Tell SERVER of the buffers its edit changed now, before the reply.
+Eglot sends didChange on an idle timer, which does not run while
+a command waits for its answer: the server would learn of its own
+edit only after the command ended, and a wrapped server's
+diagnostics of the new text (`diagnostics_after') could not come
+in time."
+  (when (fboundp 'eglot--signal-textDocument/didChange)
+    (dolist (buffer (eglot--managed-buffers server))
+      (with-current-buffer buffer
+        ;; It sends nothing for a buffer without changes.
+        (eglot--signal-textDocument/didChange)))))
+
 (defun lockstep--contact (&optional _interactive)
   "Return the Eglot contact for lockstep, built anew for each server."
   (cons 'lockstep-server lockstep-server-command))
@@ -132,12 +157,119 @@ asks for approvals only of clients that do."
 (defun lockstep-register ()
   "Make Eglot start lockstep for `lockstep-major-modes'.
 Runs when this file loads; call it again after changing
-`lockstep-major-modes' with `setq'."
+`lockstep-major-modes' with `setq'.  The entries `lockstep-wrap'
+put first stay ahead of it, so a wrapped mode keeps its server."
   (interactive)
-  (setq eglot-server-programs
-        (cons (cons lockstep-major-modes #'lockstep--contact)
-              (cl-remove #'lockstep--contact eglot-server-programs
-                         :key #'cdr))))
+  (let* ((rest (cl-remove #'lockstep--contact eglot-server-programs :key #'cdr))
+         (wraps (cl-loop while (and rest (lockstep--wrap-entry-p (car rest)))
+                         collect (pop rest))))
+    (setq eglot-server-programs
+          (append wraps
+                  (list (cons lockstep-major-modes #'lockstep--contact))
+                  rest))))
+
+;;;; Wrap mode: lockstep in front of your own language server
+
+(defclass lockstep-wrap-server (lockstep-server) ()
+  :documentation "An Eglot connection to lockstep wrapping another server.")
+
+(cl-defmethod eglot-initialization-options ((_server lockstep-wrap-server))
+  "Send `lockstep-settings' under the `lockstep' key.
+The wrapped server gets initializationOptions without that key."
+  (list :lockstep (lockstep--settings-object)))
+
+(defvar lockstep--wrap-contacts nil
+  "The contacts `lockstep-wrap' and `lockstep-wrap-all' made.")
+
+(defun lockstep--wrap-entry-p (entry)
+  "Non-nil if ENTRY of `eglot-server-programs' is a wrapped server's."
+  (and (memq (cdr entry) lockstep--wrap-contacts) t))
+
+(defun lockstep--wrap-contact (command)
+  "An Eglot contact: lockstep in front of the server COMMAND.
+`lockstep-server-command' is read when the server starts."
+  (let ((contact (lambda (&optional _interactive _project)
+                   (cons 'lockstep-wrap-server
+                         (append lockstep-server-command
+                                 (list "--wrap" "--")
+                                 command)))))
+    (push contact lockstep--wrap-contacts)
+    contact))
+
+(defun lockstep--mode-specs (modes)
+  "MODES of an `eglot-server-programs' entry as a list of specs.
+MODES is a major mode, a spec (MODE :language-id ID), or a list
+of these, as Eglot reads them."
+  (if (or (symbolp modes) (keywordp (cadr modes))) (list modes) modes))
+
+(defun lockstep--spec-with-language (spec)
+  "SPEC, or the (SPEC :language-id ID) some entry of Eglot gives it."
+  (or (and (symbolp spec)
+           (cl-loop for (modes . _) in eglot-server-programs
+                    thereis (cl-find-if (lambda (s) (eq (car-safe s) spec))
+                                        (lockstep--mode-specs modes))))
+      spec))
+
+(defun lockstep--plain-command-p (contact)
+  "Non-nil if CONTACT is a command list that lockstep can wrap.
+That is (PROGRAM ARGS...) of strings only, not lockstep itself."
+  (and (consp contact)
+       (proper-list-p contact)
+       (cl-every #'stringp contact)
+       (not (cl-some (lambda (word)
+                       (member (file-name-nondirectory word)
+                               '("lockstep" "lockstep.js")))
+                     contact))))
+
+;;;###autoload
+(defun lockstep-wrap (mode program &rest args)
+  "Make Eglot start lockstep in front of PROGRAM with ARGS for MODE.
+MODE is a major mode, a list of them, or specs as in
+`eglot-server-programs' such as (js-mode :language-id
+\"javascript\").  Eglot then starts
+  lockstep --stdio --wrap -- PROGRAM ARGS...
+\(`lockstep-server-command' followed by --wrap): one server with
+PROGRAM's completion, hover and diagnostics and lockstep's
+commands.  The entry goes first in `eglot-server-programs', so it
+wins over the entries for MODE already there, which stay.
+Example: (lockstep-wrap \\='python-mode \"pyright-langserver\" \"--stdio\")"
+  (unless (lockstep--plain-command-p (cons program args))
+    (user-error "[lockstep] Wrap a command of strings, not lockstep itself: %S"
+                (cons program args)))
+  (let ((specs (mapcar #'lockstep--spec-with-language
+                       (lockstep--mode-specs mode))))
+    (setq eglot-server-programs
+          (cons (cons specs (lockstep--wrap-contact (cons program args)))
+                (cl-remove-if (lambda (entry)
+                                (and (lockstep--wrap-entry-p entry)
+                                     (equal (lockstep--mode-specs (car entry))
+                                            specs)))
+                              eglot-server-programs)))
+    specs))
+
+;;;###autoload
+(defun lockstep-wrap-all ()
+  "Wrap every plain command entry of `eglot-server-programs' in lockstep.
+An entry (MODES . (PROGRAM ARGS...)) of strings becomes lockstep in
+front of that command, in place.  Functions (such as
+`eglot-alternatives'), (CLASS . ARGS), host and port, :autoport,
+:initializationOptions and entries already wrapped are left as
+they are; use `lockstep-wrap' for those.  Returns the wrapped
+entries' modes."
+  (interactive)
+  (let (wrapped)
+    (setq eglot-server-programs
+          (mapcar (lambda (entry)
+                    (if (and (consp entry) (lockstep--plain-command-p (cdr entry)))
+                        (progn (push (car entry) wrapped)
+                               (cons (car entry)
+                                     (lockstep--wrap-contact (cdr entry))))
+                      entry))
+                  eglot-server-programs))
+    (when (called-interactively-p 'interactive)
+      (message "[lockstep] Wrapped %d server%s of `eglot-server-programs'"
+               (length wrapped) (if (= (length wrapped) 1) "" "s")))
+    (nreverse wrapped)))
 
 ;; In the autoloads only: registering with Eglot when it loads.
 ;;;###autoload(with-eval-after-load 'eglot (require 'lockstep))
@@ -167,8 +299,8 @@ a lockstep server of the project holding the buffer's file."
                eglot--servers-by-project)
       (or found
           (user-error
-           "[lockstep] No server for %s: visit a file in one of `%s' and M-x eglot"
-           (abbreviate-file-name here) 'lockstep-major-modes)))))
+           "[lockstep] No server for %s: visit a file in one of `%s' or a mode given to `%s', and M-x eglot"
+           (abbreviate-file-name here) 'lockstep-major-modes 'lockstep-wrap)))))
 
 (defun lockstep--error-text (error)
   "Readable text of an envelope ERROR object."

@@ -320,7 +320,7 @@ describe("clients/helix/README.md", () => {
   it("shows TOML that parses and agrees with languages.toml", () => {
     const blocks = [...readme.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
     expect(blocks.length).toBeGreaterThan(0);
-    for (const block of blocks) {
+    for (const block of blocks.filter((b) => !b.includes('"--wrap"'))) {
       const snippet = parseToml(block);
       const server = lockstepServer(snippet);
       expect(server["command"]).toBe(lockstepServer(config)["command"]);
@@ -328,5 +328,22 @@ describe("clients/helix/README.md", () => {
       expect(readSettings(server["config"]).problems).toEqual([]);
       for (const entry of languages(snippet)) expect(entry["language-servers"]).toEqual(expect.arrayContaining(["lockstep"]));
     }
+  });
+
+  it("shows wrap mode as lockstep's command with --wrap -- and the server, settings under `lockstep`, the pair in its language list", () => {
+    const blocks = [...readme.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").filter((b) => b.includes('"--wrap"'));
+    expect(blocks).toHaveLength(1);
+    const snippet = parseToml(blocks[0] ?? "");
+    const servers = table(snippet["language-server"], "[language-server]");
+    const [name = "", wrapped] = Object.entries(servers)[0] ?? [];
+    const server = table(wrapped, `[language-server.${name}]`);
+    expect(server["command"]).toBe(lockstepServer(config)["command"]);
+    const args = server["args"] as TomlValue[];
+    expect(args.slice(0, args.indexOf("--wrap"))).toEqual(lockstepServer(config)["args"]);
+    expect(args.slice(args.indexOf("--wrap"), args.indexOf("--wrap") + 2)).toEqual(["--wrap", "--"]);
+    expect(args.length).toBeGreaterThan(args.indexOf("--wrap") + 2);
+    const settings = table(table(server["config"], `[language-server.${name}.config]`)["lockstep"], "config.lockstep");
+    expect(readSettings(settings).problems).toEqual([]);
+    for (const entry of languages(snippet)) expect(entry["language-servers"]).toEqual([name]);
   });
 });

@@ -1,10 +1,8 @@
 // lockstep in a real Emacs 28 + Eglot 1.9 (batch mode) with clients/emacs/lockstep.el:
 // the driver fixtures/emacs/driver.el plays each scenario of fixtures/scenarios.ts
 // and reports what the buffers, the disk, *lockstep* and the prompts showed.
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FIXTURES, REPO, once, requireBuild, requireEditor } from "./fixtures/harness.js";
+import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
 import {
   TEST_TIMEOUT_MS,
   expectAgentPatchesBuffer,
@@ -32,57 +30,9 @@ interface EmacsResult extends ScenarioResult<EmacsBufferView> {
   steps: string[];
 }
 
-/**
- * The load-path for Debian's elpa-eglot (eglot 1.9 and the project, xref and seq
- * it needs): the byte-compiled packages, else their sources. Emacs 29+ has them
- * built in, so nothing found is not an error by itself; the driver reports a
- * missing eglot.
- */
-function elpaDirs(): string[] {
-  const dirs: string[] = [];
-  for (const name of ["eglot", "project", "xref", "seq"]) {
-    for (const base of ["/usr/share/emacs/site-lisp/elpa", "/usr/share/emacs/site-lisp/elpa-src"]) {
-      const found = existsSync(base) ? readdirSync(base).filter((d) => d.startsWith(`${name}-`)).sort() : [];
-      const newest = found.at(-1);
-      if (newest !== undefined) {
-        dirs.push(path.join(base, newest));
-        break;
-      }
-    }
-  }
-  return dirs;
-}
-
-/** Checked once, failing every test (not skipping it) when Emacs, Eglot or the build is missing. */
-const ready = once(() => {
-  requireEditor("emacs", ["--version"], "Install Emacs 28+ with Eglot (Debian: apt-get install emacs-nox elpa-eglot)");
-  requireEditor(
-    "emacs",
-    ["-Q", "--batch", ...elpaDirs().flatMap((dir) => ["-L", dir]), "--eval", "(require 'eglot)"],
-    "Emacs cannot load Eglot: install Eglot 1.9+ (Debian: apt-get install elpa-eglot; built into Emacs 29+)",
-  );
-  requireBuild();
-});
-
 async function runEmacs(input: Record<string, unknown>, env: Record<string, string> = {}): Promise<EmacsResult> {
-  ready();
-  return playScenario<EmacsResult>(
-    {
-      command: "emacs",
-      args: [
-        "-Q",
-        "--batch",
-        ...elpaDirs().flatMap((dir) => ["-L", dir]),
-        "-l",
-        path.join(REPO, "clients", "emacs", "lockstep.el"),
-        "-l",
-        path.join(FIXTURES, "emacs", "driver.el"),
-      ],
-      logs: (home) => [path.join(home, "eglot-events.log"), path.join(home, "eglot-stderr.log")],
-    },
-    { ...input, modes: MODES },
-    env,
-  );
+  requireEmacs();
+  return playScenario<EmacsResult>(emacsCommand("driver.el"), { ...input, modes: MODES }, env);
 }
 
 /** lockstep.el's report of the edit blocks' status, in the echo area. */
