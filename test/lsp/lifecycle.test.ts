@@ -20,6 +20,9 @@ const DESIGN_COMMANDS = [
   "lockstep.cancel",
   "lockstep.session",
   "lockstep.reset_session",
+  "lockstep.review",
+  "lockstep.decide",
+  "lockstep.revert",
 ];
 
 describe("initialize", () => {
@@ -56,7 +59,9 @@ describe("initialize", () => {
               "lockstep.cancel",
               "lockstep.session",
               "lockstep.reset_session",
+              "lockstep.review",
               "lockstep.decide",
+              "lockstep.revert",
             ],
           },
           "textDocumentSync": {
