@@ -70,7 +70,8 @@ export interface JobRecord {
   prompt: string;
   status: JobStatus;
   text: string;
-  tool_calls: { name: string; file_path?: string; ok: boolean; message: string }[];
+  /** `kind` tells reads from changes, so a client can say that every change of a run was refused. */
+  tool_calls: { name: string; kind: "read" | "modify"; file_path?: string; ok: boolean; message: string }[];
   files_changed: string[];
   /** Tokens the provider counted over this job's requests. */
   usage: Usage;
@@ -203,9 +204,10 @@ export class AgentService {
         if (job.status !== "running" || job.controller.signal.aborted) return result;
         const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
-        const changed = result.ok && findTool(call.name, ctx.conditions)?.kind === "modify" && result.data["applied"] === true && state?.file_path;
+        const kind = findTool(call.name, ctx.conditions)?.kind ?? "read";
+        const changed = result.ok && kind === "modify" && result.data["applied"] === true && state?.file_path;
         if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);
-        job.tool_calls.push({ name: call.name, ...(file ? { file_path: file } : {}), ok: result.ok, message });
+        job.tool_calls.push({ name: call.name, kind, ...(file ? { file_path: file } : {}), ok: result.ok, message });
         this.deps.emit({ job_id: job.id, kind: "tool_result", tool: call.name, ok: result.ok, message, ...(file ? { file_path: file } : {}) });
         return result;
       },
@@ -319,7 +321,7 @@ export class AgentService {
     const changed = (result.data?.["files_changed"] ?? []) as string[];
     for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);
     const message = result.ok ? `Applied the edit blocks in the answer to ${changed.join(", ") || "no file"}.` : result.error.message;
-    job.tool_calls.push({ name: "apply_edit_blocks", ok: result.ok, message });
+    job.tool_calls.push({ name: "apply_edit_blocks", kind: "modify", ok: result.ok, message });
     this.deps.emit({ job_id: job.id, kind: "tool_result", tool: "apply_edit_blocks", ok: result.ok, message });
     return result;
   }

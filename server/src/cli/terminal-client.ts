@@ -4,7 +4,7 @@
 // approval prompts, and renders the lockstep/stream notifications.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile, stat } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -62,6 +62,11 @@ async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: I
   const edits: { uri: string; edits: TextEdit[] }[] = [];
   for (const change of params.edit.documentChanges ?? []) {
     if ("textDocument" in change) edits.push({ uri: change.textDocument.uri, edits: change.edits.filter((e): e is TextEdit => "range" in e) });
+    // A revert removes a file the run created (the server checked it is as the run left it).
+    if ("kind" in change && change.kind === "delete") {
+      await rm(fileURLToPath(change.uri), { force: true });
+      io.stdout(`\n${bold(`✗ ${path.relative(root, fileURLToPath(change.uri))}`)} deleted\n`);
+    }
   }
   for (const [uri, list] of Object.entries(params.edit.changes ?? {})) edits.push({ uri, edits: list });
   for (const { uri, edits: list } of edits) {
@@ -120,6 +125,37 @@ function render(event: StreamEvent, io: Io): void {
   }
 }
 
+interface JobView {
+  tool_calls?: { kind?: string }[];
+  files_changed?: string[];
+}
+
+/** Every change the run proposed was rejected or failed (and it proposed some). */
+function nothingLanded(job: JobView): boolean {
+  return (job.tool_calls ?? []).some((c) => c.kind === "modify") && (job.files_changed ?? []).length === 0;
+}
+
+/** At the end of a run that changed files, on a terminal: keep them, or undo the whole run (lockstep.revert). */
+async function offerUndo(conn: MessageConnection, jobId: string, job: JobView, options: AskOptions, io: Io): Promise<void> {
+  const changed = job.files_changed ?? [];
+  if (changed.length === 0 || options.yes || !process.stdin.isTTY) return;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  let answer: string;
+  try {
+    answer = (await rl.question(`\n? Keep the changes to ${changed.join(", ")}? [Y]es / [u]ndo the whole run: `)).trim().toLowerCase();
+  } finally {
+    rl.close();
+  }
+  if (!answer.startsWith("u")) return;
+  const reverted = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.revert", arguments: [{ job_id: jobId }] })) as {
+    ok: boolean;
+    data?: { files?: { file_path: string; status: string; message: string }[] };
+    error?: { message: string };
+  };
+  if (!reverted.ok) return io.stdout(red(`✘ ${reverted.error?.message ?? "revert failed"}\n`));
+  for (const f of reverted.data?.files ?? []) io.stdout(`${f.status === "reverted" ? green("↶") : f.status === "conflict" ? red("✘") : dim("·")} ${f.message}\n`);
+}
+
 /** Runs one agent request through a spawned server; resolves with the job's final status. */
 export async function askThroughServer(options: AskOptions, io: Io): Promise<{ status: string; job: Record<string, unknown> }> {
   const child = spawn(process.execPath, [path.join(packageRoot(), "bin", "lockstep.js"), "--stdio", ...(options.debug ? ["--debug"] : [])], {
@@ -150,7 +186,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
       rootUri: pathToFileURL(options.root).href,
       workspaceFolders: [{ uri: pathToFileURL(options.root).href, name: path.basename(options.root) }],
       capabilities: {
-        workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create"] } },
+        workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create", "delete"] } },
         window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
       },
       initializationOptions: {
@@ -168,6 +204,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     const end = await Promise.race([done, exited.then(() => undefined)]);
     if (!end) throw new Error("the language server exited before the job finished");
     const job = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.job", arguments: [{ job_id: started.data.job_id }] })) as { data?: Record<string, unknown> };
+    await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, options, io);
     return { status: end.status, job: job.data ?? {} };
   } finally {
     await conn.sendRequest("shutdown").catch(() => undefined);
@@ -225,6 +262,10 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
   if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
     io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+  }
+  if (status === "done" && nothingLanded(job as JobView)) {
+    io.stderr(red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));
+    return 1;
   }
   return status === "done" ? 0 : 1;
 }

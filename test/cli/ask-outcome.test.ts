@@ -1,0 +1,53 @@
+// What `lockstep ask` says when its run ends: a run whose every change was
+// rejected or failed is not a success (exit 1, said on stderr); a run whose
+// changes landed is (exit 0). The recorded demo session plays the model.
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const BIN = path.resolve("bin/lockstep.js");
+const SESSION = path.resolve("demo/session.json");
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function demoCopy(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "lockstep-ask-"));
+  dirs.push(dir);
+  await cp(path.resolve("demo/project"), dir, { recursive: true });
+  return dir;
+}
+
+async function ask(root: string, extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, ...extra, "fix median"], { env: { ...process.env, GEMINI_API_KEY: "" } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("lockstep ask's exit status", () => {
+  it("exits 1 and says so when every change of the run was rejected (no terminal, no --yes)", async () => {
+    const root = await demoCopy();
+    const before = await readFile(path.join(root, "src/stats.js"), "utf8");
+    const result = await ask(root, []);
+    expect(result.stdout).toContain("No terminal to ask and no --yes: rejected.");
+    expect(result.stderr).toContain("no change landed: every change the agent proposed was rejected or failed");
+    expect(result.code).toBe(1);
+    expect(await readFile(path.join(root, "src/stats.js"), "utf8")).toBe(before);
+  });
+
+  it("exits 0 when the changes landed (--yes)", async () => {
+    const root = await demoCopy();
+    const result = await ask(root, ["--yes"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("no change landed");
+  });
+});
