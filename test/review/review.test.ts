@@ -149,6 +149,23 @@ describe("approval review", () => {
     expect(rig.client.buffer("a.ts")?.text).toBe(BEFORE);
   });
 
+  it("a prompt closed without a choice leaves the change staged for review, not rejected", async () => {
+    const rig = await startAgent({
+      files: { "a.ts": BEFORE },
+      style: "neovim",
+      initializationOptions: { approval: "ask" },
+      showMessageRequest: async () => null,
+      script: (_r, i) => (i === 0 ? turn({ calls: [writeCall("a.ts", PROPOSED, sha256Hex(BEFORE))] }) : turn({ text: ["Done."] })),
+    });
+    await rig.client.open("a.ts");
+    const id = await rig.ask("bump");
+    const [change] = await pendingOf(rig);
+    expect(rig.client.requests.filter((r) => r.method === "window/showMessageRequest")).toHaveLength(1);
+    expect((await rig.client.command("decide", { id: change!.change_id, decision: "apply" })).ok).toBe(true);
+    expect((await rig.finished(id)).status).toBe("done");
+    expect(hunkStatuses(rig)).toEqual([{ ok: true, code: undefined, hunks: [expect.objectContaining({ status: "applied" }), expect.objectContaining({ status: "applied" })] }]);
+  });
+
   it("decide refuses what it cannot do: an unknown id, always for one hunk, a bad decision", async () => {
     const rig = await rigFor("helix", { "a.ts": BEFORE }, () => turn({ calls: [writeCall("a.ts", PROPOSED, sha256Hex(BEFORE))] }));
     const id = await rig.ask("bump");

@@ -7,8 +7,11 @@ import type { ApprovalDecision, Approver, ProposedChange, Reviewed } from "./pro
 
 export type UserDecision = "apply" | "always" | "reject";
 
-/** Asks the user about one whole change (a prompt in the editor). */
-export type ApprovalPrompt = (change: ProposedChange, signal: AbortSignal) => Promise<UserDecision>;
+/**
+ * Asks the user about one whole change (a prompt in the editor). `dismissed`: the prompt was
+ * closed without a choice (or the editor could not show it): the change is staged for review instead.
+ */
+export type ApprovalPrompt = (change: ProposedChange, signal: AbortSignal) => Promise<UserDecision | "dismissed">;
 
 export type ApprovalMode = "ask" | "auto" | "review";
 
@@ -36,11 +39,12 @@ export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode,
     if (m === "auto" || session.alwaysAllowed.has(change.tool)) return "apply";
     if (signal.aborted) return "reject";
     const prompt = m === "ask" ? channels.prompt() : undefined;
-    if (prompt) {
-      const decision = await prompt(change, signal);
+    const decision = prompt ? await prompt(change, signal) : "dismissed";
+    if (decision !== "dismissed") {
       if (decision === "always") session.alwaysAllowed.add(change.tool);
       return decision === "reject" ? "reject" : "apply";
     }
+    if (signal.aborted) return "reject";
     const staged = await channels.review(change, signal);
     if (staged.always) session.alwaysAllowed.add(change.tool);
     return { reviewed: staged.reviewed };
