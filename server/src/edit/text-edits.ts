@@ -2,6 +2,7 @@
 // another, as offsets into the old text. Editors receive these instead of a
 // whole-file replace, so undo, marks and folds around the change survive.
 import { diffArrays } from "diff";
+import { linesWithEol } from "./shared/text.js";
 
 export interface TextEdit {
   /** UTF-16 offset into the old text where the replaced span starts. */
@@ -9,18 +10,6 @@ export interface TextEdit {
   /** UTF-16 offset where it ends (exclusive). */
   end: number;
   newText: string;
-}
-
-/** Lines with their terminators, so offsets add up to the text's length. */
-function cut(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-    out.push(text.slice(start, nl + 1));
-    start = nl + 1;
-  }
-  if (start < text.length) out.push(text.slice(start));
-  return out;
 }
 
 /** Beyond this many changed lines the diff stops looking for a finer answer. */
@@ -60,8 +49,8 @@ export function computeTextEdits(before: string, after: string): TextEdit[] {
     const lineBreak = before.indexOf("\n", before.length - shared);
     tail = lineBreak === -1 ? 0 : before.length - lineBreak - 1;
   }
-  const aMid = cut(before.slice(head, before.length - tail));
-  const bMid = cut(after.slice(head, after.length - tail));
+  const aMid = linesWithEol(before.slice(head, before.length - tail));
+  const bMid = linesWithEol(after.slice(head, after.length - tail));
   let offset = head;
 
   const changes = diffArrays(aMid, bMid, { maxEditLength: MAX_EDIT_LENGTH });

@@ -1,7 +1,8 @@
 // A change cut into hunks a person can decide one by one: the changed lines of
 // before → after, grouped as a unified diff groups them (changes closer than
 // twice the context become one hunk), each with the context that surrounds it.
-import { lineChanges, linesOf } from "./line-changes.js";
+import { linesWithEol } from "../shared/text.js";
+import { lineChanges } from "./line-changes.js";
 
 export const HUNK_CONTEXT = 3;
 
@@ -19,8 +20,8 @@ export interface ChangeHunk {
 }
 
 export function changeHunks(before: string, after: string, context = HUNK_CONTEXT): ChangeHunk[] {
-  const a = linesOf(before);
-  const b = linesOf(after);
+  const a = linesWithEol(before);
+  const b = linesWithEol(after);
   const changes = lineChanges(a, b);
   const hunks: ChangeHunk[] = [];
   let shift = 0; // new line = old line + shift, for lines outside any change

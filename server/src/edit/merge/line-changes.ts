@@ -1,6 +1,6 @@
 // The line-level changes that turn one text into another, as ranges of the old
 // text's lines and the lines that replace them. Lines keep their terminators,
-// so joining them gives the text back byte for byte (CRLF, no final newline).
+// (linesWithEol), so joining them gives the text back byte for byte.
 import { diffArrays } from "diff";
 
 /** Old lines [start, end) are replaced by `lines` (start === end: an insertion before line `start`). */
@@ -8,18 +8,6 @@ export interface LineChange {
   start: number;
   end: number;
   lines: string[];
-}
-
-/** Lines with their terminators. */
-export function linesOf(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-    out.push(text.slice(start, nl + 1));
-    start = nl + 1;
-  }
-  if (start < text.length) out.push(text.slice(start));
-  return out;
 }
 
 /** Beyond this many changed lines the diff stops refining and reports the middle as one change. */

@@ -7,7 +7,8 @@
 // guess: that is a conflict too.
 import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
 import type { ChangeHunk } from "./hunks.js";
-import { lineChanges, linesOf, type LineChange } from "./line-changes.js";
+import { linesWithEol } from "../shared/text.js";
+import { lineChanges, type LineChange } from "./line-changes.js";
 
 export interface Placed {
   /** The text with the hunk applied. */
@@ -23,8 +24,8 @@ export class MovedText {
   private readonly changes: LineChange[];
 
   constructor(base: string | readonly string[], now: string | readonly string[]) {
-    this.base = typeof base === "string" ? linesOf(base) : base;
-    this.now = typeof now === "string" ? linesOf(now) : now;
+    this.base = typeof base === "string" ? linesWithEol(base) : base;
+    this.now = typeof now === "string" ? linesWithEol(now) : now;
     this.changes = lineChanges(this.base, this.now);
   }
 

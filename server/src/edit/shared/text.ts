@@ -28,6 +28,18 @@ export function splitLines(text: string): SplitText {
   return { lines, eols: lines.map((_, i) => table.eolOf(i)) };
 }
 
+/** Lines with their terminators attached, so joining them gives the text back (a diff of these keeps every line ending). */
+export function linesWithEol(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+    out.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}
+
 /** The line ending most lines use; `\n` for a text without any. */
 export function dominantEol(text: string): "\n" | "\r\n" {
   return new LineTable(text).eol;
