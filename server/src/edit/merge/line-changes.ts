@@ -1,6 +1,6 @@
 // The line-level changes that turn one text into another, as ranges of the old
-// text's lines and the lines that replace them. Lines keep their terminators,
-// (linesWithEol), so joining them gives the text back byte for byte.
+// text's lines and the lines that replace them. Lines keep their terminators
+// (edit/shared/text.ts linesWithEol), so joining them gives the text back byte for byte.
 import { diffArrays } from "diff";
 
 /** Old lines [start, end) are replaced by `lines` (start === end: an insertion before line `start`). */
