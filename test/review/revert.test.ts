@@ -75,6 +75,28 @@ describe("lockstep.revert", () => {
     expect(rig.client.buffer("a.ts")?.text).toBe(BEFORE);
   });
 
+  it("answers at once for a file whose next change waits for review: left as it is, with what to do", async () => {
+    const second = PROPOSED.replace("const v1 = 1;", "const v1 = 100;");
+    const rig = await startAgent({
+      files: { "a.ts": BEFORE },
+      style: "helix",
+      initializationOptions: { approval: "review" },
+      script: (_r, i) => (i === 0 ? turn({ calls: [writeCall("a.ts", PROPOSED, sha256Hex(BEFORE))] }) : i === 2 ? turn({ calls: [writeCall("a.ts", second, sha256Hex(PROPOSED))] }) : turn({ text: ["Done."] })),
+    });
+    await rig.client.open("a.ts");
+    const first = await rig.ask("bump");
+    await rig.client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { diagnostics: unknown[] }).diagnostics.length > 0);
+    expect((await rig.client.command("decide", { file_path: "a.ts", decision: "apply" })).ok).toBe(true);
+    expect((await rig.finished(first)).status).toBe("done");
+    const next = await rig.ask("bump again");
+    const from = rig.client.notifications.length;
+    await rig.client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { diagnostics: unknown[] }).diagnostics.length > 0, 5000, from);
+    const answer = await rig.client.command("revert", { job_id: first });
+    expect(filesOf(answer)).toEqual([{ file_path: "a.ts", status: "conflict", message: expect.stringMatching(/waits for your review/) as string }]);
+    expect((await rig.job(next)).status).toBe("running");
+    expect(rig.client.buffer("a.ts")?.text).toBe(PROPOSED);
+  });
+
   it("refuses what it cannot do: no job yet, a job id that changed nothing, a bad argument", async () => {
     const rig = await startAgent({ files: { "a.ts": BEFORE }, initializationOptions: AUTO, script: () => turn({ text: ["nothing"] }) });
     expect(await rig.client.command("revert", {})).toMatchObject({ ok: false, error: { code: "not_found", message: expect.stringMatching(/no job has changed a file/) as string } });

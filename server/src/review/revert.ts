@@ -14,9 +14,17 @@ export interface RevertedFile {
   message: string;
 }
 
-export async function revertJob(workspace: Workspace, journal: Journal, jobId: string, signal: AbortSignal): Promise<RevertedFile[]> {
+/**
+ * `underReview`: files with a change waiting for the user's review. Such a file is held by the
+ * call that waits, so its revert would wait too (and an editor that waits on the command with it).
+ */
+export async function revertJob(workspace: Workspace, journal: Journal, jobId: string, underReview: (uri: string) => boolean, signal: AbortSignal): Promise<RevertedFile[]> {
   const out: RevertedFile[] = [];
   for (const [uri, entries] of journal.byFile(jobId)) {
+    if (underReview(uri)) {
+      out.push({ file_path: entries[0]!.file_path, status: "conflict", message: `${entries[0]!.file_path} was left as it is: a change to it waits for your review. Accept or reject it, then revert again.` });
+      continue;
+    }
     const reverted = await revertFile(workspace, journal, entries, signal);
     if (reverted.status !== "conflict") journal.forget(jobId, uri);
     out.push(reverted);

@@ -61,7 +61,7 @@ export function reviewCommands(ctx: ServerContext) {
         if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.revert takes {job_id?}; without one, the last job is reverted.", []);
         const jobId = parsed.data.job_id ?? ctx.journal.lastJob();
         if (jobId === undefined) return errorEnvelope("not_found", "Not Found: no job has changed a file in this session; nothing to revert.", []);
-        const files = await revertJob(ctx.state.workspace!, ctx.journal, jobId, signal);
+        const files = await revertJob(ctx.state.workspace!, ctx.journal, jobId, (uri) => ctx.review.uris().includes(uri), signal);
         if (files.length === 0) return errorEnvelope("not_found", `Not Found: job ${jobId} changed no file that is still to revert.`, ["lockstep.job {job_id} says what the job did."]);
         return okEnvelope({ job_id: jobId, files });
       }
