@@ -54,6 +54,7 @@
 //   launch(files, options)                 createWorkspace(files) + startServer
 //   cleanup()                              kills every server still running and removes the
 //                                          workspaces createWorkspace made (afterEach(cleanup))
+//   serverEntry() (the script a server is started from),
 //   createWorkspace(files) / removeWorkspace(root), sha256(text), applyTextEdits(text, edits),
 //   offsetAt / positionAt / rangeOf (UTF-16 positions; lines end at \n, \r\n or \r)
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -301,7 +302,7 @@ function languageOf(rel: string): string {
 }
 
 /** bin/lockstep.js of the project this file lives in (from test/support or dist/test/support). */
-function serverEntry(): string {
+export function serverEntry(): string {
   for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
     const bin = path.join(dir, "bin", "lockstep.js");
     if (existsSync(bin) && existsSync(path.join(dir, "package.json"))) return bin;

@@ -1,0 +1,95 @@
+// Shared by the wrap-mode tests: the real typescript-language-server from npm
+// as the wrapped child, and ways to watch what the editor is sent and which
+// processes run under lockstep.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
+import { launch, type EditorStyle, type StartOptions, type TestClient } from "../support/lsp-client.js";
+
+export const TSLS = path.resolve("node_modules/.bin/typescript-language-server");
+export const WRAP = ["--wrap", "--", TSLS, "--stdio"];
+export const TS_FILES = { "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n', "src/a.ts": "export const count: number = 1;\n" };
+
+export function launchWrapped(
+  lockstep: Record<string, unknown> = { approval: "auto" },
+  style: EditorStyle = "helix",
+  files: Record<string, string> = TS_FILES,
+  more: Partial<StartOptions> = {},
+): Promise<TestClient> {
+  return launch(files, { ...more, style, args: WRAP, initializationOptions: { lockstep } });
+}
+
+/** The first list the editor was sent for a document (from notification index `from`) that satisfies `until`. */
+export async function diagnosticsOf(client: TestClient, rel: string, until: (d: Diagnostic[]) => boolean, from = 0): Promise<Diagnostic[]> {
+  const uri = client.uri(rel);
+  const note = await client.waitForNotification(
+    "textDocument/publishDiagnostics",
+    (p) => (p as PublishDiagnosticsParams).uri === uri && until((p as PublishDiagnosticsParams).diagnostics),
+    20_000,
+    from,
+  );
+  return (note.params as PublishDiagnosticsParams).diagnostics;
+}
+
+/** Every process below `pid` (children, their children, ...). */
+export function descendants(pid: number): number[] {
+  let out = "";
+  try {
+    out = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const line of out.trim().split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child === undefined || parent === undefined) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found: number[] = [];
+  const walk = (p: number): void => {
+    for (const c of children.get(p) ?? []) {
+      found.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wrapped server's own process: lockstep's direct child. */
+export async function childPid(client: TestClient): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const direct = descendants(client.pid).filter((p) => isDirectChild(p, client.pid));
+    if (direct.length > 0) return direct[0]!;
+    await sleep(50);
+  }
+  throw new Error("lockstep has no child process");
+}
+
+function isDirectChild(pid: number, parent: number): boolean {
+  try {
+    return Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }).trim()) === parent;
+  } catch {
+    return false;
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `check` holds, polling, or fails naming `what`. */
+export async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
