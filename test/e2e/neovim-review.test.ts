@@ -1,7 +1,9 @@
 // Review and revert in a real Neovim 0.7.2 (headless) with the plugin in clients/neovim:
 // fixtures/nvim/review-driver.lua runs the agent under approval "review" against the fake
-// Gemini endpoint, takes one of the two hunks it proposes and rejects the other with the
-// plugin's commands, then undoes the job with :LockstepRevert.
+// Gemini endpoint, takes one of the two hunks it proposes and rejects the other (with the
+// plugin's commands, or a code action and :LockstepAccept!), then undoes the job with
+// :LockstepRevert. The tests check the buffer, the quickfix list, the replies, and what the
+// model heard.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastResponses, sha256Hex, turn, writeCall } from "../support/agent-scripts.js";
@@ -31,7 +33,8 @@ const BEFORE = [
 const FIRST = ["    return w * h", "    return h * w"] as const;
 const SECOND = ["    return w * k, h * k", "    return k * w, k * h"] as const;
 const PROPOSED = BEFORE.replace(FIRST[0], FIRST[1]).replace(SECOND[0], SECOND[1]);
-const ACCEPTED = BEFORE.replace(FIRST[0], FIRST[1]);
+const ONLY_FIRST = BEFORE.replace(FIRST[0], FIRST[1]);
+const ONLY_SECOND = BEFORE.replace(SECOND[0], SECOND[1]);
 const PROMPT = "swap the factors of area and scale";
 
 interface Quickfix {
@@ -45,12 +48,13 @@ interface ReviewResult {
   messages: { message: string; level: number | null }[];
   commands: { command: string; argument: Record<string, unknown>; reply?: Envelope }[];
   diagnostics: { lnum: number; severity: number; message: string }[];
-  review: Quickfix;
-  quickfix_open: boolean;
-  accept_at: { file: string; line: number };
-  after_accept: { text: string; review: Quickfix };
-  reject_from: string;
-  after_reject: { text: string; review: Quickfix; diagnostics: unknown[] };
+  review?: Quickfix;
+  quickfix_open?: boolean;
+  accept_at?: { file: string; line: number };
+  code_action_menu?: string[];
+  after_first: { text: string; review?: Quickfix; diagnostics?: unknown[] };
+  second_from: string;
+  after_second: { text: string; review?: Quickfix; diagnostics: unknown[] };
   chat: string[];
   job_id: string;
   after_revert: { text: string; disk: string; modified: boolean };
@@ -61,7 +65,8 @@ const ready = once(() => {
   requireBuild();
 });
 
-async function playReview(): Promise<{ r: ReviewResult; heard: unknown }> {
+/** Plays `flow` of the driver (`hunks` or `file`, with its input); `heard`: the model's answer to its write_file. */
+async function playReview(flow: string, extra: Record<string, unknown> = {}): Promise<{ r: ReviewResult; heard: unknown }> {
   ready();
   const fake = await startFakeGemini((_request, index) => (index === 0 ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] }) : turn({ text: ["Done."] })));
   try {
@@ -70,7 +75,7 @@ async function playReview(): Promise<{ r: ReviewResult; heard: unknown }> {
       command: "nvim",
       args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "review-driver.lua")}`],
       logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-      input: { workspace, repo: REPO, node: process.execPath, file: "calc.py", prompt: PROMPT, expected: { accepted: ACCEPTED } },
+      input: { workspace, repo: REPO, node: process.execPath, file: "calc.py", prompt: PROMPT, flow, ...extra },
       cwd: workspace,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
       timeoutMs: 25_000,
@@ -78,7 +83,6 @@ async function playReview(): Promise<{ r: ReviewResult; heard: unknown }> {
     const r = resultOf(run);
     expect(r.error, "the driver failed").toBeUndefined();
     expect(run.timedOut).toBe(false);
-    // What the model heard about its write_file: the answer in its second request.
     const heard = lastResponses(fake.requests[1]).map((answer) => ({ name: answer.name, ok: answer.response.ok, hunks: answer.response.data?.["hunks"] }));
     return { r, heard };
   } finally {
@@ -87,16 +91,30 @@ async function playReview(): Promise<{ r: ReviewResult; heard: unknown }> {
 }
 
 const replies = (r: ReviewResult, command: string): (Envelope | undefined)[] => r.commands.filter((c) => c.command === command).map((c) => c.reply);
+const decisions = (r: ReviewResult): unknown[] => r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument);
+
+const STAGED = [
+  { lnum: 1, severity: 3, message: "proposed change (+1 −1) return w * h" },
+  { lnum: 13, severity: 3, message: "proposed change (+1 −1) return w * k, h * k" },
+];
+
+/** :LockstepRevert put the buffer back (the disk never changed); a second one finds nothing to undo. */
+function expectReverted(r: ReviewResult): void {
+  expect(r.chat.at(-1)).toBe("[done] done · files changed: calc.py");
+  const [revert, again] = replies(r, "lockstep.revert");
+  expect(revert).toMatchObject({ ok: true, data: { job_id: r.job_id, files: [{ file_path: "calc.py", status: "reverted" }] } });
+  expect(r.after_revert).toEqual({ text: BEFORE, disk: BEFORE, modified: true });
+  expect(r.messages.map((m) => m.message)).toContainEqual(expect.stringMatching(new RegExp(`^lockstep: revert of ${r.job_id}\\nreverted +calc\\.py  calc\\.py: this job's changes are undone`)));
+  expect(again).toMatchObject({ ok: false, error: { code: "not_found" } });
+  expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
+}
 
 describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIMEOUT_MS }, () => {
-  it("two hunks: :LockstepAccept takes one, :LockstepReject drops the other, :LockstepRevert undoes the job", async () => {
-    const { r, heard } = await playReview();
+  it("two hunks: :LockstepAccept takes one, :LockstepReject in the quickfix window drops the other, :LockstepRevert undoes the job", async () => {
+    const { r, heard } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
 
     // Staged, not applied: one information diagnostic per hunk, listed in the quickfix list.
-    expect(r.diagnostics).toEqual([
-      { lnum: 1, severity: 3, message: "proposed change (+1 −1) return w * h" },
-      { lnum: 13, severity: 3, message: "proposed change (+1 −1) return w * k, h * k" },
-    ]);
+    expect(r.diagnostics).toEqual(STAGED);
     expect(r.review).toEqual({
       title: "lockstep review",
       items: [
@@ -108,34 +126,47 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
 
     // :cfirst lands on the first hunk; accepting it changes those lines of the buffer only.
     expect(r.accept_at).toEqual({ file: "calc.py", line: 2 });
-    expect(r.after_accept.text).toBe(ACCEPTED);
-    expect(r.after_accept.review.items.map((i) => i.lnum)).toEqual([14]);
+    expect(r.after_first.text).toBe(ONLY_FIRST);
+    expect(r.after_first.review?.items.map((i) => i.lnum)).toEqual([14]);
+    expect(decisions(r)).toEqual([
+      { id: "c1.1", decision: "apply" },
+      { id: "c1.2", decision: "reject" },
+    ]);
     expect(replies(r, "lockstep.decide")).toEqual([
       { ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.1", status: "applied" }] } },
       { ok: true, data: { decision: "reject", hunks: [{ hunk_id: "c1.2", status: "rejected" }] } },
     ]);
-    expect(r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument)).toEqual([
-      { id: "c1.1", decision: "apply" },
-      { id: "c1.2", decision: "reject" },
-    ]);
 
     // Rejected from the quickfix window: nothing more changes, nothing stays pending.
-    expect(r.reject_from).toBe("quickfix");
-    expect(r.after_reject.text).toBe(ACCEPTED);
-    expect(r.after_reject.review.items).toEqual([]);
-    expect(r.after_reject.diagnostics).toEqual([]);
+    expect(r.second_from).toBe("quickfix");
+    expect(r.after_second.text).toBe(ONLY_FIRST);
+    expect(r.after_second.review?.items).toEqual([]);
+    expect(r.after_second.diagnostics).toEqual([]);
     expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 applied", "lockstep: c1.2 rejected"]));
 
     // The model heard exactly that.
     expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "applied" }, { hunk_id: "c1.2", status: "rejected" }] }]);
-    expect(r.chat.at(-1)).toBe("[done] done · files changed: calc.py");
+    expectReverted(r);
+  });
 
-    // :LockstepRevert undoes the job in the buffer; the disk never changed; a second revert finds nothing.
-    const [revert, again] = replies(r, "lockstep.revert");
-    expect(revert).toMatchObject({ ok: true, data: { job_id: r.job_id, files: [{ file_path: "calc.py", status: "reverted" }] } });
-    expect(r.after_revert).toEqual({ text: BEFORE, disk: BEFORE, modified: true });
-    expect(r.messages.map((m) => m.message)).toContainEqual(expect.stringMatching(new RegExp(`^lockstep: revert of ${r.job_id}\\nreverted +calc\\.py  calc\\.py: this job's changes are undone`)));
-    expect(again).toMatchObject({ ok: false, error: { code: "not_found" } });
-    expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
+  it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
+    const { r, heard } = await playReview("file", { code_action: "lockstep: Reject this change" });
+
+    expect(r.diagnostics).toEqual(STAGED);
+    expect(r.code_action_menu).toEqual(expect.arrayContaining(["lockstep: Accept this change", "lockstep: Reject this change", "lockstep: Accept all proposed changes in calc.py", "lockstep: Show proposed diff"]));
+    expect(r.after_first.text).toBe(BEFORE);
+    expect(r.after_first.diagnostics).toEqual([STAGED[1]]);
+    // The cursor was on no hunk: ! decides the whole file.
+    expect(r.second_from).toBe("");
+    expect(decisions(r)).toEqual([
+      { id: "c1.1", decision: "reject" },
+      { file_path: expect.stringMatching(/\/calc\.py$/) as string, decision: "apply" },
+    ]);
+    expect(r.after_second.text).toBe(ONLY_SECOND);
+    expect(r.after_second.diagnostics).toEqual([]);
+    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 rejected", "lockstep: c1.2 applied"]));
+
+    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "rejected" }, { hunk_id: "c1.2", status: "applied" }] }]);
+    expectReverted(r);
   });
 });
