@@ -363,12 +363,12 @@ function M.reset_session()
   end)
 end
 
--- A review command on the client serving the current buffer: fn(client, bufnr, ...).
+-- A review command on the client serving the current buffer: fn(client, bufnr, argument).
 local function review_command(fn)
-  return function(...)
-    local args, bufnr = { ... }, api.nvim_get_current_buf()
+  return function(argument)
+    local bufnr = api.nvim_get_current_buf()
     with_client(bufnr, function(client)
-      fn(client, bufnr, unpack(args))
+      fn(client, bufnr, argument)
     end)
   end
 end
