@@ -153,10 +153,14 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     const { r, heard } = await playReview("file", { code_action: "lockstep: Reject this change" });
 
     expect(r.diagnostics).toEqual(STAGED);
+    expect(r.messages.find((m) => m.message.startsWith("lockstep: no proposed change"))).toEqual({
+      message: "lockstep: no proposed change at line 1 of calc.py (:LockstepReview lists them)",
+      level: 3,
+    });
     expect(r.code_action_menu).toEqual(expect.arrayContaining(["lockstep: Accept this change", "lockstep: Reject this change", "lockstep: Accept all proposed changes in calc.py", "lockstep: Show proposed diff"]));
     expect(r.after_first.text).toBe(BEFORE);
     expect(r.after_first.diagnostics).toEqual([STAGED[1]]);
-    // The cursor was on no hunk: ! decides the whole file.
+    // The cursor was on no hunk: ! decides the whole file; the review list is then empty.
     expect(r.second_from).toBe("");
     expect(decisions(r)).toEqual([
       { id: "c1.1", decision: "reject" },
@@ -164,7 +168,7 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     ]);
     expect(r.after_second.text).toBe(ONLY_SECOND);
     expect(r.after_second.diagnostics).toEqual([]);
-    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 rejected", "lockstep: c1.2 applied"]));
+    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 rejected", "lockstep: c1.2 applied", "lockstep: nothing waits for review"]));
 
     expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "rejected" }, { hunk_id: "c1.2", status: "applied" }] }]);
     expectReverted(r);
