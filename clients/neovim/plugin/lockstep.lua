@@ -48,3 +48,20 @@ end, { desc = "Clear the lockstep session" })
 command("LockstepChat", function()
   require("lockstep").open_chat()
 end, { desc = "Open the lockstep chat buffer" })
+
+-- Review and revert (settings.approval = "review"); no mappings are set, see :help lockstep-review.
+command("LockstepReview", function()
+  require("lockstep").review()
+end, { desc = "List the changes proposed for review in the quickfix list" })
+
+command("LockstepAccept", function(opts)
+  require("lockstep").accept(opts.bang)
+end, { bang = true, desc = "Accept the proposed change under the cursor (! = every one in the file)" })
+
+command("LockstepReject", function(opts)
+  require("lockstep").reject(opts.bang)
+end, { bang = true, desc = "Reject the proposed change under the cursor (! = every one in the file)" })
+
+command("LockstepRevert", function(opts)
+  require("lockstep").revert(opts.args)
+end, { nargs = "?", desc = "Undo the changes of a lockstep job (default: the last one)" })

@@ -61,7 +61,7 @@ function M.show_message_request(_, params)
   if not answered then
     vim.notify(
       "lockstep: this Neovim needs an immediate answer, but vim.ui.select replied later; "
-        .. "the change stays staged: review it with the code actions",
+        .. "the change stays staged: review it with :LockstepReview or the code actions",
       vim.log.levels.WARN
     )
   end

@@ -1,12 +1,14 @@
 -- lockstep for Neovim: attaches the lockstep language server to file buffers and offers the
--- agent commands (:LockstepAsk, :LockstepApplyBlocks, :LockstepCancel, :LockstepSession).
--- Everything else (applying staged edits, patches, `lockstep: ...` comments) comes through
+-- agent commands (:LockstepAsk, :LockstepApplyBlocks, :LockstepCancel, :LockstepSession) and
+-- the review's (:LockstepReview, :LockstepAccept, :LockstepReject, :LockstepRevert, in
+-- review.lua). Everything else (staged edits, patches, `lockstep: ...` comments) comes through
 -- the ordinary code-action menu.
 
 local lsp = require("lockstep.lsp")
 local chat = require("lockstep.chat")
 local approval = require("lockstep.approval")
 local reply = require("lockstep.reply")
+local review = require("lockstep.review")
 
 local M = {}
 
@@ -18,7 +20,7 @@ local defaults = {
   -- nil attaches to every file buffer (code, markdown, text); a list restricts to filetypes.
   filetypes = nil,
   -- Sent as initializationOptions and as the `lockstep` section of workspace/configuration:
-  -- { model?, approval? = "ask"|"auto", closedFileEdits? = "editor"|"disk", transcript?, debug? }
+  -- { model?, approval? = "ask"|"auto"|"review", closedFileEdits? = "editor"|"disk", transcript?, debug? }
   settings = {},
   -- Tried in order; the nearest directory holding the first marker found is the root.
   root_markers = { ".git", ".hg", "package.json", "pyproject.toml", "Cargo.toml", "go.mod" },
@@ -81,6 +83,11 @@ handlers["workspace/executeCommand"] = function(err, result, ctx)
   local data, failure = unwrap(err, result)
   if failure then
     notify(failure, vim.log.levels.ERROR)
+  elseif params.command == "lockstep.decide" then
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    if client then
+      review.decided(client, api.nvim_get_current_buf(), data)
+    end
   elseif data.job_id then
     follow_job(ctx.client_id, data.job_id)
   elseif type(data.message) == "string" then
@@ -355,6 +362,28 @@ function M.reset_session()
     notify("session cleared")
   end)
 end
+
+-- A review command on the client serving the current buffer: fn(client, bufnr, argument).
+local function review_command(fn)
+  return function(argument)
+    local bufnr = api.nvim_get_current_buf()
+    with_client(bufnr, function(client)
+      fn(client, bufnr, argument)
+    end)
+  end
+end
+
+--- The pending hunks in the quickfix list.
+M.review = review_command(review.list)
+--- Accept / reject the hunk under the cursor; `whole_file`: every pending hunk of the file.
+M.accept = review_command(function(client, bufnr, whole_file)
+  review.decide(client, bufnr, "apply", whole_file)
+end)
+M.reject = review_command(function(client, bufnr, whole_file)
+  review.decide(client, bufnr, "reject", whole_file)
+end)
+--- Undo job `job_id`'s changes (nil: the last job that changed a file).
+M.revert = review_command(review.revert)
 
 function M.open_chat()
   chat.open()

@@ -1,0 +1,176 @@
+// Review and revert in a real Neovim 0.7.2 (headless) with the plugin in clients/neovim:
+// fixtures/nvim/review-driver.lua runs the agent under approval "review" against the fake
+// Gemini endpoint, takes one of the two hunks it proposes and rejects the other (with the
+// plugin's commands, or a code action and :LockstepAccept!), then undoes the job with
+// :LockstepRevert. The tests check the buffer, the quickfix list, the replies, and what the
+// model heard.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { lastResponses, sha256Hex, turn, writeCall } from "../support/agent-scripts.js";
+import { startFakeGemini } from "../support/fake-gemini.js";
+import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor } from "./fixtures/harness.js";
+import { TEST_TIMEOUT_MS, type Envelope } from "./fixtures/scenario-checks.js";
+import { FAKE_KEY } from "./fixtures/scenarios.js";
+
+/** Long enough that a change near the top and one near the bottom are two hunks. */
+const BEFORE = [
+  "def area(w, h):",
+  "    return w * h",
+  "",
+  "",
+  "def perimeter(w, h):",
+  "    return 2 * (w + h)",
+  "",
+  "",
+  "def diagonal(w, h):",
+  "    return (w ** 2 + h ** 2) ** 0.5",
+  "",
+  "",
+  "def scale(w, h, k):",
+  "    return w * k, h * k",
+  "",
+].join("\n");
+const FIRST = ["    return w * h", "    return h * w"] as const;
+const SECOND = ["    return w * k, h * k", "    return k * w, k * h"] as const;
+const PROPOSED = BEFORE.replace(FIRST[0], FIRST[1]).replace(SECOND[0], SECOND[1]);
+const ONLY_FIRST = BEFORE.replace(FIRST[0], FIRST[1]);
+const ONLY_SECOND = BEFORE.replace(SECOND[0], SECOND[1]);
+const PROMPT = "swap the factors of area and scale";
+
+interface Quickfix {
+  title: string;
+  items: { file: string; lnum: number; end_lnum: number; text: string }[];
+}
+
+interface ReviewResult {
+  error?: string;
+  steps: string[];
+  messages: { message: string; level: number | null }[];
+  commands: { command: string; argument: Record<string, unknown>; reply?: Envelope }[];
+  diagnostics: { lnum: number; severity: number; message: string }[];
+  review?: Quickfix;
+  quickfix_open?: boolean;
+  accept_at?: { file: string; line: number };
+  code_action_menu?: string[];
+  after_first: { text: string; review?: Quickfix; diagnostics?: unknown[] };
+  second_from: string;
+  after_second: { text: string; review?: Quickfix; diagnostics: unknown[] };
+  chat: string[];
+  job_id: string;
+  after_revert: { text: string; disk: string; modified: boolean };
+}
+
+const ready = once(() => {
+  requireEditor("nvim", ["--version"], "Install Neovim 0.7.2 or newer (Debian: apt-get install neovim)");
+  requireBuild();
+});
+
+/** Plays `flow` of the driver (`hunks` or `file`, with its input); `heard`: the model's answer to its write_file. */
+async function playReview(flow: string, extra: Record<string, unknown> = {}): Promise<{ r: ReviewResult; heard: unknown }> {
+  ready();
+  const fake = await startFakeGemini((_request, index) => (index === 0 ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] }) : turn({ text: ["Done."] })));
+  try {
+    const workspace = await makeWorkspace({ "calc.py": BEFORE });
+    const run = await runEditor<ReviewResult>({
+      command: "nvim",
+      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "review-driver.lua")}`],
+      logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+      input: { workspace, repo: REPO, node: process.execPath, file: "calc.py", prompt: PROMPT, flow, ...extra },
+      cwd: workspace,
+      env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+      timeoutMs: 25_000,
+    });
+    const r = resultOf(run);
+    expect(r.error, "the driver failed").toBeUndefined();
+    expect(run.timedOut).toBe(false);
+    const heard = lastResponses(fake.requests[1]).map((answer) => ({ name: answer.name, ok: answer.response.ok, hunks: answer.response.data?.["hunks"] }));
+    return { r, heard };
+  } finally {
+    await fake.close();
+  }
+}
+
+const replies = (r: ReviewResult, command: string): (Envelope | undefined)[] => r.commands.filter((c) => c.command === command).map((c) => c.reply);
+const decisions = (r: ReviewResult): unknown[] => r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument);
+
+const STAGED = [
+  { lnum: 1, severity: 3, message: "proposed change (+1 −1) return w * h" },
+  { lnum: 13, severity: 3, message: "proposed change (+1 −1) return w * k, h * k" },
+];
+
+/** :LockstepRevert put the buffer back (the disk never changed); a second one finds nothing to undo. */
+function expectReverted(r: ReviewResult): void {
+  expect(r.chat.at(-1)).toBe("[done] done · files changed: calc.py");
+  const [revert, again] = replies(r, "lockstep.revert");
+  expect(revert).toMatchObject({ ok: true, data: { job_id: r.job_id, files: [{ file_path: "calc.py", status: "reverted" }] } });
+  expect(r.after_revert).toEqual({ text: BEFORE, disk: BEFORE, modified: true });
+  expect(r.messages.map((m) => m.message)).toContainEqual(expect.stringMatching(new RegExp(`^lockstep: revert of ${r.job_id}\\nreverted +calc\\.py  calc\\.py: this job's changes are undone`)));
+  expect(again).toMatchObject({ ok: false, error: { code: "not_found" } });
+  expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
+}
+
+describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIMEOUT_MS }, () => {
+  it("two hunks: :LockstepAccept takes one, :LockstepReject in the quickfix window drops the other, :LockstepRevert undoes the job", async () => {
+    const { r, heard } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
+
+    // Staged, not applied: one information diagnostic per hunk, listed in the quickfix list.
+    expect(r.diagnostics).toEqual(STAGED);
+    expect(r.review).toEqual({
+      title: "lockstep review",
+      items: [
+        { file: "calc.py", lnum: 2, end_lnum: 2, text: "[c1.1] write_file (+1 −1) return w * h" },
+        { file: "calc.py", lnum: 14, end_lnum: 14, text: "[c1.2] write_file (+1 −1) return w * k, h * k" },
+      ],
+    });
+    expect(r.quickfix_open).toBe(true);
+
+    // :cfirst lands on the first hunk; accepting it changes those lines of the buffer only.
+    expect(r.accept_at).toEqual({ file: "calc.py", line: 2 });
+    expect(r.after_first.text).toBe(ONLY_FIRST);
+    expect(r.after_first.review?.items.map((i) => i.lnum)).toEqual([14]);
+    expect(decisions(r)).toEqual([
+      { id: "c1.1", decision: "apply" },
+      { id: "c1.2", decision: "reject" },
+    ]);
+    expect(replies(r, "lockstep.decide")).toEqual([
+      { ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.1", status: "applied" }] } },
+      { ok: true, data: { decision: "reject", hunks: [{ hunk_id: "c1.2", status: "rejected" }] } },
+    ]);
+
+    // Rejected from the quickfix window: nothing more changes, nothing stays pending.
+    expect(r.second_from).toBe("quickfix");
+    expect(r.after_second.text).toBe(ONLY_FIRST);
+    expect(r.after_second.review?.items).toEqual([]);
+    expect(r.after_second.diagnostics).toEqual([]);
+    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 applied", "lockstep: c1.2 rejected"]));
+
+    // The model heard exactly that.
+    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "applied" }, { hunk_id: "c1.2", status: "rejected" }] }]);
+    expectReverted(r);
+  });
+
+  it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
+    const { r, heard } = await playReview("file", { code_action: "lockstep: Reject this change" });
+
+    expect(r.diagnostics).toEqual(STAGED);
+    expect(r.messages.find((m) => m.message.startsWith("lockstep: no proposed change"))).toEqual({
+      message: "lockstep: no proposed change at line 1 of calc.py (:LockstepReview lists them)",
+      level: 3,
+    });
+    expect(r.code_action_menu).toEqual(expect.arrayContaining(["lockstep: Accept this change", "lockstep: Reject this change", "lockstep: Accept all proposed changes in calc.py", "lockstep: Show proposed diff"]));
+    expect(r.after_first.text).toBe(BEFORE);
+    expect(r.after_first.diagnostics).toEqual([STAGED[1]]);
+    // The cursor was on no hunk: ! decides the whole file; the review list is then empty.
+    expect(r.second_from).toBe("");
+    expect(decisions(r)).toEqual([
+      { id: "c1.1", decision: "reject" },
+      { file_path: expect.stringMatching(/\/calc\.py$/) as string, decision: "apply" },
+    ]);
+    expect(r.after_second.text).toBe(ONLY_SECOND);
+    expect(r.after_second.diagnostics).toEqual([]);
+    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 rejected", "lockstep: c1.2 applied", "lockstep: nothing waits for review"]));
+
+    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "rejected" }, { hunk_id: "c1.2", status: "applied" }] }]);
+    expectReverted(r);
+  });
+});
