@@ -4,6 +4,7 @@
 // both see the same machine; a burst of 1,000 hovers sent at once to each; and
 // how long diagnostics_after waits for the wrapped server's list after a write.
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
@@ -13,11 +14,12 @@ import { projectRoot } from "./start-up.js";
 
 const HOVERS = 1000;
 const BURST = 1000;
-const BURSTS = 7;
+const BURSTS = 15;
 const WRITES = 20;
 const TEXT = Array.from({ length: 200 }, (_, i) => `export const value${i}: number = ${i} * 2;`).join("\n") + "\n";
 
 interface Server {
+  pid: number;
   connection: MessageConnection;
   uri: string;
   end(): Promise<void>;
@@ -38,6 +40,7 @@ async function connect(command: string, args: string[], root: string): Promise<S
   await connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: 1, text: TEXT } });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
+    pid: child.pid ?? -1,
     connection,
     uri,
     end: async () => {
@@ -51,6 +54,13 @@ async function connect(command: string, args: string[], root: string): Promise<S
 }
 
 const hover = (s: Server, line: number): Promise<unknown> => s.connection.sendRequest("textDocument/hover", { textDocument: { uri: s.uri }, position: { line, character: 14 } });
+
+/** CPU time (user + system) a process has used so far, from /proc (Linux; 10 ms ticks). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const began = performance.now();
@@ -81,9 +91,12 @@ async function hoverRows(root: string): Promise<TimingRow[]> {
     const bd: number[] = [];
     const bw: number[] = [];
     const burst = (s: Server): Promise<unknown> => Promise.all(Array.from({ length: BURST }, (_, i) => hover(s, i % 200)));
+    let relayCpu = 0;
     for (let i = 0; i < BURSTS; i++) {
       bd.push(await timed(() => burst(direct)));
+      const cpu = await cpuMs(wrapped.pid);
       bw.push(await timed(() => burst(wrapped)));
+      relayCpu += (await cpuMs(wrapped.pid)) - cpu;
     }
     const added = median(w) - median(d);
     const burstRatio = median(bw) / median(bd);
@@ -91,7 +104,7 @@ async function hoverRows(root: string): Promise<TimingRow[]> {
       timingRow("hover, typescript-language-server directly", d, "the peer: the same client, no lockstep"),
       timingRow("hover, through lockstep --wrap", w, `+${fixed(added, 2)} ms median over direct`),
       timingRow(`${BURST} hovers at once, directly`, bd, "until the last answer"),
-      timingRow(`${BURST} hovers at once, through lockstep --wrap`, bw, `${fixed((burstRatio - 1) * 100)}% over direct`),
+      timingRow(`${BURST} hovers at once, through lockstep --wrap`, bw, `${fixed((burstRatio - 1) * 100)}% over direct; lockstep's own CPU ${fixed(relayCpu / BURSTS, 0)} ms a burst`),
     ];
   } finally {
     await direct.end();

@@ -7,7 +7,7 @@ import { executeCommandHandler } from "./handlers/execute-command.js";
 import { initializeHandler } from "./handlers/initialize.js";
 import { Relay } from "../relay/relay.js";
 import { createServerContext } from "./server-context.js";
-import { stdioTransport } from "./transport.js";
+import { rawStdio, stdioTransport } from "./transport.js";
 
 /** `--wrap -- CMD ARGS`: the language server lockstep runs in front of. */
 export interface WrapCommand {
@@ -16,14 +16,14 @@ export interface WrapCommand {
 }
 
 export async function runServer(argv: string[], wrap?: WrapCommand): Promise<number> {
-  // Our own reader over stdin: it ends the process on a broken frame instead of going silent.
-  const transport = stdioTransport();
   const debugFlag = argv.includes("--debug");
-  // Wrap mode: the relay owns the editor's stdio and lockstep's server talks to it in memory.
+  // Wrap mode: the relay owns the editor's stdio and lockstep's server talks to it in memory. Either way
+  // the reader over stdin ends the process on a broken frame instead of going silent.
   const relay = wrap
-    ? new Relay({ editor: transport, command: wrap.command, args: wrap.args, exit: (code) => process.exit(code), log: (what, value) => debugFlag && process.stderr.write(JSON.stringify({ [what]: value }) + "\n") })
+    ? new Relay({ editor: rawStdio(), command: wrap.command, args: wrap.args, exit: (code) => process.exit(code), log: (what, value) => debugFlag && process.stderr.write(JSON.stringify({ [what]: value }) + "\n") })
     : undefined;
-  const connection = relay ? createConnection(ProposedFeatures.all, relay.lockstep.reader, relay.lockstep.writer) : createConnection(ProposedFeatures.all, transport.reader, transport.writer);
+  const transport = relay ? undefined : stdioTransport();
+  const connection = createConnection(ProposedFeatures.all, (relay?.lockstep ?? transport!).reader, (relay?.lockstep ?? transport!).writer);
   const ctx = createServerContext(connection, { debug: debugFlag, ...(relay ? { wrap: relay } : {}) });
   // A notification that cannot be sent (the client went away mid-run) must not take the server down.
   process.on("unhandledRejection", (reason) => {
@@ -49,7 +49,7 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
   connection.onRequest("workspace/executeCommand", executeCommandHandler(ctx));
   connection.onCodeAction(codeActionHandler(ctx));
   connection.onShutdown(() => {
-    transport.shutdownReceived();
+    transport?.shutdownReceived(); // in wrap mode the relay saw the shutdown itself
     ctx.agent.cancelAll();
     ctx.review.rejectAll();
     return ctx.companion.stop();

@@ -1,7 +1,8 @@
 // The wrapped language server as a process: spawned over stdio, its stderr's
 // tail kept for the user, its death reported once, restarts counted.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { StreamMessageReader, StreamMessageWriter, type Message } from "vscode-jsonrpc/node.js";
+import type { Message } from "vscode-jsonrpc";
+import { readFrames, writeFrame, type Frame } from "./framing.js";
 
 const TAIL_BYTES = 2000;
 export const RESTART_LIMIT = 3;
@@ -10,14 +11,13 @@ export const RESTART_WINDOW_MS = 3 * 60_000;
 export const EXIT_GRACE_MS = 2000;
 
 export interface ChildEvents {
-  message(message: Message): void;
+  message(frame: Frame): void;
   /** The process ended (or never started); `expected` after our own `exit`. */
   ended(reason: string, expected: boolean): void;
 }
 
 export class ChildServer {
   private process: ChildProcessWithoutNullStreams | undefined;
-  private writer: StreamMessageWriter | undefined;
   private tail = "";
   private stopping = false;
   private readonly starts: number[] = [];
@@ -53,10 +53,8 @@ export class ChildServer {
       return;
     }
     this.process = child;
-    this.writer = new StreamMessageWriter(child.stdin);
-    const reader = new StreamMessageReader(child.stdout);
-    reader.listen((m) => this.events.message(m));
-    reader.onError(() => child.kill("SIGKILL"));
+    // A child whose output cannot be read past is as good as dead.
+    readFrames(child.stdout, (frame) => this.events.message(frame), () => child.kill("SIGKILL"));
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
@@ -65,18 +63,16 @@ export class ChildServer {
     const ended = (reason: string): void => {
       if (reported) return;
       reported = true;
-      if (this.process === child) {
-        this.process = undefined;
-        this.writer = undefined;
-      }
+      if (this.process === child) this.process = undefined;
       this.events.ended(reason, this.stopping);
     };
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
     child.on("exit", (code, signal) => ended(signal ? `it was killed by ${signal}` : `it exited with code ${code}`));
   }
 
-  send(message: Message): void {
-    void this.writer?.write(message).catch(() => undefined);
+  /** Sends a message: its original bytes when it goes on unchanged, else the object. */
+  send(body: Buffer | Message): void {
+    if (this.process && this.process.stdin.writable) writeFrame(this.process.stdin, body);
   }
 
   /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */

@@ -5,9 +5,11 @@
 // child and lockstep ask of the editor goes out under ids of the relay's own, so
 // theirs never collide. The child's diagnostics go to lockstep, which publishes
 // them merged with its own.
-import { Message, type MessageReader, type MessageWriter, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
+import type { Readable, Writable } from "node:stream";
+import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
 import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
+import { readFrames, writeFrame, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink } from "./wrap-link.js";
 
@@ -26,11 +28,18 @@ interface EditorRequest {
   combine?: (answers: Map<Peer, ResponseMessage>) => ResponseMessage;
 }
 
+/** A message and, when it came off a stream, its bytes: forwarded unchanged, they are written as they came. */
+type Wire = Message | Frame;
+const messageOf = (w: Wire): Message => ("raw" in w && Buffer.isBuffer(w.raw) ? (w as Frame).message : (w as Message));
+const bytesOf = (w: Wire): Buffer | Message => ("raw" in w && Buffer.isBuffer(w.raw) ? (w as Frame).raw : (w as Message));
+
 export interface EditorSide {
-  reader: MessageReader;
-  writer: MessageWriter;
+  input: Readable;
+  output: Writable;
   /** The editor's shutdown arrived: the end of its input is then a clean exit. */
   shutdownReceived(): void;
+  /** The editor's stream cannot be read past (a broken header or body). */
+  broken(why: string, inHeader: boolean): void;
 }
 
 export interface RelayOptions {
@@ -54,7 +63,7 @@ export class Relay implements WrapLink {
   private nextInternal = 1;
   private readonly internal = new Map<string, (response: ResponseMessage) => void>();
   /** Requests held while a restarted child initializes. */
-  private held: RequestMessage[] | undefined;
+  private held: Wire[] | undefined;
   /** Why the child is not there, when it is not and will not come back. */
   private gone: string | undefined;
   private initializeParams: Json | undefined;
@@ -69,10 +78,10 @@ export class Relay implements WrapLink {
     this.childName = options.command.split(/[\\/]/).pop() ?? options.command;
     this.lockstep = memoryChannel((m) => this.fromPeer("lockstep", m));
     this.child = new ChildServer(options.command, options.args, {
-      message: (m) => this.fromPeer("child", m),
+      message: (frame) => this.fromPeer("child", frame),
       ended: (reason, expected) => this.childEnded(reason, expected),
     });
-    options.editor.reader.listen((m) => this.fromEditor(m));
+    readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken);
     // Nothing outlives lockstep, however it ends.
     process.on("exit", () => this.child.killNow());
     this.child.start();
@@ -92,28 +101,29 @@ export class Relay implements WrapLink {
 
   // Editor → servers.
 
-  private fromEditor(message: Message): void {
-    if (Message.isRequest(message)) this.editorRequest(message);
+  private fromEditor(frame: Frame): void {
+    const message = frame.message;
+    if (Message.isRequest(message)) this.editorRequest(message, frame);
     else if (Message.isResponse(message)) this.editorResponse(message);
-    else if (Message.isNotification(message)) this.editorNotification(message);
+    else if (Message.isNotification(message)) this.editorNotification(message, frame);
   }
 
-  private editorRequest(request: RequestMessage): void {
+  private editorRequest(request: RequestMessage, frame: Frame): void {
     switch (request.method) {
       case "initialize":
         return this.initialize(request);
       case "shutdown":
         this.shutdown = true;
         this.options.editor.shutdownReceived();
-        return this.toPeers(request, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
+        return this.toPeers(frame, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
       case "textDocument/codeAction":
-        return this.toPeers(request, ["child", "lockstep"], (answers) => concatActions(request.id as Id, answers));
+        return this.toPeers(frame, ["child", "lockstep"], (answers) => concatActions(request.id as Id, answers));
       case "workspace/executeCommand": {
         const command = isObject(request.params) ? request.params["command"] : undefined;
-        return this.toPeers(request, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
+        return this.toPeers(frame, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
       }
       default:
-        return this.toPeers(request, ["child"]);
+        return this.toPeers(frame, ["child"]);
     }
   }
 
@@ -153,11 +163,11 @@ export class Relay implements WrapLink {
     else this.sendToChild(back);
   }
 
-  private editorNotification(notification: NotificationMessage): void {
+  private editorNotification(notification: NotificationMessage, frame: Frame): void {
     if (notification.method === "$/cancelRequest") {
       const id = isObject(notification.params) ? (notification.params["id"] as Id) : undefined;
       const request = id === undefined ? undefined : this.pending.get(id);
-      for (const peer of request?.peers ?? []) this.toPeer(peer, notification);
+      for (const peer of request?.peers ?? []) this.toPeer(peer, frame);
       return;
     }
     if (notification.method === "exit") return void this.exit();
@@ -165,7 +175,7 @@ export class Relay implements WrapLink {
     // Documents go to both from the one stream, so lockstep's versions are the child's.
     this.lockstep.deliver(notification);
     // A restarting child gets the documents as they are once it is up, not the changes meanwhile.
-    if (this.held === undefined || !notification.method.startsWith("textDocument/")) this.sendToChild(notification);
+    if (this.held === undefined || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
   }
 
   private noteVersion(notification: NotificationMessage): void {
@@ -186,33 +196,36 @@ export class Relay implements WrapLink {
     this.pending.set(request.id!, { method: request.method, peers, answers: new Map(), ...(combine ? { combine } : {}) });
   }
 
-  private toPeers(request: RequestMessage, peers: Peer[], combine?: EditorRequest["combine"]): void {
+  private toPeers(frame: Frame, peers: Peer[], combine?: EditorRequest["combine"]): void {
+    const request = frame.message as RequestMessage;
     this.track(request, peers, combine);
-    for (const peer of peers) this.toPeer(peer, request);
+    for (const peer of peers) this.toPeer(peer, frame);
     if (request.method === "shutdown") {
       // A child that does not answer shutdown does not hold the editor up.
-      setTimeout(() => this.answered("child", { jsonrpc: "2.0", id: request.id!, result: null }), EXIT_GRACE_MS).unref();
+      setTimeout(() => this.answered("child", { jsonrpc: "2.0", id: request.id!, result: null } as ResponseMessage), EXIT_GRACE_MS).unref();
     }
   }
 
-  private toPeer(peer: Peer, message: Message): void {
-    if (peer === "lockstep") this.lockstep.deliver(message);
-    else this.sendToChild(message);
+  private toPeer(peer: Peer, wire: Wire): void {
+    if (peer === "lockstep") this.lockstep.deliver(messageOf(wire));
+    else this.sendToChild(wire);
   }
 
-  private sendToChild(message: Message): void {
+  private sendToChild(wire: Wire): void {
+    const message = messageOf(wire);
     if (Message.isRequest(message)) {
       if (this.gone !== undefined) return this.answered("child", this.failure(message.id!));
-      if (this.held !== undefined) return void this.held.push(message);
+      if (this.held !== undefined) return void this.held.push(wire);
     }
-    this.child.send(message);
+    this.child.send(bytesOf(wire));
   }
 
   private failure(id: Id): ResponseMessage {
     return { jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message: `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.` } };
   }
 
-  private answered(peer: Peer, response: ResponseMessage): void {
+  private answered(peer: Peer, wire: Wire): void {
+    const response = messageOf(wire) as ResponseMessage;
     const id = response.id;
     if (id === null) return;
     const request = this.pending.get(id);
@@ -220,19 +233,20 @@ export class Relay implements WrapLink {
     request.answers.set(peer, response);
     if (request.answers.size < request.peers.length) return;
     this.pending.delete(id);
-    this.toEditor(request.combine ? request.combine(request.answers) : response);
+    this.toEditor(request.combine ? request.combine(request.answers) : wire);
   }
 
   // Servers → editor.
 
-  private fromPeer(peer: Peer, message: Message): void {
+  private fromPeer(peer: Peer, wire: Wire): void {
+    const message = messageOf(wire);
     if (Message.isResponse(message)) {
       if (peer === "child" && typeof message.id === "string" && message.id.startsWith(INTERNAL)) {
         const resolve = this.internal.get(message.id);
         this.internal.delete(message.id);
         return resolve?.(message);
       }
-      return this.answered(peer, message);
+      return this.answered(peer, wire);
     }
     if (Message.isRequest(message)) {
       const id = this.nextOutgoing++;
@@ -247,7 +261,7 @@ export class Relay implements WrapLink {
       if (mine === undefined) return;
       return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage);
     }
-    this.toEditor(message);
+    this.toEditor(wire);
   }
 
   private childDiagnostics(message: NotificationMessage): void {
@@ -265,8 +279,9 @@ export class Relay implements WrapLink {
     for (const listener of this.diagnosticListeners) listener(published);
   }
 
-  private toEditor(message: Message): void {
-    void this.options.editor.writer.write(message).catch(() => undefined);
+  private toEditor(wire: Wire): void {
+    const output = this.options.editor.output;
+    if (output.writable) writeFrame(output, bytesOf(wire));
   }
 
   private tellUser(message: string): void {
@@ -302,7 +317,7 @@ export class Relay implements WrapLink {
       }
       const held = this.held ?? [];
       this.held = undefined;
-      for (const request of held) this.child.send(request);
+      for (const request of held) this.child.send(bytesOf(request));
     });
     this.child.send({ jsonrpc: "2.0", id, method: "initialize", params: this.initializeParams ?? {} } as RequestMessage);
   }
