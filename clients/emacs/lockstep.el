@@ -327,6 +327,22 @@ a lockstep server of the project holding the buffer's file."
         (t (user-error "[lockstep] %s"
                        (lockstep--error-text (plist-get result :error))))))
 
+(defun lockstep--read-rest (server)
+  "Handle what SERVER sent right behind the reply just read.
+jsonrpc 1.0.14 (Emacs 28) leaves its process filter as soon as a
+waited-for reply is read, and the messages that came with it wait
+for the server's next output, which may never come: a change
+staged for review after `lockstep-ask', the end of a job after
+`lockstep-accept'.  Running the filter on no new text reads them."
+  (let ((process (jsonrpc--process server)))
+    (when (process-live-p process)
+      (funcall (process-filter process) process ""))))
+
+(cl-defmethod eglot-execute-command :after
+  ((server lockstep-server) _command _arguments)
+  "Read what SERVER sent behind the reply, for code actions too."
+  (lockstep--read-rest server))
+
 (defun lockstep--request (server command argument)
   "Run COMMAND with the one ARGUMENT object on SERVER; return its reply."
   (let ((arguments (vector argument)))
@@ -335,8 +351,9 @@ a lockstep server of the project holding the buffer's file."
       ;; Let the agent see the unsaved text of this buffer.
       (eglot--signal-textDocument/didChange))
     (if (fboundp 'eglot-execute)
-        (eglot-execute server (list :title command :command command
-                                    :arguments arguments))
+        (prog1 (eglot-execute server (list :title command :command command
+                                           :arguments arguments))
+          (lockstep--read-rest server))
       (with-no-warnings
         (eglot-execute-command server command arguments)))))
 
