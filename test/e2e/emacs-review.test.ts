@@ -67,6 +67,8 @@ interface ReviewResult extends ScenarioResult<BufferView & { managed: boolean }>
   first_job: string;
   reverted: Reverted[];
   after_revert: BufferView;
+  off_hunk: { command_error?: string };
+  file_list: string[];
   rejected_file: Hunk[];
   final: BufferView;
   chat: string[];
@@ -152,7 +154,10 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(r.messages).toContain(`[lockstep] Revert of ${r.first_job}: ${FILE} reverted`);
     expect(r.after_revert.text).toBe(BEFORE);
 
-    // The second run's proposal, rejected whole with C-u M-x lockstep-reject from the top of the file.
+    // The second run: lockstep-accept off any hunk says so; C-u M-x lockstep-review lists this file's hunks.
+    expect(r.off_hunk.command_error).toBe("[lockstep] No proposed change at line 1 of calc.py; M-x lockstep-review lists them");
+    expect(r.file_list[0]).toBe("2 proposed changes wait for review in calc.py.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    // Its proposal, rejected whole with C-u M-x lockstep-reject from the top of the file.
     expect(r.rejected_file.map((h) => h.status)).toEqual(["rejected", "rejected"]);
     const secondRun = heard(requests[3]);
     expect(secondRun).toMatchObject({ ok: false, error: { code: "rejected" } });
