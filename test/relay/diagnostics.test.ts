@@ -5,7 +5,8 @@
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256Hex, startAgent, turn, writeCall } from "../support/agent-scripts.js";
-import { cleanup, sha256 } from "../support/lsp-client.js";
+import path from "node:path";
+import { cleanup, launch, sha256 } from "../support/lsp-client.js";
 import { diagnosticsOf, launchWrapped, TS_FILES, WRAP } from "./wrap-support.js";
 
 afterEach(cleanup);
@@ -25,6 +26,9 @@ describe("wrap mode: diagnostics", () => {
   it("diagnostics_after marks the error a patch introduced as new, and is clean after the fix", async () => {
     const client = await launchWrapped({ approval: "auto" });
     await client.open("src/a.ts", undefined, "typescript");
+    // The server's list for the opened text first (typescript-language-server names no versions: a write
+    // before it would leave two texts unaccounted for, and its one list could be for either).
+    await diagnosticsOf(client, "src/a.ts", () => true);
     const breaking = await client.command("write_file", { file_path: "src/a.ts", content: BROKEN, base_content_sha256: sha256(A) });
     expect(breaking).toMatchObject({ ok: true, data: { applied: true } });
     const broken = afterOf(breaking);
@@ -40,6 +44,24 @@ describe("wrap mode: diagnostics", () => {
     expect(fixed).toMatchObject({ status: "received", version: 4, diagnostics: [] });
     // The editor was shown the same lists.
     await diagnosticsOf(client, "src/a.ts", (d) => d.length === 0);
+  }, 60_000);
+
+  it("never takes the list a server sent before it saw the change for the new text's (a server that names no versions)", async () => {
+    // late-server publishes, after each change, first the old text's list, then 200 ms later the new one's.
+    const LATE = ["--wrap", "--", process.execPath, path.resolve("test/relay/fixtures/late-server.mjs")];
+    const client = await launch({ "notes.txt": "fine\n" }, { style: "helix", args: LATE, initializationOptions: { lockstep: { approval: "auto" } } });
+    await client.open("notes.txt");
+    let text = "fine\n";
+    const write = async (next: string): Promise<After> => {
+      const result = await client.command("write_file", { file_path: "notes.txt", content: next, base_content_sha256: sha256(text) });
+      text = next;
+      return afterOf(result);
+    };
+    // Right after the open (two versions sent, no list yet), and then once per change.
+    expect(await write("BAD\n")).toMatchObject({ status: "received", version: 2, diagnostics: [{ line: 1, message: "BAD is not allowed", new: true }] });
+    expect(await write("fine\nBAD\n")).toMatchObject({ status: "received", version: 3, diagnostics: [{ line: 2, new: false }] });
+    expect(await write("fine\n")).toMatchObject({ status: "received", version: 4, diagnostics: [] });
+    expect(await write("BAD\nBAD\n")).toMatchObject({ status: "received", version: 5, diagnostics: [{ line: 1, new: true }, { line: 2, new: true }] });
   }, 60_000);
 
   it("diagnosticsWaitMs 0 does not wait, and says how to look", async () => {

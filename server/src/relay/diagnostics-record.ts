@@ -4,6 +4,12 @@
 import type { DiagnosticsAfter, DiagnosticsView, FileDiagnostics, ToolDiagnostic } from "../tools/tool.js";
 import type { WireDiagnostic } from "./wrap-link.js";
 
+/**
+ * After a list for the new text, how long to wait for a later one: servers publish in parts (syntax,
+ * then types, then suggestions), and the last list is the whole.
+ */
+export const SETTLE_MS = 100;
+
 const SEVERITY: Record<number, ToolDiagnostic["severity"]> = { 1: "error", 2: "warning", 3: "information", 4: "hint" };
 
 export function toToolDiagnostic(d: WireDiagnostic): ToolDiagnostic {
@@ -34,6 +40,8 @@ export function markNew(before: readonly ToolDiagnostic[], after: readonly ToolD
   });
 }
 
+const sameList = (a: readonly ToolDiagnostic[], b: readonly ToolDiagnostic[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 interface Entry extends FileDiagnostics {
   /** Publication count when this list arrived. */
   seq: number;
@@ -50,7 +58,7 @@ export class DiagnosticsRecord implements DiagnosticsView {
     private readonly waitMs: () => number,
   ) {}
 
-  /** A publish from the wrapped server (real-path URI). */
+  /** A publish from the wrapped server (real-path URI); `version` undefined when it cannot be told. */
   record(uri: string, diagnostics: readonly WireDiagnostic[], version: number | undefined): void {
     this.files.set(uri, { uri, version: version ?? null, diagnostics: diagnostics.map(toToolDiagnostic), seq: ++this.seq });
     for (const wake of [...this.waiters]) wake();
@@ -69,20 +77,43 @@ export class DiagnosticsRecord implements DiagnosticsView {
   watch(uri: string, baseVersion: number | null): (signal: AbortSignal) => Promise<DiagnosticsAfter> {
     const before = this.files.get(uri)?.diagnostics ?? [];
     const startSeq = this.seq;
-    // The list of the new text: published after the change began, for a version past the one it was built on.
-    const fresh = (): Entry | undefined => {
+    // The list of the new text: published after the change began, for a known version past the one it was
+    // built on. One whose version cannot be told is kept aside, in case no other comes.
+    const next = (seq: number) => (): Entry | undefined => {
       const e = this.files.get(uri);
-      return e && e.seq > startSeq && (baseVersion === null || e.version === null || e.version > baseVersion) ? e : undefined;
+      return e && e.seq > seq ? e : undefined;
     };
     return async (signal) => {
       const wait = this.waitMs();
       if (wait <= 0) return { version: null, diagnostics: [], status: "timeout", message: "Not waited for (diagnosticsWaitMs is 0); call get_diagnostics to see them." };
-      const entry = fresh() ?? (await this.until(fresh, wait, signal));
-      if (!entry) {
-        const why = baseVersion === null ? `the file is not open in the editor, so ${this.server} may never see it` : `${this.server} published nothing for the new text within ${wait} ms`;
-        return { version: null, diagnostics: [], status: baseVersion === null ? "not_open" : "timeout", message: `No diagnostics: ${why}. Call get_diagnostics later to check.` };
+      const deadline = Date.now() + wait;
+      let seq = startSeq;
+      let found: Entry | undefined;
+      let unsure: Entry | undefined;
+      for (;;) {
+        // Once a list is found, a later one within the settling time replaces it. A list exactly as before the
+        // change (the same diagnostics at the same places) may have left the server before the change reached
+        // it: a later one is waited for until the deadline, and this one is taken only if none comes.
+        const settle = found && !sameList(found.diagnostics, before) ? SETTLE_MS : Infinity;
+        const left = Math.min(settle, deadline - Date.now());
+        const entry = left > 0 && !signal.aborted ? (next(seq)() ?? (await this.until(next(seq), left, signal))) : undefined;
+        if (!entry) break;
+        seq = entry.seq;
+        if (baseVersion === null) found = entry;
+        else if (entry.version === null) unsure = entry;
+        else if (entry.version > baseVersion) found = entry;
       }
-      return { version: entry.version, diagnostics: markNew(before, entry.diagnostics), status: "received" };
+      if (found) return { version: found.version, diagnostics: markNew(before, found.diagnostics), status: "received" };
+      if (unsure) {
+        return {
+          version: null,
+          diagnostics: markNew(before, unsure.diagnostics),
+          status: "received",
+          message: `${this.server} names no versions and was sent more than one text of this file since its last list, so this list may be for an earlier text. Call get_diagnostics later to check.`,
+        };
+      }
+      const why = baseVersion === null ? `the file is not open in the editor, so ${this.server} may never see it` : `${this.server} published nothing for the new text within ${wait} ms`;
+      return { version: null, diagnostics: [], status: baseVersion === null ? "not_open" : "timeout", message: `No diagnostics: ${why}. Call get_diagnostics later to check.` };
     };
   }
 

@@ -70,6 +70,8 @@ export class Relay implements WrapLink {
   private childInitialized = false;
   private shutdown = false;
   private readonly sentVersions = new Map<string, number>();
+  /** Per document, how many versions the child was sent since its last list for it. */
+  private readonly sentSincePublish = new Map<string, number>();
   private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
   private readonly goneListeners: (() => void)[] = [];
   private documents: () => OpenDocument[] = () => [];
@@ -181,7 +183,9 @@ export class Relay implements WrapLink {
   private noteVersion(notification: NotificationMessage): void {
     if (notification.method !== "textDocument/didOpen" && notification.method !== "textDocument/didChange") return;
     const doc = isObject(notification.params) ? notification.params["textDocument"] : undefined;
-    if (isObject(doc) && typeof doc["uri"] === "string" && typeof doc["version"] === "number") this.sentVersions.set(doc["uri"], doc["version"]);
+    if (!isObject(doc) || typeof doc["uri"] !== "string" || typeof doc["version"] !== "number") return;
+    this.sentVersions.set(doc["uri"], doc["version"]);
+    this.sentSincePublish.set(doc["uri"], (this.sentSincePublish.get(doc["uri"]) ?? 0) + 1);
   }
 
   private async exit(): Promise<void> {
@@ -273,8 +277,11 @@ export class Relay implements WrapLink {
       diagnostics: p["diagnostics"] as WireDiagnostic[],
       ...(version !== undefined ? { version } : {}),
     };
-    // Without the child's own version, the last one it was sent: a server computes diagnostics on the text it has.
-    const attributed = version ?? this.sentVersions.get(p["uri"]);
+    // Without the child's own version, the last one it was sent, if that is the only one since its last
+    // list: after two, this list may be the older text's, computed before the newer arrived.
+    const unambiguous = (this.sentSincePublish.get(p["uri"]) ?? 0) <= 1;
+    this.sentSincePublish.set(p["uri"], 0);
+    const attributed = version ?? (unambiguous ? this.sentVersions.get(p["uri"]) : undefined);
     if (attributed !== undefined) published.attributedVersion = attributed;
     for (const listener of this.diagnosticListeners) listener(published);
   }
@@ -313,6 +320,7 @@ export class Relay implements WrapLink {
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
       for (const doc of this.documents()) {
         this.sentVersions.set(doc.uri, doc.version);
+        this.sentSincePublish.set(doc.uri, 1);
         this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
       }
       const held = this.held ?? [];

@@ -18,8 +18,10 @@ export interface ChildDiagnostics {
   /** The version the child named, if it named one. */
   version?: number;
   /**
-   * The document version these speak for: the child's own, else the last version it was sent
-   * before it published (a server computes diagnostics on the text it has).
+   * The document version these speak for: the child's own; else the last version it was sent,
+   * when that is the only one it was sent since its previous list for the document (a server
+   * computes diagnostics on the text it has). Absent when it cannot be told: the child was sent
+   * several versions since, and a list computed on an older one may still be on its way.
    */
   attributedVersion?: number;
 }

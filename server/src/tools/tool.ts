@@ -71,13 +71,14 @@ export interface ToolDiagnostic {
 export interface FileDiagnostics {
   /** `file://` URI (real path). */
   uri: string;
-  /** The document version they speak for; null when the server did not say and none was sent. */
+  /** The document version they speak for; null when it cannot be told (the server names none and was sent several). */
   version: number | null;
   diagnostics: ToolDiagnostic[];
 }
 
 /** What a change did to the wrapped server's diagnostics of its file. */
 export interface DiagnosticsAfter {
+  /** The version the list is for; null when none arrived, or when the server names no versions and it cannot be told. */
   version: number | null;
   diagnostics: (ToolDiagnostic & { new: boolean })[];
   /** received: the server's list for the new text; timeout: none within the wait; not_open: the server never sees this file. */
