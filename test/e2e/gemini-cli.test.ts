@@ -4,14 +4,13 @@
 // gemini-cli writes exactly the text that was taken. Once beside the test editor
 // (code actions, Helix-like), once in a real Neovim's :terminal (the prompt).
 //
-// gemini-cli is not a dependency of lockstep. Install it anywhere outside the
-// repository and point the test at it:
-//   npm install --prefix /some/dir @google/gemini-cli
-//   LOCKSTEP_GEMINI_CLI=/some/dir/node_modules/.bin/gemini npx vitest run test/e2e/gemini-cli.test.ts
+// gemini-cli is a development dependency (pinned: its IDE client is what is
+// tested); LOCKSTEP_GEMINI_CLI=/path/to/gemini runs the test against another
+// install, e.g. a newer release. It runs offline: its model is the fake endpoint.
 // gemini-cli asks for confirmation, and so opens diffs, only in its interactive
 // interface: it needs a terminal (`script` from util-linux, or Neovim's :terminal).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -21,7 +20,8 @@ import { startFakeGemini, textTurn, type FakeGemini } from "../support/fake-gemi
 import { cleanup, launch } from "../support/lsp-client.js";
 import { FIXTURES, REPO, makeWorkspace, requireBuild, requireEditor, runEditor } from "./fixtures/harness.js";
 
-const GEMINI = process.env["LOCKSTEP_GEMINI_CLI"];
+const INSTALLED = path.join(REPO, "node_modules", ".bin", "gemini");
+const GEMINI = process.env["LOCKSTEP_GEMINI_CLI"] ?? (existsSync(INSTALLED) ? INSTALLED : undefined);
 const BEFORE = "export const greeting = 'hello';\n";
 const PROPOSED = "export const greeting = 'hello, world';\n";
 const PROMPT = "Greet the world in src/greeting.ts";
