@@ -54,6 +54,8 @@ describe("added lines follow the file's indentation", () => {
 // text the model meant or a refusal that names the line, never a line re-indented on a guess.
 const py = lines("def load(path):", "    raw = read(path)", "    if not raw:", "        return None", "    data = parse(raw)", "    return data");
 
+const js = lines("function a() {", "  return 1;", "}", "", "/**", " * Check.", " * @private", " */", "function valid(type) {", "  return typeof type === 'string';", "}");
+
 describe("the evidence decides between the literal and the re-indented reading", () => {
   it.each([
     {
@@ -83,6 +85,12 @@ describe("the evidence decides between the literal and the re-indented reading",
       want: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\tpanic(x)", "\t}", "}"),
     },
     {
+      name: "a doc comment's context drifted, its removed lines exact: the added ` * ` line is as written",
+      file: js,
+      diff: lines("@@ @@", "   * Check.", "- * @private", "- */", "+if (flat) {", "+  * Return best.", "+}", " function valid(type) {", "     return typeof type === 'string';", " }"),
+      want: js.replace(" * @private\n */\n", "if (flat) {\n  * Return best.\n}\n"),
+    },
+    {
       name: "tabs written as spaces everywhere",
       file: lines("func f() {", "\tx := 1", "\tif x > 0 {", "\t\treturn", "\t}", "}"),
       diff: lines("@@ @@", "     x := 1", "     if x > 0 {", "-        return", "+        panic(x)", "     }"),
@@ -107,8 +115,15 @@ describe("the evidence decides between the literal and the re-indented reading",
       literal: "2 spaces",
       reindented: "4 spaces",
     },
-  ])("refuses $name, naming the line and both indentations", ({ diff, literal, reindented }) => {
-    const result = applyModelPatch(py, diff);
+    {
+      name: "a ` * ` line added where the context's doc comment drifted: its alignment space is off every grid",
+      file: js,
+      diff: lines("@@ @@", "   * Check.", "-  * @private", "-  */", "+if (flat) {", "+  * Return best.", "+}", " function valid(type) {", "     return typeof type === 'string';", " }"),
+      literal: "2 spaces",
+      reindented: "1 space",
+    },
+  ])("refuses $name, naming the line and both indentations", ({ file, diff, literal, reindented }) => {
+    const result = applyModelPatch(file ?? py, diff);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.code).toBe("invalid_diff");

@@ -97,12 +97,21 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's
   // frame; in a file that mixes tabs and spaces, only for lines indented like the ones that drifted.
   const driftedStyles = new Set(indents.filter(([m, f]) => m !== f).map(([, f]) => f.charAt(0)));
-  for (const p of solid) if (p.removed && p.model === p.file && showsIndentation(p.model) && driftedStyles.has(lead(p.file).charAt(0))) asWritten++;
+  // A ` * ` line under `/**` shows nothing of a frame, unless such lines drifted among the context too.
+  const alignmentDrifted = solid.some((p) => !p.removed && isCommentAlignment(p.file) && !showsIndentation(p.file) && p.model !== p.file);
+  const shows = (line: string): boolean => showsIndentation(line) || (alignmentDrifted && isCommentAlignment(line));
+  for (const p of solid) if (p.removed && p.model === p.file && shows(p.model) && driftedStyles.has(lead(p.file).charAt(0))) asWritten++;
   const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
   // The frame the old lines were typed in has a grid too: an added line off it but on the file's was typed in the file's.
-  // Only a usual unit is trusted: an odd one comes from a stray step, not from a frame.
-  const modelFrame = detectIndentation(solid.map((p) => p.model));
-  if (!UNITS.includes(modelFrame.unit ?? 0)) modelFrame.unit = undefined;
+  // Only a usual unit is trusted: an odd one comes from a stray step, not from a frame. The frame is read off the
+  // lines in the style that drifted (and unindented ones): in a file that mixes tabs and spaces, the other style's
+  // lines, typed exactly, say nothing of it (their tabs once made a halved frame of spaces look like tabs).
+  const inStyle = solid.filter((p) => lead(p.file) === "" || driftedStyles.has(lead(p.file).charAt(0)));
+  const modelFrame = detectIndentation(inStyle.map((p) => p.model));
+  // A unit its own lines are not all on (one step of 8 among lines at 2, 4, 6) is no frame either.
+  if (!UNITS.includes(modelFrame.unit ?? 0) || !inStyle.every((p) => onGrid(lead(p.model), p.model, modelFrame))) modelFrame.unit = undefined;
+  // ...and it speaks only of added lines typed in that frame's style (a tab-indented line says nothing of a frame of spaces).
+  const modelStyles = new Set(indents.filter(([m, f]) => m !== f).map(([m]) => m.charAt(0)));
   let firstDiffering = -1;
   for (let i = 0; i < q.added.length; i++) {
     const a = q.added[i]!;
@@ -111,7 +120,7 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
     // Evidence from every line, whether or not its two readings differ: the grid of the
     // model's frame, and whose indentation a line kept when it replaced a drifted one.
     if (unchanged[i] === undefined && !isBlank(a.text)) {
-      if (modelFrame.unit !== file.unit && onGrid(l, a.text, file) && !onGrid(l, a.text, modelFrame)) asWritten++;
+      if (modelFrame.unit !== file.unit && modelStyles.has(l.charAt(0)) && onGrid(l, a.text, file) && !onGrid(l, a.text, modelFrame)) asWritten++;
       const partner = a.partner === undefined ? undefined : q.pairs[a.partner];
       if (partner && lead(partner.model) !== lead(partner.file)) {
         if (l === lead(partner.model)) model++;
@@ -124,8 +133,9 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
       model++; // a line the model left as it was must stay as the file has it
       continue;
     }
-    // Only a reading that exists can be weighed against the grid: rules that disagree say nothing.
-    if (re !== undefined) {
+    // Only a reading that exists can be weighed against the grid: rules that disagree say nothing. Nor does a
+    // ` * ` line: its alignment space puts it off every grid, in whichever frame it was typed.
+    if (re !== undefined && !isCommentAlignment(a.text)) {
       const literalFits = onGrid(l, a.text, file);
       const readingFits = onGrid(lead(re), re, file);
       if (!literalFits && readingFits) model++;
@@ -266,6 +276,7 @@ export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", simila
   const pairs: FramePair[] = [];
   const added: AddedLine[] = [];
   let lastOld: number | undefined;
+  const fileTexts = new Set(ops.filter((o) => o.op !== "+").map((o) => o.fileText ?? o.text));
   let removed: number[] = [];
   let adds: number[] = [];
   const closeBlock = (next: number | undefined): void => {
@@ -297,9 +308,12 @@ export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", simila
     closeBlock(index);
     lastOld = index;
     if (mode !== "replace") continue;
-    // An equal line typed the same in both strings is unchanged; typed otherwise, it is reworked in place.
+    // An equal line typed the same in both strings is unchanged; typed otherwise, it is reworked in place. But
+    // a line typed as its old_string line was (drifted) and exactly as another of the file's lines there is,
+    // may be either one: it is neither, and its indentation is weighed like an inserted line's.
     const text = o.newText ?? o.text;
-    added.push(text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index });
+    if (text === o.text && text !== (o.fileText ?? o.text) && fileTexts.has(text)) added.push({ text, anchor: index });
+    else added.push(text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index });
   }
   closeBlock(undefined);
   return { pairs, added };
