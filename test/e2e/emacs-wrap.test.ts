@@ -62,7 +62,8 @@ async function runWrapped(): Promise<WrapResult> {
       workspace,
       repo: REPO,
       node: process.execPath,
-      settings: { approval: "auto" },
+      // diagnostics_after may wait longer than the default on a loaded machine; the test is what it says.
+      settings: { approval: "auto", diagnosticsWaitMs: 8000 },
       mode: "js-mode",
       wrap: ["typescript-language-server", "--stdio"],
       file: FILE,

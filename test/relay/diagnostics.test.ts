@@ -24,7 +24,9 @@ const afterOf = (envelope: { data?: Record<string, unknown> }): After => envelop
 
 describe("wrap mode: diagnostics", () => {
   it("diagnostics_after marks the error a patch introduced as new, and is clean after the fix", async () => {
-    const client = await launchWrapped({ approval: "auto" });
+    // A longer wait than the default 1.5 s: on a loaded machine the server's list can take longer, and
+    // what is tested here is what the list says, not how soon it comes.
+    const client = await launchWrapped({ approval: "auto", diagnosticsWaitMs: 8000 });
     await client.open("src/a.ts", undefined, "typescript");
     // The server's list for the opened text first (typescript-language-server names no versions: a write
     // before it would leave two texts unaccounted for, and its one list could be for either).
@@ -49,7 +51,7 @@ describe("wrap mode: diagnostics", () => {
   it("never takes the list a server sent before it saw the change for the new text's (a server that names no versions)", async () => {
     // late-server publishes, after each change, first the old text's list, then 200 ms later the new one's.
     const LATE = ["--wrap", "--", process.execPath, path.resolve("test/relay/fixtures/late-server.mjs")];
-    const client = await launch({ "notes.txt": "fine\n" }, { style: "helix", args: LATE, initializationOptions: { lockstep: { approval: "auto" } } });
+    const client = await launch({ "notes.txt": "fine\n" }, { style: "helix", args: LATE, initializationOptions: { lockstep: { approval: "auto", diagnosticsWaitMs: 8000 } } });
     await client.open("notes.txt");
     let text = "fine\n";
     const write = async (next: string): Promise<After> => {
