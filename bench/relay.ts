@@ -7,7 +7,9 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { PassThrough } from "node:stream";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
+import { readFrames } from "../server/src/relay/framing.js";
 import { createWorkspace, removeWorkspace, sha256, startServer } from "../test/support/lsp-client.js";
 import { fixed, median, timingRow, type TimingRow } from "./report.js";
 import { projectRoot } from "./start-up.js";
@@ -144,10 +146,42 @@ async function diagnosticsRows(root: string): Promise<TimingRow[]> {
   return rows;
 }
 
+/** One large body in 64 KB chunks, read by the relay's framing and by vscode-jsonrpc's reader (the peer). */
+async function framingRows(): Promise<TimingRow[]> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { items: Array.from({ length: 200_000 }, (_, i) => ({ label: `item${i}`, kind: 6 })) } });
+  const bytes = Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
+  const feed = (input: PassThrough): void => {
+    for (let at = 0; at < bytes.length; at += 65536) input.write(bytes.subarray(at, at + 65536));
+  };
+  const ours: number[] = [];
+  const peer: number[] = [];
+  for (let run = 0; run < 10; run++) {
+    let began = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const input = new PassThrough();
+      readFrames(input, () => resolve(), (why) => reject(new Error(why)));
+      feed(input);
+    });
+    ours.push(performance.now() - began);
+    began = performance.now();
+    await new Promise<void>((resolve) => {
+      const input = new PassThrough();
+      new StreamMessageReader(input).listen(() => resolve());
+      feed(input);
+    });
+    peer.push(performance.now() - began);
+  }
+  const mb = (bytes.length / 1024 / 1024).toFixed(1);
+  return [
+    timingRow(`a ${mb} MB answer in 64 KB chunks, vscode-jsonrpc's reader`, peer, "the peer: parses it"),
+    timingRow(`a ${mb} MB answer in 64 KB chunks, the relay's framing`, ours, `parses it and keeps its bytes; ${fixed(median(ours) / median(peer), 2)}x the peer`),
+  ];
+}
+
 export async function relayRows(): Promise<TimingRow[]> {
   const root = await createWorkspace({ "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n', "src/a.ts": TEXT, "src/b.ts": "export const b: number = 1;\n" }, "lockstep-bench-relay-");
   try {
-    return [...(await hoverRows(root)), ...(await diagnosticsRows(root))];
+    return [...(await hoverRows(root)), ...(await framingRows()), ...(await diagnosticsRows(root))];
   } finally {
     await removeWorkspace(root);
   }

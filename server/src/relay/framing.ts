@@ -13,6 +13,8 @@ export interface Frame {
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n", "ascii");
+/** A header is a line or two; this much without its end is not a stream in step. */
+const MAX_HEADER = 64 * 1024;
 
 /**
  * Reads frames off `stream`. A header without a usable Content-Length or a body
@@ -20,7 +22,10 @@ const HEADER_END = Buffer.from("\r\n\r\n", "ascii");
  * once and reading stops.
  */
 export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void): void {
-  let pending: Buffer = Buffer.alloc(0);
+  // Chunks are kept as they came and joined once a whole frame is there: joining at every chunk would copy a
+  // body of megabytes once per 64 KB read.
+  let chunks: Buffer[] = [];
+  let buffered = 0;
   let bodyLength = -1;
   let failed = false;
   const fail = (why: string, inHeader: boolean): void => {
@@ -28,21 +33,33 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
     stream.removeListener("data", onData);
     broken(why, inHeader);
   };
+  const take = (): Buffer => {
+    const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
+    chunks = [all];
+    return all;
+  };
   const onData = (chunk: Buffer): void => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    while (!failed) {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    while (!failed && buffered > 0) {
       if (bodyLength < 0) {
-        const end = pending.indexOf(HEADER_END);
+        const all = take();
+        const end = all.indexOf(HEADER_END);
+        if (end < 0 && all.length > MAX_HEADER) return fail(`no header end in ${all.length} bytes`, true);
         if (end < 0) return;
-        const header = pending.subarray(0, end).toString("ascii");
+        const header = all.subarray(0, end).toString("ascii");
         const length = /^content-length:\s*(\d+)\s*$/im.exec(header)?.[1];
         if (length === undefined) return fail(`a header without Content-Length: ${JSON.stringify(header.slice(0, 200))}`, true);
         bodyLength = Number(length);
-        pending = pending.subarray(end + HEADER_END.length);
+        chunks = [all.subarray(end + HEADER_END.length)];
+        buffered = chunks[0]!.length;
       }
-      if (pending.length < bodyLength) return;
-      const raw = pending.subarray(0, bodyLength);
-      pending = pending.subarray(bodyLength);
+      if (buffered < bodyLength) return;
+      const all = take();
+      // Copied out: a view would keep the whole chunk it came in alive as long as the frame is held.
+      const raw = Buffer.from(all.subarray(0, bodyLength));
+      chunks = [all.subarray(bodyLength)];
+      buffered = chunks[0]!.length;
       bodyLength = -1;
       let message: unknown;
       try {
@@ -51,8 +68,7 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
         return fail(`a body that is not JSON (${error instanceof Error ? error.message : String(error)})`, false);
       }
       if (typeof message !== "object" || message === null || Array.isArray(message)) return fail("a body that is not a JSON-RPC message", false);
-      // Copied out: `raw` may be a view into a chunk the next read would otherwise keep alive.
-      onFrame({ message: message as Message, raw: Buffer.from(raw) });
+      onFrame({ message: message as Message, raw });
     }
   };
   stream.on("data", onData);

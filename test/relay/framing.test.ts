@@ -1,0 +1,70 @@
+// The relay's framing: frames read whole however the bytes are cut, their bytes
+// kept as they came, and a stream out of step named once. (How long a large body
+// takes is in the bench, not here.)
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { readFrames, writeFrame, type Frame } from "../../server/src/relay/framing.js";
+
+const frame = (body: string): Buffer => Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
+
+function reader(): { input: PassThrough; frames: Frame[]; broken: [string, boolean][] } {
+  const input = new PassThrough();
+  const frames: Frame[] = [];
+  const broken: [string, boolean][] = [];
+  readFrames(input, (f) => frames.push(f), (why, inHeader) => broken.push([why, inHeader]));
+  return { input, frames, broken };
+}
+
+describe("readFrames", () => {
+  it("reads frames whole, cut anywhere (one byte at a time, or several in a chunk), keeping their bytes", () => {
+    const bodies = ['{"jsonrpc":"2.0","id":1,"method":"a","params":{"text":"é ✓"}}', '{"jsonrpc":"2.0","method":"b"}', '{"jsonrpc":"2.0","id":"x","result":null}'];
+    const bytes = Buffer.concat(bodies.map(frame));
+    for (const cut of [1, 7, bytes.length]) {
+      const r = reader();
+      for (let at = 0; at < bytes.length; at += cut) r.input.write(bytes.subarray(at, at + cut));
+      expect(r.frames.map((f) => f.raw.toString("utf8"))).toEqual(bodies);
+      expect(r.frames[0]!.message).toMatchObject({ id: 1, method: "a", params: { text: "é ✓" } });
+      expect(r.broken).toEqual([]);
+    }
+  });
+
+  it("reads a 20 MB body sent in 64 KB chunks", () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: "x".repeat(20 * 1024 * 1024) });
+    const bytes = frame(body);
+    const r = reader();
+    for (let at = 0; at < bytes.length; at += 65536) r.input.write(bytes.subarray(at, at + 65536));
+    expect(r.frames).toHaveLength(1);
+    expect(r.frames[0]!.raw.equals(Buffer.from(body))).toBe(true);
+  });
+
+  it("names a stream out of step once and reads no further: a header without Content-Length, a body that is not JSON, no header end", () => {
+    const noLength = reader();
+    noLength.input.write("Content-Type: x\r\n\r\n{}");
+    noLength.input.write(frame('{"jsonrpc":"2.0","method":"later"}'));
+    expect(noLength.broken).toEqual([[expect.stringContaining("without Content-Length"), true]]);
+    expect(noLength.frames).toEqual([]);
+
+    const notJson = reader();
+    notJson.input.write(Buffer.concat([Buffer.from("Content-Length: 5\r\n\r\n{\"jso"), frame('{"jsonrpc":"2.0","method":"later"}')]));
+    expect(notJson.broken).toEqual([[expect.stringContaining("not JSON"), false]]);
+
+    const array = reader();
+    array.input.write(frame("[1,2]"));
+    expect(array.broken).toEqual([[expect.stringContaining("not a JSON-RPC message"), false]]);
+
+    const endless = reader();
+    endless.input.write("x".repeat(70 * 1024));
+    expect(endless.broken).toEqual([[expect.stringContaining("no header end"), true]]);
+  });
+});
+
+describe("writeFrame", () => {
+  it("writes given bytes unchanged and a message serialised, each with its Content-Length in bytes", () => {
+    const out = new PassThrough();
+    const raw = Buffer.from('{"jsonrpc":"2.0","method":"é"}');
+    writeFrame(out, raw);
+    writeFrame(out, { jsonrpc: "2.0", method: "ü" } as never);
+    const written = (out.read() as Buffer).toString("utf8");
+    expect(written).toBe(`Content-Length: ${raw.length}\r\n\r\n${raw.toString("utf8")}Content-Length: ${Buffer.byteLength('{"jsonrpc":"2.0","method":"ü"}')}\r\n\r\n{"jsonrpc":"2.0","method":"ü"}`);
+  });
+});
