@@ -3,11 +3,11 @@
 // that, its requests are answered at once with an error while lockstep's own
 // features go on; a server that cannot start is named once; and nothing is left
 // running after the editor's exit, or after lockstep itself is killed.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { Hover, ShowMessageParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, launch, serverEntry, type TestClient } from "../support/lsp-client.js";
-import { alive, childPid, descendants, eventually, launchWrapped, sleep, TS_FILES } from "./wrap-support.js";
+import { cleanup, createWorkspace, launch, removeWorkspace, serverEntry, type TestClient } from "../support/lsp-client.js";
+import { alive, childPid, descendants, eventually, launchWrapped, sleep, TS_FILES, WRAP } from "./wrap-support.js";
 
 afterEach(cleanup);
 
@@ -95,6 +95,22 @@ describe("wrap mode: the child's life", () => {
     await client.kill();
     // The child reads the end of its input and goes.
     await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 8000);
+  }, 60_000);
+
+  it("stops with the editor's broken frame named, and its child with it", async () => {
+    const root = await createWorkspace(TS_FILES);
+    const lockstep = spawn(process.execPath, [serverEntry(), "--stdio", ...WRAP], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    lockstep.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => lockstep.on("exit", resolve));
+    // The child is up before the broken frame arrives.
+    await eventually(() => descendants(lockstep.pid!).length > 0, "the wrapped server to start");
+    const family = descendants(lockstep.pid!);
+    lockstep.stdin.write("Content-Type: text/plain\r\n\r\n{}");
+    expect(await exited).toBe(1);
+    expect(stderr).toContain("broken header");
+    await eventually(() => family.every((p) => !alive(p)), "the wrapped server to end", 8000);
+    await removeWorkspace(root);
   }, 60_000);
 
   it("--wrap without a command is a usage error naming what to write", () => {
