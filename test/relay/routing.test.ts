@@ -5,7 +5,8 @@
 import type { CodeAction, Command, Diagnostic } from "vscode-languageserver-protocol";
 import { CancellationTokenSource } from "vscode-jsonrpc/node.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, sha256 } from "../support/lsp-client.js";
+import path from "node:path";
+import { cleanup, launch, sha256 } from "../support/lsp-client.js";
 import { diagnosticsOf, launchWrapped, TS_FILES } from "./wrap-support.js";
 
 afterEach(cleanup);
@@ -14,6 +15,18 @@ const title = (a: CodeAction | Command): string => a.title;
 const isLockstep = (t: string): boolean => t.startsWith("lockstep") || t.startsWith("Fix with lockstep");
 
 describe("wrap mode: routing", () => {
+  it("sends the editor's initialize to the child as it came, but for initializationOptions.lockstep", async () => {
+    const late = ["--wrap", "--", process.execPath, path.resolve("test/relay/fixtures/late-server.mjs")];
+    const options = { lockstep: { approval: "auto" }, preferences: { quoteStyle: "single" } };
+    const client = await launch({ "a.txt": "x\n" }, { style: "neovim", args: late, initializationOptions: options });
+    const received = await client.request<Record<string, unknown>>("late/initializeParams", {});
+    expect(received["initializationOptions"]).toEqual({ preferences: { quoteStyle: "single" } });
+    expect(received).toMatchObject({ processId: process.pid, rootUri: expect.stringMatching(/^file:/) as string, clientInfo: { name: "Neovim" } });
+    expect((received["capabilities"] as Record<string, unknown>)["workspace"]).toBeTruthy();
+    // lockstep took its own: the setting is in force.
+    expect(await client.command("session", {})).toMatchObject({ ok: true, data: { approval: "auto" } });
+  }, 30_000);
+
   it("asks both for code actions on the child's diagnostic and lists the child's first, then Fix with lockstep", async () => {
     const client = await launchWrapped({ approval: "auto" }, "helix", { ...TS_FILES, "src/b.ts": "export const total = missing();\n" });
     await client.open("src/b.ts", undefined, "typescript");
