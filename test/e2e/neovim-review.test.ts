@@ -2,12 +2,14 @@
 // fixtures/nvim/review-driver.lua runs the agent under approval "review" against the fake
 // Gemini endpoint, takes one of the two hunks it proposes and rejects the other (with the
 // plugin's commands, or a code action and :LockstepAccept!), then undoes the job with
-// :LockstepRevert. The tests check the buffer, the quickfix list, the replies, and what the
-// model heard.
+// :LockstepRevert; or, once the user typed over one hunk's lines, accepts both (one is a
+// conflict) and reverts a job whose lines the user edited since (a conflict) and one whose lines
+// are untouched. The tests check the buffer, the quickfix list, the diagnostics, the replies,
+// the notifications, and what the model heard.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastResponses, sha256Hex, turn, writeCall } from "../support/agent-scripts.js";
-import { startFakeGemini } from "../support/fake-gemini.js";
+import { lastResponses, sha256Hex, turn, writeCall, type Call } from "../support/agent-scripts.js";
+import { startFakeGemini, type FakeScript, type RecordedRequest } from "../support/fake-gemini.js";
 import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, type Envelope } from "./fixtures/scenario-checks.js";
 import { FAKE_KEY } from "./fixtures/scenarios.js";
@@ -37,6 +39,19 @@ const ONLY_FIRST = BEFORE.replace(FIRST[0], FIRST[1]);
 const ONLY_SECOND = BEFORE.replace(SECOND[0], SECOND[1]);
 const PROMPT = "swap the factors of area and scale";
 
+// Flow `conflict`: what the user types (at the end of the line that reads the first), and the
+// second job's change.
+const OVER_HUNK = [FIRST[0], "  # mine"] as const;
+const ELSEWHERE = ["    return 2 * (w + h)", "  # typed"] as const;
+const OVER_APPLIED = [SECOND[1], "  # checked"] as const;
+const DIAGONAL = ["    return (w ** 2 + h ** 2) ** 0.5", "    return (w * w + h * h) ** 0.5"] as const;
+const typed = (text: string, [line, suffix]: readonly [string, string]): string => text.replace(line, line + suffix);
+const TYPED = typed(typed(BEFORE, OVER_HUNK), ELSEWHERE);
+const LANDED = TYPED.replace(SECOND[0], SECOND[1]);
+const JOB2 = LANDED.replace(DIAGONAL[0], DIAGONAL[1]);
+const CHECKED = typed(JOB2, OVER_APPLIED);
+const CONFLICT = "Conflict: the lines it changes (lines 2–2) were edited since the change was proposed.";
+
 interface Quickfix {
   title: string;
   items: { file: string; lnum: number; end_lnum: number; text: string }[];
@@ -58,6 +73,12 @@ interface ReviewResult {
   chat: string[];
   job_id: string;
   after_revert: { text: string; disk: string; modified: boolean };
+  // Flow `conflict` only.
+  typed?: { text: string; diagnostics: unknown[] };
+  first_job?: string;
+  second_job?: string;
+  after_job2?: string;
+  after_conflict?: string;
 }
 
 const ready = once(() => {
@@ -65,10 +86,21 @@ const ready = once(() => {
   requireBuild();
 });
 
-/** Plays `flow` of the driver (`hunks` or `file`, with its input); `heard`: the model's answer to its write_file. */
-async function playReview(flow: string, extra: Record<string, unknown> = {}): Promise<{ r: ReviewResult; heard: unknown }> {
+type Heard = { name: string; ok: boolean; hunks: unknown }[];
+const heardIn = (request: RecordedRequest | undefined): Heard => lastResponses(request).map((answer) => ({ name: answer.name, ok: answer.response.ok, hunks: answer.response.data?.["hunks"] }));
+
+/** The model: PROPOSED for the first prompt, `second` (if any) for the second, "Done." after each. */
+function modelTurns(second?: Call): FakeScript {
+  return (_request, index) => (index === 0 ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] }) : index === 2 && second ? turn({ calls: [second] }) : turn({ text: ["Done."] }));
+}
+
+/**
+ * Plays `flow` of the driver (`hunks`, `file` or `conflict`, with its input); `heard`: what the
+ * model heard back from its write_file, for each prompt.
+ */
+async function playReview(flow: string, extra: Record<string, unknown> = {}, second?: Call): Promise<{ r: ReviewResult; heard: Heard[] }> {
   ready();
-  const fake = await startFakeGemini((_request, index) => (index === 0 ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] }) : turn({ text: ["Done."] })));
+  const fake = await startFakeGemini(modelTurns(second));
   try {
     const workspace = await makeWorkspace({ "calc.py": BEFORE });
     const run = await runEditor<ReviewResult>({
@@ -83,8 +115,7 @@ async function playReview(flow: string, extra: Record<string, unknown> = {}): Pr
     const r = resultOf(run);
     expect(r.error, "the driver failed").toBeUndefined();
     expect(run.timedOut).toBe(false);
-    const heard = lastResponses(fake.requests[1]).map((answer) => ({ name: answer.name, ok: answer.response.ok, hunks: answer.response.data?.["hunks"] }));
-    return { r, heard };
+    return { r, heard: fake.requests.filter((_request, index) => index % 2 === 1).map(heardIn) };
   } finally {
     await fake.close();
   }
@@ -111,7 +142,7 @@ function expectReverted(r: ReviewResult): void {
 
 describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIMEOUT_MS }, () => {
   it("two hunks: :LockstepAccept takes one, :LockstepReject in the quickfix window drops the other, :LockstepRevert undoes the job", async () => {
-    const { r, heard } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
+    const { r, heard: [heard] } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
 
     // Staged, not applied: one information diagnostic per hunk, listed in the quickfix list.
     expect(r.diagnostics).toEqual(STAGED);
@@ -150,7 +181,7 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
   });
 
   it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
-    const { r, heard } = await playReview("file", { code_action: "lockstep: Reject this change" });
+    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change" });
 
     expect(r.diagnostics).toEqual(STAGED);
     expect(r.messages.find((m) => m.message.startsWith("lockstep: no proposed change"))).toEqual({
@@ -172,5 +203,54 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
 
     expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "rejected" }, { hunk_id: "c1.2", status: "applied" }] }]);
     expectReverted(r);
+  });
+
+  it("typing over a hunk makes :LockstepAccept a conflict and keeps the typing, the other hunk lands; :LockstepRevert is a conflict over edited lines, a clean job is undone", async () => {
+    const { r, heard: [heard, heardLater] } = await playReview(
+      "conflict",
+      { typing: { hunk: OVER_HUNK, elsewhere: ELSEWHERE, applied: OVER_APPLIED }, second_prompt: "use products in diagonal" },
+      writeCall("calc.py", JOB2, sha256Hex(LANDED)),
+    );
+    expect(r.diagnostics).toEqual(STAGED);
+
+    // The user typed over the first hunk's lines: its diagnostic says so before any decision.
+    expect(r.typed).toEqual({ text: TYPED, diagnostics: [{ ...STAGED[0], message: `${STAGED[0]!.message}: conflict, ${CONFLICT}` }, STAGED[1]] });
+
+    // :LockstepAccept on it: a conflict, reported as a warning; the typing stays.
+    expect(decisions(r)).toEqual([
+      { id: "c1.1", decision: "apply" },
+      { id: "c1.2", decision: "apply" },
+      { file_path: expect.stringMatching(/\/calc\.py$/) as string, decision: "apply" },
+    ]);
+    const [onTyped, onOther, job2] = replies(r, "lockstep.decide");
+    expect(onTyped).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.1", status: "conflict", message: CONFLICT }] } });
+    expect(r.messages).toContainEqual({ message: `lockstep: c1.1 conflict: ${CONFLICT}`, level: 3 });
+    expect(r.after_first).toEqual({ text: TYPED, diagnostics: [STAGED[1]] });
+
+    // :LockstepAccept on the other: it lands beside the typing elsewhere.
+    expect(onOther).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.2", status: "applied" }] } });
+    expect(r.after_second).toEqual({ text: LANDED, diagnostics: [] });
+    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "conflict", message: CONFLICT }, { hunk_id: "c1.2", status: "applied" }] }]);
+
+    // A second job, accepted whole.
+    expect(job2).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c2.1", status: "applied" }] } });
+    expect(heardLater).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c2.1", status: "applied" }] }]);
+    expect(r.after_job2).toBe(JOB2);
+    expect(r.second_job).not.toBe(r.first_job);
+
+    // The user typed over the first job's applied line: reverting that job changes nothing and
+    // says why; reverting the second (the last) undoes its line and keeps all the typing.
+    expect(replies(r, "lockstep.revert")).toHaveLength(2);
+    const [overEdited, clean] = replies(r, "lockstep.revert");
+    expect(overEdited).toMatchObject({ ok: true, data: { job_id: r.first_job, files: [{ file_path: "calc.py", status: "conflict" }] } });
+    expect(r.after_conflict).toBe(CHECKED);
+    const warning = r.messages.find((m) => m.message.startsWith(`lockstep: revert of ${r.first_job!}\n`));
+    expect(warning?.level).toBe(3);
+    expect(warning?.message).toMatch(/^lockstep: revert of \S+\nconflict +calc\.py {2}calc\.py was left as it is: .* The part that would be undone:\n@@ /);
+    expect(warning?.message).toContain(`-${SECOND[1]}\n+${SECOND[0]}`);
+    expect(clean).toMatchObject({ ok: true, data: { job_id: r.second_job, files: [{ file_path: "calc.py", status: "reverted" }] } });
+    expect(r.after_revert).toEqual({ text: CHECKED.replace(DIAGONAL[1], DIAGONAL[0]), disk: BEFORE, modified: true });
+    expect(r.chat.filter((line) => line.startsWith("[done]"))).toEqual(["[done] done · files changed: calc.py", "[done] done · files changed: calc.py"]);
+    expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
   });
 });
