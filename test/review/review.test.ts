@@ -19,6 +19,7 @@ interface Hunk {
   line: number;
   end_line: number;
   diff: string;
+  conflict?: string;
 }
 interface Pending {
   change_id: string;
@@ -103,6 +104,9 @@ describe("approval review", () => {
     const [change] = await pendingOf(rig);
     await rig.client.type("a.ts", "const v16 = 16;", "const v16 = 16 * 1;");
     await rig.client.flush();
+    // lockstep.review says so before anything is decided, and only of that hunk.
+    const [listed] = (await rig.client.command("review", {})).data!["pending"] as Pending[];
+    expect(listed!.hunks.map((h) => h.conflict)).toEqual([undefined, expect.stringMatching(/^Conflict: the lines it changes \(lines 16–16\)/)]);
     const decided = await rig.client.command("decide", { file_path: "a.ts", decision: "apply" });
     expect(decided).toMatchObject({ ok: true, data: { hunks: [{ hunk_id: change!.hunks[0]!.hunk_id, status: "applied" }, { hunk_id: change!.hunks[1]!.hunk_id, status: "conflict" }] } });
     await rig.client.flush();

@@ -54,7 +54,8 @@ export interface PendingChange {
   job_id: string | null;
   tool: string;
   file_path: string;
-  hunks: { hunk_id: string; line: number; end_line: number; diff: string }[];
+  /** `conflict`: why the hunk cannot land as it is (its lines changed since); absent when it can. */
+  hunks: { hunk_id: string; line: number; end_line: number; diff: string; conflict?: string }[];
 }
 
 export interface DeskDeps {
@@ -156,7 +157,11 @@ export class ReviewDesk {
         file_path: s.change.file_path,
         hunks: s.hunks
           .filter((h) => !h.outcome)
-          .map((h) => ({ hunk_id: h.id, line: (where.get(h.id)?.start ?? h.hunk.start) + 1, end_line: (where.get(h.id)?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk) })),
+          .map((h) => {
+            const at = where.get(h.id);
+            const conflict = at?.conflict;
+            return { hunk_id: h.id, line: (at?.start ?? h.hunk.start) + 1, end_line: (at?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk), ...(conflict ? { conflict } : {}) };
+          }),
       });
     }
     return out;

@@ -69,8 +69,9 @@ function M.list(client, bufnr, opts)
           lnum = hunk.line,
           end_lnum = hunk.end_line,
           col = 1,
-          type = "I",
-          text = string.format("[%s] %s %s", hunk.hunk_id, change.tool, summary(hunk.diff)),
+          -- A hunk whose own lines changed since cannot land: shown as a warning, with why.
+          type = hunk.conflict and "W" or "I",
+          text = string.format("[%s] %s %s%s", hunk.hunk_id, change.tool, summary(hunk.diff), hunk.conflict and (" — conflict: " .. hunk.conflict) or ""),
         })
       end
     end
