@@ -146,6 +146,16 @@ asks for approvals only of clients that do."
                           answer))
                       (append items nil) answers))))
 
+(defun lockstep--send-changes (server)
+  "Send SERVER the changes not yet sent of each buffer it manages.
+Eglot sends didChange on an idle timer, which has not always run
+when a command or a reply goes out."
+  (when (fboundp 'eglot--signal-textDocument/didChange)
+    (dolist (buffer (eglot--managed-buffers server))
+      (with-current-buffer buffer
+        ;; It sends nothing for a buffer without changes.
+        (eglot--signal-textDocument/didChange)))))
+
 (cl-defmethod eglot-handle-request :after
   ((server lockstep-server) (_method (eql workspace/applyEdit)) &rest _)
   "Tell SERVER of the buffers its edit changed now, before the reply.
@@ -154,11 +164,7 @@ a command waits for its answer: the server would learn of its own
 edit only after the command ended, and a wrapped server's
 diagnostics of the new text (`diagnostics_after') could not come
 in time."
-  (when (fboundp 'eglot--signal-textDocument/didChange)
-    (dolist (buffer (eglot--managed-buffers server))
-      (with-current-buffer buffer
-        ;; It sends nothing for a buffer without changes.
-        (eglot--signal-textDocument/didChange)))))
+  (lockstep--send-changes server))
 
 ;; Wrap mode's server: lockstep-wrap.el makes the contacts that start
 ;; it, and `lockstep-register' keeps their entries first.
@@ -267,12 +273,13 @@ staged for review after `lockstep-ask', the end of a job after
   (lockstep--read-rest server))
 
 (defun lockstep--request (server command argument)
-  "Run COMMAND with the one ARGUMENT object on SERVER; return its reply."
+  "Run COMMAND with the one ARGUMENT object on SERVER; return its reply.
+SERVER first hears of the unsaved typing in every buffer it
+manages, not only the current one: the review list and the chat
+are no file, and a hunk accepted there must meet the text as it is
+now (else Eglot refuses the edit as made for an older version)."
   (let ((arguments (vector argument)))
-    (when (and (eq (eglot-current-server) server)
-               (fboundp 'eglot--signal-textDocument/didChange))
-      ;; Let the agent see the unsaved text of this buffer.
-      (eglot--signal-textDocument/didChange))
+    (lockstep--send-changes server)
     (if (fboundp 'eglot-execute)
         (prog1 (eglot-execute server (list :title command :command command
                                            :arguments arguments))

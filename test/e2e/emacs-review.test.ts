@@ -3,7 +3,10 @@
 // and the driver fixtures/emacs/review-driver.el does what a user would with
 // M-x lockstep-review, next-error, lockstep-accept, lockstep-reject and
 // lockstep-revert. What the model heard is read from the fake endpoint. A
-// second case answers no to Eglot's own "Proceed?" prompt.
+// second case types keys as a user would: n / p / RET / a / r / g in the
+// *lockstep review* list, a hunk accepted over the user's typing (conflict),
+// and C-u M-x lockstep-revert RET <job> RET. A third answers no to Eglot's
+// own "Proceed?" prompt.
 import { describe, expect, it } from "vitest";
 import { lastResponses, sha256Hex, turn, writeCall, type WireFunctionResponse } from "../support/agent-scripts.js";
 import { startFakeGemini, type FakeScript, type RecordedRequest } from "../support/fake-gemini.js";
@@ -35,6 +38,9 @@ const FIRST = ["    return w * h", "    return h * w"] as const;
 const SECOND = ["    return area(s, s)", "    return s * s"] as const;
 const PROPOSED = BEFORE.replace(FIRST[0], FIRST[1]).replace(SECOND[0], SECOND[1]);
 const FIRST_ONLY = BEFORE.replace(FIRST[0], FIRST[1]);
+/** The second run changes line 6 (THIRD) and again line 14 (SECOND), over what the first left. */
+const THIRD = ["    return 2 * (w + h)", "    return 2 * w + 2 * h"] as const;
+const SECOND_PROPOSED = FIRST_ONLY.replace(THIRD[0], THIRD[1]).replace(SECOND[0], SECOND[1]);
 
 interface Hunk {
   hunk_id: string;
@@ -75,17 +81,61 @@ interface ReviewResult extends ScenarioResult<BufferView & { managed: boolean }>
   messages: string[];
 }
 
+/** What the keys scenario types at the end of a line. */
+const TYPED = " # mine";
+const REVIEW_LIST = "*lockstep review*";
+/** Where point is after keys typed in Emacs, and what they showed. */
+interface Keys {
+  keys: string;
+  buffer: string;
+  line: number;
+  /** The hunk at point, in the review list. */
+  hunk_id?: string;
+  /** The last message shown, if any. */
+  message?: string;
+  command_error?: string;
+}
+interface KeysResult extends ScenarioResult<BufferView> {
+  list: string[];
+  moves: Keys[];
+  visit: Keys;
+  accept: Keys;
+  list_after_accept: string[];
+  to_other: Keys;
+  reject: Keys;
+  list_after_reject: string[];
+  decided: BufferView;
+  first_job: string;
+  stale_list: string[];
+  refresh: Keys;
+  refreshed_list: string[];
+  typing: Keys;
+  conflict: Keys;
+  list_after_conflict: string[];
+  accept_other: Keys;
+  second_job: string;
+  final_refresh: Keys;
+  final_list: string[];
+  after_conflict: BufferView;
+  revert_conflict: Keys;
+  revert_buffer: string;
+  revert_buffer_shown: boolean;
+  after_revert_conflict: BufferView;
+  revert_first: Keys;
+  after_revert: BufferView;
+}
+
 /** Each request the model made after its write: the write_file answer it heard. */
 const heard = (request: RecordedRequest | undefined): WireFunctionResponse["response"] | undefined => lastResponses(request)[0]?.response;
 const statuses = (hunks: Hunk[] | undefined): [string, string | undefined][] => (hunks ?? []).map((h) => [h.hunk_id, h.status]);
 
 /** Plays `scenario` in Emacs with the fake model on `script`; returns the driver's report and the requests the model got. */
-async function play(scenario: Record<string, unknown>, script: FakeScript): Promise<{ r: ReviewResult; requests: RecordedRequest[] }> {
+async function play<R extends ScenarioResult = ReviewResult>(scenario: Record<string, unknown>, script: FakeScript): Promise<{ r: R; requests: RecordedRequest[] }> {
   requireEmacs();
   const fake = await startFakeGemini(script);
   try {
     const workspace = await makeWorkspace({ [FILE]: BEFORE });
-    const run = await runEditor<ReviewResult>({
+    const run = await runEditor<R>({
       ...emacsCommand("review-driver.el"),
       input: { ...scenario, workspace, repo: REPO, node: process.execPath, file: FILE, mode: "python-mode" },
       cwd: workspace,
@@ -166,6 +216,81 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(r.disk).toBe(BEFORE);
     expect(requests).toHaveLength(4);
     expect(r.chat.filter((l) => l.startsWith("[done]"))).toHaveLength(2);
+  });
+
+  it("keys in the review list: n / p / RET / a / r / g; accepting over the user's typing is a conflict; C-u M-x lockstep-revert of a job by id", async () => {
+    const { r: k, requests } = await play<KeysResult>(
+      {
+        scenario: "keys",
+        settings: { approval: "review" },
+        prompt: "simplify calc.py",
+        second_prompt: "and the rest",
+        typed_line: 14,
+        revert_typed_line: 6,
+        typing: "C-e SPC # SPC m i n e", // TYPED at the end of the line
+      },
+      (_request, index) => (index === 0 ? write : index === 2 ? turn({ calls: [writeCall(FILE, SECOND_PROPOSED, sha256Hex(FIRST_ONLY))] }) : turn({ text: ["Noted."] })),
+    );
+    const [first, second] = k.moves;
+    // n, n, p walk the list's hunks; RET shows the one at point in its file, at its line.
+    expect(k.moves.map((m) => [m.keys, m.hunk_id])).toEqual([
+      ["n", first?.hunk_id],
+      ["n", second?.hunk_id],
+      ["p", first?.hunk_id],
+    ]);
+    expect(k.list).toContain(`calc.py:2: ${first?.hunk_id} +1 −1 write_file (${k.first_job})`);
+    expect(k.list).toContain(`calc.py:14: ${second?.hunk_id} +1 −1 write_file (${k.first_job})`);
+    expect(k.visit).toMatchObject({ buffer: FILE, line: 2 });
+    // a on the first hunk's line lands it; n goes to the other, r leaves it out.
+    expect(k.accept).toMatchObject({ buffer: REVIEW_LIST, message: `[lockstep] ${first?.hunk_id} applied` });
+    expect(k.list_after_accept[0]).toBe("1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(k.to_other.hunk_id).toBe(second?.hunk_id);
+    expect(k.reject).toMatchObject({ message: `[lockstep] ${second?.hunk_id} rejected` });
+    expect(k.list_after_reject).toEqual(["Nothing waits for review."]);
+    expect(k.decided.text).toBe(FIRST_ONLY);
+    expect(statuses(heard(requests[1])?.data?.["hunks"] as Hunk[])).toEqual([
+      [first?.hunk_id, "applied"],
+      [second?.hunk_id, "rejected"],
+    ]);
+
+    // The second run's proposal comes while the list says nothing waits: g lists it.
+    expect(k.stale_list).toEqual(["Nothing waits for review."]);
+    expect(k.refresh.command_error).toBeUndefined();
+    expect(k.refreshed_list[0]).toBe("2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    const [other, typedOver] = k.refreshed_list.filter((l) => l.startsWith("calc.py:")).map((l) => l.split(" ")[1]);
+    expect(k.refreshed_list).toContain(`calc.py:6: ${other} +1 −1 write_file (${k.second_job})`);
+    expect(k.refreshed_list).toContain(`calc.py:14: ${typedOver} +1 −1 write_file (${k.second_job})`);
+    // The user typed over line 14, the second hunk's own line, and went back to the list
+    // before Eglot's idle timer sent it: a there is a conflict, never forced; the typing stays.
+    expect(k.typing).toMatchObject({ buffer: FILE, line: 14 });
+    expect(k.conflict.message).toBe(`[lockstep] ${typedOver} conflict: Conflict: the lines it changes (lines 14–14) were edited since the change was proposed.`);
+    expect(k.list_after_conflict[0]).toBe("1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    // The other hunk still lands, then g shows nothing pending.
+    expect(k.accept_other.message).toBe(`[lockstep] ${other} applied`);
+    expect(k.final_refresh.command_error).toBeUndefined();
+    expect(k.final_list).toEqual(["Nothing waits for review."]);
+    const secondRun = SECOND_PROPOSED.replace(SECOND[1], `${SECOND[0]}${TYPED}`);
+    expect(k.after_conflict.text).toBe(secondRun);
+    const heardSecond = heard(requests[3]);
+    expect(statuses(heardSecond?.data?.["hunks"] as Hunk[])).toEqual([
+      [other, "applied"],
+      [typedOver, "conflict"],
+    ]);
+    expect((heardSecond?.data?.["hunks"] as Hunk[])[1]?.message).toMatch(/^Conflict: the lines it changes \(lines 14–14\) were edited/);
+
+    // C-u M-x lockstep-revert RET <second job>, after the user typed over line 6, its applied
+    // line: left as it is, reported in *lockstep revert* with the part that would be undone.
+    const edited = secondRun.replace(THIRD[1], `${THIRD[1]}${TYPED}`);
+    expect(k.revert_conflict.message).toBe(`[lockstep] Revert of ${k.second_job}: ${FILE} conflict`);
+    expect(k.revert_buffer_shown).toBe(true);
+    expect(k.revert_buffer).toMatch(/^calc\.py: conflict\ncalc\.py was left as it is: .*lines 6–6\) were edited/);
+    expect(k.revert_buffer).toContain(`-${THIRD[1]}\n+${THIRD[0]}\n`);
+    expect(k.after_revert_conflict.text).toBe(edited);
+    // C-u M-x lockstep-revert RET <first job>: that job (not the last) is undone, the rest stays.
+    expect(k.revert_first.message).toBe(`[lockstep] Revert of ${k.first_job}: ${FILE} reverted`);
+    expect(k.after_revert.text).toBe(edited.replace(FIRST[1], FIRST[0]));
+    expect(k.disk).toBe(BEFORE);
+    expect(requests).toHaveLength(4);
   });
 
   it("approval auto: no to Eglot's own Proceed? reaches the model as rejected; the buffer is untouched", async () => {
