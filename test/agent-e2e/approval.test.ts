@@ -287,8 +287,13 @@ describe("without window/showMessageRequest (Helix)", () => {
     expect(job.status).toBe("done");
     const answers = rig.fake!.requests.slice(1).map((r) => lastResponses(r)[0]?.response);
     expect(answers.map((r) => (r?.ok ? "ok" : r?.error?.code))).toEqual(["rejected", "ok", "ok"]);
-    const stagings = rig.client.notifications.filter((n) => n.method === "textDocument/publishDiagnostics" && isStaged(uri)(n.params));
-    expect(stagings).toHaveLength(2);
+    // Two changes were staged (whatever number of times their hunks were published as the buffer changed), not three.
+    const staged = new Set(
+      rig.client.notifications
+        .filter((n) => n.method === "textDocument/publishDiagnostics" && isStaged(uri)(n.params))
+        .flatMap((n) => (n.params as { diagnostics: Diagnostic[] }).diagnostics.map((d) => String((d.data as { hunk?: string } | undefined)?.hunk).split(".")[0])),
+    );
+    expect(staged.size).toBe(2);
     expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("  return w * h;", "  return (w * h);").replace("2 * (w + h)", "2 * (h + w)"));
   });
 
