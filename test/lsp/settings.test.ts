@@ -34,7 +34,8 @@ async function patchClosedFile(client: TestClient): Promise<void> {
 describe("settings", () => {
   it("come from initializationOptions", async () => {
     const client = await configured({ style: "helix", initializationOptions: { model: "gemini-init", approval: "auto" } });
-    expect(await session(client)).toMatchObject({ model: "gemini-init", approval: "auto" });
+    // Not in wrap mode: no wrapped server to speak of.
+    expect(await session(client)).toMatchObject({ model: "gemini-init", approval: "auto", wrapped: null });
   });
 
   it("come from workspace/configuration, section lockstep", async () => {

@@ -14,6 +14,12 @@ afterEach(cleanup);
 const errorsShown = (client: TestClient): string[] =>
   client.notifications.filter((n) => n.method === "window/showMessage" && (n.params as ShowMessageParams).type === 1).map((n) => (n.params as ShowMessageParams).message);
 
+/** What lockstep.session says of the wrapped server. */
+async function wrapped(client: TestClient): Promise<unknown> {
+  const session = await client.command("session", {});
+  return session.ok ? session.data["wrapped"] : session;
+}
+
 async function hoverText(client: TestClient, rel: string, character: number): Promise<string> {
   const hover = await client.request<Hover | null>("textDocument/hover", { textDocument: { uri: client.uri(rel) }, position: { line: 0, character } });
   return JSON.stringify(hover?.contents ?? null);
@@ -27,6 +33,7 @@ describe("wrap mode: the child's life", () => {
     await client.type("src/a.ts", "count", "tally");
     expect(await hoverText(client, "src/a.ts", 14)).toContain("tally: number");
 
+    expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "running", restarts: 0 });
     for (let death = 1; death <= 3; death++) {
       const pid = await childPid(client);
       process.kill(pid, "SIGKILL");
@@ -34,6 +41,7 @@ describe("wrap mode: the child's life", () => {
       expect(errorsShown(client)[death - 1]).toMatch(/typescript-language-server stopped: .*Restarting it\./s);
       await eventually(() => descendants(client.pid).some((p) => p !== pid), "the restarted child");
       expect(await hoverText(client, "src/a.ts", 14)).toContain("tally: number");
+      expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "running", restarts: death });
     }
 
     // The fourth death in three minutes is the last.
@@ -46,6 +54,7 @@ describe("wrap mode: the child's life", () => {
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const tally: number = 1;\n" } });
     await client.type("src/a.ts", "tally", "total");
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const total: number = 1;\n" } });
+    expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "stopped", restarts: 3, reason: "it was killed by SIGKILL" });
     // Nothing the dead server said stands.
     expect(await client.command("get_diagnostics", {})).toMatchObject({ ok: true, data: { files: [] } });
     await sleep(300);
@@ -69,6 +78,7 @@ describe("wrap mode: the child's life", () => {
     const client = await launch(TS_FILES, { style: "helix", args: ["--wrap", "--", "/nonexistent/language-server", "--stdio"], initializationOptions: { lockstep: { approval: "auto" } } });
     expect(client.initializeResult!.serverInfo?.name).toBe("lockstep");
     await eventually(() => errorsShown(client).length === 1, "the message");
+    expect(await wrapped(client)).toMatchObject({ server: "language-server", state: "stopped", restarts: 0, reason: expect.stringMatching(/could not be started|ENOENT/) as string });
     expect(errorsShown(client)[0]).toMatch(/language-server.*(ENOENT|not|could not)/s);
     await client.open("src/a.ts", undefined, "typescript");
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { version: 1 } });

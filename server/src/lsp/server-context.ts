@@ -8,7 +8,7 @@ import { AgentService } from "../agent/jobs.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
 import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
-import type { WrapLink } from "../relay/wrap-link.js";
+import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
 import { Journal } from "../review/journal.js";
 import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
@@ -48,6 +48,8 @@ export interface ServerContext {
   readonly conditions: ToolConditions;
   /** The wrapped server's diagnostics, in wrap mode. */
   readonly childDiagnostics: DiagnosticsRecord | undefined;
+  /** The wrapped server's state, in wrap mode. */
+  readonly wrapStatus: () => WrapStatus | null;
   /** JSON lines on stderr with --debug or the `debug` setting. */
   readonly debug: (what: string, value: unknown) => void;
   readonly notify: (type: MessageType, message: string) => void;
@@ -102,7 +104,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, events, companion, conditions, childDiagnostics, debug, notify, warn };
+  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
 
 /**

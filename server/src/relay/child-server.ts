@@ -37,6 +37,11 @@ export class ChildServer {
     return this.tail.trim().split("\n").slice(-8).join("\n");
   }
 
+  /** How many times it was started again after the first start. */
+  get restarts(): number {
+    return Math.max(0, this.starts.length - 1);
+  }
+
   /** Whether another start is allowed: at most RESTART_LIMIT restarts within RESTART_WINDOW_MS. */
   mayRestart(now = Date.now()): boolean {
     return this.starts.filter((t) => now - t < RESTART_WINDOW_MS).length <= RESTART_LIMIT;

@@ -11,7 +11,7 @@ import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
 import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
 import { readFrames, writeFrame, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
-import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink } from "./wrap-link.js";
+import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
 
 type Peer = "child" | "lockstep";
 type Id = number | string;
@@ -87,6 +87,11 @@ export class Relay implements WrapLink {
     // Nothing outlives lockstep, however it ends.
     process.on("exit", () => this.child.killNow());
     this.child.start();
+  }
+
+  status(): WrapStatus {
+    const state = this.gone !== undefined ? "stopped" : this.held !== undefined || !this.child.running ? "restarting" : "running";
+    return { server: this.childName, state, restarts: this.child.restarts, ...(this.gone !== undefined ? { reason: this.gone } : {}) };
   }
 
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void {

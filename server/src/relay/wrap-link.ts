@@ -33,9 +33,19 @@ export interface OpenDocument {
   text: string;
 }
 
+/** The wrapped server as `lockstep.session` shows it. */
+export interface WrapStatus {
+  server: string;
+  /** running, restarting, or stopped (for good: `reason` says why). */
+  state: "running" | "restarting" | "stopped";
+  restarts: number;
+  reason?: string;
+}
+
 export interface WrapLink {
   /** The wrapped server's command, for messages. */
   readonly childName: string;
+  status(): WrapStatus;
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void;
   /** The child died: what it said about documents is no longer true. */
   onChildGone(listener: () => void): void;

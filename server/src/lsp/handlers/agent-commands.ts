@@ -31,6 +31,7 @@ export function agentCommands(ctx: ServerContext) {
           approval: s.approval,
           version: VERSION,
           companion: ctx.companion.facts(),
+          wrapped: ctx.wrapStatus(),
         });
       }
       case "reset_session":
