@@ -1,20 +1,12 @@
 // What a test reads back from a lockstep command: the envelope, the file state
 // inside it, and sha256 to compare a state's hash with a text or the disk.
 import { createHash } from "node:crypto";
+// The server's own types: the envelope and the state are the contract between it and every client.
+import type { FileState } from "../../../server/src/workspace/file-state.js";
 
-export interface FileState {
-  file_path: string;
-  uri: string;
-  version: number | null;
-  sha256: string;
-  content: string;
-  open: boolean;
-  /** Text lockstep delivered that the editor has not confirmed yet. */
-  unconfirmed?: true;
-}
+import type { Data, Envelope } from "../../../server/src/tools/envelope.js";
 
-export type Data = Record<string, unknown>;
-export type Envelope = { ok: true; data: Data } | { ok: false; error: { code: string; message: string; suggestions: string[] }; data?: Data };
+export type { Data, Envelope, FileState };
 
 /** `data.latest_file_state` (or the data itself for read_file); throws naming what came instead. */
 export function stateOf(envelope: Envelope): FileState {
