@@ -2,9 +2,8 @@
 // inside it, and sha256 to compare a state's hash with a text or the disk.
 import { createHash } from "node:crypto";
 // The server's own types: the envelope and the state are the contract between it and every client.
-import type { FileState } from "../../../server/src/workspace/file-state.js";
-
 import type { Data, Envelope } from "../../../server/src/tools/envelope.js";
+import type { FileState } from "../../../server/src/workspace/file-state.js";
 
 export type { Data, Envelope, FileState };
 
