@@ -4,28 +4,17 @@
 // test/lsp/large-input.test.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import { patchCall, sha256Hex, startAgent, turn } from "../support/agent-scripts.js";
+import { BIG_TEXT as TEXT, bigDiff } from "../support/large-patch.js";
 import { stopAllServers } from "../support/lsp-client.js";
 
 afterEach(stopAllServers);
-
-const LINES = Array.from({ length: 40_000 }, (_, i) => `const v${i} = ${i};`);
-const TEXT = LINES.join("\n") + "\n";
-
-function bigDiff(count: number, step: number): string {
-  let diff = "";
-  for (let k = 0; k < count; k++) {
-    const at = 1 + k * step;
-    diff += `@@ @@\n ${LINES[at - 1]}\n-${LINES[at]}\n+const v${at} = ${at} + 1;\n ${LINES[at + 1]}\n`;
-  }
-  return diff;
-}
 
 describe("lockstep.cancel during a large engine job", () => {
   it("ends the run cancelled while the patch is computed, and nothing is applied", async () => {
     const rig = await startAgent({
       files: { "big.ts": TEXT },
       initializationOptions: { approval: "auto" },
-      script: [turn({ calls: [patchCall("big.ts", bigDiff(13_000, 3), sha256Hex(TEXT))] }), turn({ text: ["never reached"] })],
+      script: [turn({ calls: [patchCall("big.ts", bigDiff(13_000, 3).diff, sha256Hex(TEXT))] }), turn({ text: ["never reached"] })],
     });
     const id = await rig.ask("change every third line");
     await rig.waitForEvent(id, (e) => e.kind === "tool_call" && e.tool === "safe_patch");

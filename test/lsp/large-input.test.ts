@@ -2,26 +2,11 @@
 // a worker thread, lands exactly, can be cancelled, and a diff over the hunk
 // limit is refused with a clear message. (How fast other commands answer
 // meanwhile is measured in `npm run bench`, not asserted here.)
-import { CancellationTokenSource } from "vscode-jsonrpc/node.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { BIG_LINES as LINES, BIG_TEXT as TEXT, bigDiff, expectCancelled, expectCancelledPatch } from "../support/large-patch.js";
 import { cleanup, launch, sha256 } from "../support/lsp-client.js";
 
 afterEach(cleanup);
-
-const LINES = Array.from({ length: 40_000 }, (_, i) => `const v${i} = ${i};`);
-const TEXT = LINES.join("\n") + "\n";
-
-/** A bare-header hunk changing line `at` of every `step` lines, `count` of them. */
-function bigDiff(count: number, step: number): { diff: string; after: string } {
-  const after = [...LINES];
-  let diff = "";
-  for (let k = 0; k < count; k++) {
-    const at = 1 + k * step;
-    after[at] = `const v${at} = ${at} + 1;`;
-    diff += `@@ @@\n ${LINES[at - 1]}\n-${LINES[at]}\n+${after[at]}\n ${LINES[at + 1]}\n`;
-  }
-  return { diff, after: after.join("\n") + "\n" };
-}
 
 /** `count` edit blocks, each changing line 1 + 39k of big.ts (anchored on the line before). */
 function blocks(count: number): string {
@@ -44,14 +29,7 @@ describe("large inputs over LSP", () => {
 
   it("$/cancelRequest reaches a large patch: the answer is cancelled and nothing is written", async () => {
     const client = await launch({ "big.ts": TEXT }, { style: "helix" });
-    const { diff } = bigDiff(13_000, 3);
-    const source = new CancellationTokenSource();
-    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [{ file_path: "big.ts", unified_diff: diff, base_content_sha256: sha256(TEXT) }] }, source.token);
-    setTimeout(() => source.cancel(), 30);
-    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
-    // Either the server answered `cancelled`, or the client gave up on its side: never an applied patch.
-    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
-    expect(await client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256(TEXT) } });
+    await expectCancelledPatch(client, "big.ts");
   }, 60_000);
 
   it("refuses a diff over the hunk limit with the count and the next step", async () => {
@@ -75,13 +53,8 @@ describe("large inputs over LSP", () => {
 
   it("$/cancelRequest reaches many edit blocks on a large file: nothing is applied", async () => {
     const client = await launch({ "big.ts": TEXT }, { style: "helix" });
-    const text = blocks(1_000);
-    const source = new CancellationTokenSource();
-    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.apply_edit_blocks", arguments: [{ text }] }, source.token);
-    // While the blocks are being applied in the worker (the whole call takes over a second); earlier is cancelled as well.
-    setTimeout(() => source.cancel(), 400);
-    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
-    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
+    // Cancelled while the blocks are being applied in the worker (the whole call takes over a second); earlier is cancelled as well.
+    await expectCancelled(client, "lockstep.apply_edit_blocks", { text: blocks(1_000) }, 400);
     expect(client.applyEditRequests).toHaveLength(0);
     expect(await client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256(TEXT) } });
   }, 60_000);

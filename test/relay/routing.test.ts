@@ -6,6 +6,7 @@ import type { CodeAction, Command, Diagnostic } from "vscode-languageserver-prot
 import { CancellationTokenSource } from "vscode-jsonrpc/node.js";
 import { afterEach, describe, expect, it } from "vitest";
 import path from "node:path";
+import { BIG_TEXT, expectCancelledPatch } from "../support/large-patch.js";
 import { cleanup, launch, sha256 } from "../support/lsp-client.js";
 import { diagnosticsOf, launchWrapped, TS_FILES } from "./wrap-support.js";
 
@@ -93,17 +94,9 @@ describe("wrap mode: routing", () => {
   }, 60_000);
 
   it("$/cancelRequest follows its request: to lockstep for its command (nothing applied), to the child for the rest (answered)", async () => {
-    const lines = Array.from({ length: 40_000 }, (_, i) => `const v${i} = ${i};`);
-    const text = lines.join("\n") + "\n";
-    let diff = "";
-    for (let k = 0; k < 13_000; k++) diff += `@@ @@\n ${lines[3 * k]}\n-${lines[3 * k + 1]}\n+${lines[3 * k + 1]} // x\n ${lines[3 * k + 2]}\n`;
-    const client = await launchWrapped({ approval: "auto" }, "helix", { ...TS_FILES, "big.txt": text });
-    const source = new CancellationTokenSource();
-    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [{ file_path: "big.txt", unified_diff: diff, base_content_sha256: sha256(text) }] }, source.token);
-    setTimeout(() => source.cancel(), 30);
-    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
-    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
-    expect(await client.command("read_file", { file_path: "big.txt" })).toMatchObject({ ok: true, data: { sha256: sha256(text) } });
+    // big.txt: a file typescript-language-server leaves alone.
+    const client = await launchWrapped({ approval: "auto" }, "helix", { ...TS_FILES, "big.txt": BIG_TEXT });
+    await expectCancelledPatch(client, "big.txt");
 
     await client.open("src/a.ts", undefined, "typescript");
     const uri = client.uri("src/a.ts");
