@@ -4,13 +4,13 @@
 // both see the same machine; a burst of 1,000 hovers sent at once to each; and
 // how long diagnostics_after waits for the wrapped server's list after a write.
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import { readFrames } from "../server/src/relay/framing.js";
 import { createWorkspace, removeWorkspace, sha256, startServer } from "../test/support/lsp-client.js";
+import { cpuMs } from "./proc.js";
 import { fixed, median, timingRow, type TimingRow } from "./report.js";
 import { projectRoot } from "./start-up.js";
 
@@ -56,13 +56,6 @@ async function connect(command: string, args: string[], root: string): Promise<S
 }
 
 const hover = (s: Server, line: number): Promise<unknown> => s.connection.sendRequest("textDocument/hover", { textDocument: { uri: s.uri }, position: { line, character: 14 } });
-
-/** CPU time (user + system) a process has used so far, from /proc (Linux; 10 ms ticks). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const began = performance.now();

@@ -3,10 +3,10 @@
 // for many open documents. Drives the real process with the test client
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
 // Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type Envelope, type TestClient } from "../test/support/lsp-client.js";
 import { MinimalClient } from "./minimal-client.js";
+import { cpuMs, rss } from "./proc.js";
 import { timingRow, type TimingRow } from "./report.js";
 import { projectRoot, startUpRows } from "./start-up.js";
 
@@ -26,26 +26,6 @@ function mb(bytes: number): string {
 function log(message: string): void {
   process.stderr.write(`[bench:server] ${message}\n`);
 }
-
-/** Resident memory of a process, from /proc (Linux). */
-async function rss(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (kb === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb) * 1024;
-}
-
-/** CPU time (user + system, all threads) a process has used so far, from /proc (Linux; 10 ms ticks). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
-}
-
-/** Linux's USER_HZ, fixed at 100 on every architecture Node runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 /** A line of code-like text, a different one for each (file, line). */
 function codeLine(file: number, line: number): string {

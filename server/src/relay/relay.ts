@@ -30,8 +30,9 @@ interface EditorRequest {
 
 /** A message and, when it came off a stream, its bytes: forwarded unchanged, they are written as they came. */
 type Wire = Message | Frame;
-const messageOf = (w: Wire): Message => ("raw" in w && Buffer.isBuffer(w.raw) ? (w as Frame).message : (w as Message));
-const bytesOf = (w: Wire): Buffer | Message => ("raw" in w && Buffer.isBuffer(w.raw) ? (w as Frame).raw : (w as Message));
+const isFrame = (w: Wire): w is Frame => "raw" in w && Buffer.isBuffer(w.raw);
+const messageOf = (w: Wire): Message => (isFrame(w) ? w.message : w);
+const bytesOf = (w: Wire): Buffer | Message => (isFrame(w) ? w.raw : w);
 
 export interface EditorSide {
   input: Readable;
@@ -69,9 +70,8 @@ export class Relay implements WrapLink {
   private initializeParams: Json | undefined;
   private childInitialized = false;
   private shutdown = false;
-  private readonly sentVersions = new Map<string, number>();
-  /** Per document, how many versions the child was sent since its last list for it. */
-  private readonly sentSincePublish = new Map<string, number>();
+  /** Per document, the last version the child was sent, and how many it was sent since its last list for it. */
+  private readonly sent = new Map<string, { version: number; sinceList: number }>();
   private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
   private readonly goneListeners: (() => void)[] = [];
   private documents: () => OpenDocument[] = () => [];
@@ -189,8 +189,7 @@ export class Relay implements WrapLink {
     if (notification.method !== "textDocument/didOpen" && notification.method !== "textDocument/didChange") return;
     const doc = isObject(notification.params) ? notification.params["textDocument"] : undefined;
     if (!isObject(doc) || typeof doc["uri"] !== "string" || typeof doc["version"] !== "number") return;
-    this.sentVersions.set(doc["uri"], doc["version"]);
-    this.sentSincePublish.set(doc["uri"], (this.sentSincePublish.get(doc["uri"]) ?? 0) + 1);
+    this.sent.set(doc["uri"], { version: doc["version"], sinceList: (this.sent.get(doc["uri"])?.sinceList ?? 0) + 1 });
   }
 
   private async exit(): Promise<void> {
@@ -284,9 +283,9 @@ export class Relay implements WrapLink {
     };
     // Without the child's own version, the last one it was sent, if that is the only one since its last
     // list: after two, this list may be the older text's, computed before the newer arrived.
-    const unambiguous = (this.sentSincePublish.get(p["uri"]) ?? 0) <= 1;
-    this.sentSincePublish.set(p["uri"], 0);
-    const attributed = version ?? (unambiguous ? this.sentVersions.get(p["uri"]) : undefined);
+    const sent = this.sent.get(p["uri"]);
+    if (sent) this.sent.set(p["uri"], { version: sent.version, sinceList: 0 });
+    const attributed = version ?? (sent && sent.sinceList <= 1 ? sent.version : undefined);
     if (attributed !== undefined) published.attributedVersion = attributed;
     for (const listener of this.diagnosticListeners) listener(published);
   }
@@ -324,8 +323,7 @@ export class Relay implements WrapLink {
       if (response.error) return this.childEnded(`it did not initialize again (${response.error.message})`, false);
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
       for (const doc of this.documents()) {
-        this.sentVersions.set(doc.uri, doc.version);
-        this.sentSincePublish.set(doc.uri, 1);
+        this.sent.set(doc.uri, { version: doc.version, sinceList: 1 });
         this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
       }
       const held = this.held ?? [];
