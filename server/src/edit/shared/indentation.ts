@@ -96,7 +96,8 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   let asWritten = 0;
   // A removed line typed exactly as the file has it, indentation and all, says the model copied the file's
   // frame; in a file that mixes tabs and spaces, only for lines indented like the ones that drifted.
-  const driftedStyles = new Set(indents.filter(([m, f]) => m !== f).map(([, f]) => f.charAt(0)));
+  const driftedPairs = indents.filter(([m, f]) => m !== f);
+  const driftedStyles = new Set(driftedPairs.map(([, f]) => f.charAt(0)));
   // A ` * ` line under `/**` shows nothing of a frame, unless such lines drifted among the context too.
   const alignmentDrifted = solid.some((p) => !p.removed && isCommentAlignment(p.file) && !showsIndentation(p.file) && p.model !== p.file);
   const shows = (line: string): boolean => showsIndentation(line) || (alignmentDrifted && isCommentAlignment(line));
@@ -111,7 +112,7 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   // A unit its own lines are not all on (one step of 8 among lines at 2, 4, 6) is no frame either.
   if (!UNITS.includes(modelFrame.unit ?? 0) || !inStyle.every((p) => onGrid(lead(p.model), p.model, modelFrame))) modelFrame.unit = undefined;
   // ...and it speaks only of added lines typed in that frame's style (a tab-indented line says nothing of a frame of spaces).
-  const modelStyles = new Set(indents.filter(([m, f]) => m !== f).map(([m]) => m.charAt(0)));
+  const modelStyles = new Set(driftedPairs.map(([m]) => m.charAt(0)));
   let firstDiffering = -1;
   for (let i = 0; i < q.added.length; i++) {
     const a = q.added[i]!;
@@ -276,7 +277,8 @@ export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", simila
   const pairs: FramePair[] = [];
   const added: AddedLine[] = [];
   let lastOld: number | undefined;
-  const fileTexts = new Set(ops.filter((o) => o.op !== "+").map((o) => o.fileText ?? o.text));
+  // Replace mode only: the file's old-side lines, to tell when an equal line may be another of them.
+  const fileTexts = mode === "replace" ? new Set(ops.filter((o) => o.op !== "+").map((o) => o.fileText ?? o.text)) : undefined;
   let removed: number[] = [];
   let adds: number[] = [];
   const closeBlock = (next: number | undefined): void => {
@@ -312,7 +314,7 @@ export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", simila
     // a line typed as its old_string line was (drifted) and exactly as another of the file's lines there is,
     // may be either one: it is neither, and its indentation is weighed like an inserted line's.
     const text = o.newText ?? o.text;
-    if (text === o.text && text !== (o.fileText ?? o.text) && fileTexts.has(text)) added.push({ text, anchor: index });
+    if (text === o.text && text !== (o.fileText ?? o.text) && fileTexts?.has(text)) added.push({ text, anchor: index });
     else added.push(text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index });
   }
   closeBlock(undefined);
