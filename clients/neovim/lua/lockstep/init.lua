@@ -288,14 +288,7 @@ end
 
 local function session_command(command, done)
   with_client(api.nvim_get_current_buf(), function(client)
-    lsp.execute(client, api.nvim_get_current_buf(), command, vim.empty_dict(), function(err, result)
-      local data, failure = unwrap(err, result)
-      if failure then
-        notify(failure, vim.log.levels.ERROR)
-      else
-        done(data)
-      end
-    end)
+    lsp.execute(client, api.nvim_get_current_buf(), command, vim.empty_dict(), reply.on_data(done))
   end)
 end
 

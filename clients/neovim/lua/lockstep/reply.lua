@@ -33,6 +33,19 @@ function M.unwrap(err, result)
   return type(result.data) == "table" and result.data or {}, nil
 end
 
+--- A command callback that hands the data of a successful reply to `done(data)` and reports
+--- a failure as an error.
+function M.on_data(done)
+  return function(err, result)
+    local data, failure = M.unwrap(err, result)
+    if failure then
+      M.notify(failure, vim.log.levels.ERROR)
+    else
+      done(data)
+    end
+  end
+end
+
 -- Report each block's status; `failure` is the error of a reply that failed as a whole.
 local function render_blocks(data, dry_run, failure)
   local blocks = type(data.blocks) == "table" and data.blocks or {}

@@ -20,14 +20,7 @@ M.QF_TITLE = "lockstep review"
 
 -- Runs a lockstep command and calls `done(data)` with the data of a successful reply.
 local function run(client, bufnr, name, argument, done)
-  lsp.execute(client, bufnr, name, argument, function(err, result)
-    local data, failure = reply.unwrap(err, result)
-    if failure then
-      notify(failure, levels.ERROR)
-    else
-      done(data)
-    end
-  end)
+  lsp.execute(client, bufnr, name, argument, reply.on_data(done))
 end
 
 -- The server names files relative to its root.
