@@ -31,13 +31,13 @@ export async function diagnosticsOf(client: TestClient, rel: string, until: (d: 
   return (note.params as PublishDiagnosticsParams).diagnostics;
 }
 
-/** Every process below `pid` (children, their children, ...). */
-export function descendants(pid: number): number[] {
+/** Every running process's children, by parent pid, from one `ps`. */
+function processTree(): Map<number, number[]> {
   let out = "";
   try {
     out = execFileSync("ps", ["-e", "-o", "pid=,ppid="], { encoding: "utf8" });
   } catch {
-    return [];
+    return new Map();
   }
   const children = new Map<number, number[]>();
   for (const line of out.trim().split("\n")) {
@@ -45,6 +45,12 @@ export function descendants(pid: number): number[] {
     if (child === undefined || parent === undefined) continue;
     children.set(parent, [...(children.get(parent) ?? []), child]);
   }
+  return children;
+}
+
+/** Every process below `pid` (children, their children, ...). */
+export function descendants(pid: number): number[] {
+  const children = processTree();
   const found: number[] = [];
   const walk = (p: number): void => {
     for (const c of children.get(p) ?? []) {
@@ -68,19 +74,11 @@ export function alive(pid: number): boolean {
 /** The wrapped server's own process: lockstep's direct child. */
 export async function childPid(client: TestClient): Promise<number> {
   for (let i = 0; i < 100; i++) {
-    const direct = descendants(client.pid).filter((p) => isDirectChild(p, client.pid));
+    const direct = processTree().get(client.pid) ?? [];
     if (direct.length > 0) return direct[0]!;
     await sleep(50);
   }
   throw new Error("lockstep has no child process");
-}
-
-function isDirectChild(pid: number, parent: number): boolean {
-  try {
-    return Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }).trim()) === parent;
-  } catch {
-    return false;
-  }
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
