@@ -18,6 +18,8 @@ const HOVERS = 1000;
 const BURST = 1000;
 const BURSTS = 15;
 const WRITES = 20;
+/** The wrapped server: typescript-language-server, a development dependency. */
+const tsls = (): string => path.join(projectRoot(), "node_modules", ".bin", "typescript-language-server");
 const TEXT = Array.from({ length: 200 }, (_, i) => `export const value${i}: number = ${i} * 2;`).join("\n") + "\n";
 
 interface Server {
@@ -64,9 +66,8 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 async function hoverRows(root: string): Promise<TimingRow[]> {
-  const tsls = path.join(projectRoot(), "node_modules", ".bin", "typescript-language-server");
-  const direct = await connect(tsls, ["--stdio"], root);
-  const wrapped = await connect(process.execPath, [path.join(projectRoot(), "bin", "lockstep.js"), "--stdio", "--wrap", "--", tsls, "--stdio"], root);
+  const direct = await connect(tsls(), ["--stdio"], root);
+  const wrapped = await connect(process.execPath, [path.join(projectRoot(), "bin", "lockstep.js"), "--stdio", "--wrap", "--", tsls(), "--stdio"], root);
   try {
     // Warm both: the first hovers load the project in each server's tsserver.
     for (let i = 0; i < 50; i++) await Promise.all([hover(direct, i), hover(wrapped, i)]);
@@ -111,8 +112,7 @@ async function hoverRows(root: string): Promise<TimingRow[]> {
 async function diagnosticsRows(root: string): Promise<TimingRow[]> {
   const rows: TimingRow[] = [];
   for (const waitMs of [1500, 0]) {
-    const tsls = path.join(projectRoot(), "node_modules", ".bin", "typescript-language-server");
-    const client = await startServer({ root, style: "helix", args: ["--wrap", "--", tsls, "--stdio"], initializationOptions: { lockstep: { approval: "auto", diagnosticsWaitMs: waitMs } } });
+    const client = await startServer({ root, style: "helix", args: ["--wrap", "--", tsls(), "--stdio"], initializationOptions: { lockstep: { approval: "auto", diagnosticsWaitMs: waitMs } } });
     try {
       await client.open("src/b.ts", undefined, "typescript");
       // The server's first list for a document comes after it has loaded the project (1-2 s): wait for it, then measure.
