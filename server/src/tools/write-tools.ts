@@ -70,7 +70,7 @@ export const safePatch = defineTool({
         "Split the change into several safe_patch calls, or write the whole file with write_file.",
       ]);
     }
-    const existing = await existingHeaderFiles(ctx, args.unified_diff);
+    const existing = await existingHeaderFiles(ctx, args.unified_diff, args.file_path);
     return modifyFile(
       ctx,
       { tool: "safe_patch", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: true },
@@ -86,15 +86,22 @@ export const safePatch = defineTool({
   },
 });
 
-/** The diff's header paths that name existing files of the workspace: only those may refuse a diff for naming another file. */
-async function existingHeaderFiles(ctx: ToolContext, diff: string): Promise<Set<string>> {
+/**
+ * The diff's header paths that name a file that is there (on disk or open in the editor) and is
+ * not the target itself: only those may refuse a diff for naming another file. A name that merely
+ * resolves (`modified`, `after.c`, `b/file` when no such file exists) is a hint, never a refusal.
+ */
+async function existingHeaderFiles(ctx: ToolContext, diff: string, target: string): Promise<Set<string>> {
   const parsed = parseUnifiedDiff(headerPairs(diff));
   const found = new Set<string>();
   if (!parsed.ok) return found;
   const paths = new Set(parsed.value.flatMap((p) => [p.oldPath, p.newPath]).filter((p): p is string => p !== undefined));
+  if (paths.size === 0) return found;
+  const self = await ctx.workspace.resolve(target, "write");
+  const targetUri = self.ok ? self.value.uri : undefined;
   for (const p of paths) {
-    const resolved = await ctx.workspace.resolve(p, "read");
-    if (resolved.ok) found.add(p);
+    const file = await ctx.workspace.existingFile(p);
+    if (file !== undefined && file.uri !== targetUri) found.add(p);
   }
   return found;
 }

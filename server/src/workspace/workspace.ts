@@ -148,6 +148,16 @@ export class Workspace {
     return this.options.editor?.document(uri) !== undefined || this.pending.has(uri);
   }
 
+  /**
+   * The file a path names when one is there: on disk, open in the editor, or written by us and
+   * not yet confirmed. A path that merely resolves inside a root (a name nothing has) is not.
+   */
+  async existingFile(userPath: string): Promise<ResolvedPath | undefined> {
+    const resolved = await this.sandbox.resolve(userPath, "read");
+    if (!resolved.ok) return undefined;
+    return resolved.value.exists || this.heldInMemory(resolved.value.uri) ? resolved.value : undefined;
+  }
+
   /** Many files as `read` would give each, small files on disk read in one quick pass (see `readSmallTextFiles`). */
   async readMany(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<Outcome<FileState>[]> {
     const quick = paths.map((p) => p.exists && !this.heldInMemory(p.uri));
