@@ -1,11 +1,14 @@
-// The stdio transport with a guard the library lacks: a frame whose header is
-// broken (no Content-Length, or one that is not a number) or whose body is not
-// JSON (a too-short length cuts it) cannot be read past, since where the next
-// message starts is lost. The library reports it to no one and the server would
-// sit silent forever; here it ends the process with a message on stderr, so the
-// editor sees the server stop and can start it again.
+// The stdio transport with the guard the library lacks. A frame whose header is
+// broken (no Content-Length, one that is not a number, or bytes that cannot start
+// a header, which a Content-Length too short leaves) cannot be read past, since
+// where the next message starts is lost: the library would report it to no one
+// and sit silent, so here the process ends with a message on stderr and the
+// editor sees the server stop and can start it again. A well-framed body that is
+// not JSON is not that: it is answered with a parse error (-32700, id null) and
+// the server reads on (`frame-reader.ts` tells the two apart).
 import type { Readable, Writable } from "node:stream";
-import { StreamMessageReader, StreamMessageWriter, type MessageReader, type MessageWriter } from "vscode-languageserver/node.js";
+import { FrameReader } from "./frame-reader.js";
+import { StreamMessageWriter, type Message, type MessageReader, type MessageWriter } from "vscode-languageserver/node.js";
 
 export interface StdioTransport {
   reader: MessageReader;
@@ -31,9 +34,8 @@ function stdioLife(): { shutdownReceived(): void; broken(why: string, inHeader: 
   process.stdin.on("close", ended);
   return {
     shutdownReceived: () => (shutdown = true),
-    // A body that is not JSON is most often a Content-Length too short: the rest of the body then waits as
-    // the next header, and the request it belonged to would go unanswered for ever. Either way the stream is
-    // out of step, so the server stops and says why; the editor sees it stop and can start it again.
+    // The stream is out of step (a broken header, or a Content-Length too short whose body's rest waits as the
+    // next header): the request it belonged to would go unanswered for ever, so the server stops and says why.
     broken: (why, inHeader) => {
       process.stderr.write(
         `lockstep: the editor sent a message with a broken ${inHeader ? "header" : "body (not JSON: its Content-Length may be too short)"} (${why.split("\n")[0]}); ` +
@@ -45,10 +47,12 @@ function stdioLife(): { shutdownReceived(): void; broken(why: string, inHeader: 
 }
 
 export function stdioTransport(): StdioTransport {
-  const reader = new StreamMessageReader(process.stdin);
   const writer = new StreamMessageWriter(process.stdout);
   const life = stdioLife();
-  reader.onError((error) => life.broken(error.message, /Content-Length|header/i.test(error.message)));
+  const reader = new FrameReader(process.stdin, {
+    invalid: (code, message) => void writer.write({ jsonrpc: "2.0", id: null, error: { code, message } } as Message),
+    broken: life.broken,
+  });
   return { reader, writer, shutdownReceived: life.shutdownReceived };
 }
 
