@@ -18,6 +18,8 @@ export interface ParsedHunk {
   oldStart?: number;
   /** Old-side line count from the header, when it had one. */
   oldCount?: number;
+  /** 1-based new-side start from the header, when it had one. */
+  newStart?: number;
   newCount?: number;
   /** 1-based line of the `@@` header in the diff text (0 when the diff had none). */
   headerLine: number;
@@ -35,11 +37,15 @@ export interface FilePatch {
   creates: boolean;
   /** `+++ /dev/null`: the patch deletes the file. */
   deletes: boolean;
+  /** git's `index OLD..NEW` line: the blob hashes (possibly abbreviated) of the file before and after. */
+  index?: { old: string; new: string };
   hunks: ParsedHunk[];
 }
 
 const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
 const FENCE = /^\s*(```|~~~)/;
+/** git's `index 1a2b3c4..5d6e7f8 100644` line (abbreviated to at least 7 hex digits, or whole). */
+const INDEX_LINE = /^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})(?: [0-7]{6})?\s*$/;
 
 function stripPathPrefix(raw: string): string | undefined {
   // `--- a/src/x.ts\t2024-01-01 …`: drop the timestamp and the a/ b/ prefix.
@@ -74,13 +80,31 @@ class PatchBuilder {
   readonly patches: FilePatch[] = [];
   private current: FilePatch | undefined;
   private hunkCount = 0;
+  /** An `index` line seen before its section's `---`/`+++` pair (or its first hunk). */
+  private pendingIndex: FilePatch["index"];
 
   file(): FilePatch {
     if (!this.current) {
-      this.current = { creates: false, deletes: false, hunks: [] };
+      this.current = { creates: false, deletes: false, hunks: [], ...this.takeIndex() };
       this.patches.push(this.current);
     }
     return this.current;
+  }
+
+  /** `diff --git` opens a section: an index line seen before it belongs to none. */
+  gitSection(): void {
+    this.pendingIndex = undefined;
+    this.current = undefined;
+  }
+
+  indexLine(match: RegExpExecArray): void {
+    this.pendingIndex = { old: match[1]!, new: match[2]! };
+  }
+
+  private takeIndex(): { index?: FilePatch["index"] } {
+    const index = this.pendingIndex;
+    this.pendingIndex = undefined;
+    return index === undefined ? {} : { index };
   }
 
   startFile(oldRaw: string, newRaw: string): void {
@@ -90,6 +114,7 @@ class PatchBuilder {
       creates: oldRaw.trim().startsWith("/dev/null"),
       deletes: newRaw.trim().startsWith("/dev/null"),
       hunks: [],
+      ...this.takeIndex(),
       ...(oldPath !== undefined ? { oldPath } : {}),
       ...(newPath !== undefined ? { newPath } : {}),
     };
@@ -109,7 +134,9 @@ class PatchBuilder {
     if (oldStart !== undefined) hunk.oldStart = oldStart;
     const oldCount = num(match?.[2]) ?? (oldStart !== undefined ? 1 : undefined);
     if (oldCount !== undefined) hunk.oldCount = oldCount;
-    const newCount = num(match?.[4]) ?? (match?.[3] !== undefined ? 1 : undefined);
+    const newStart = num(match?.[3]);
+    if (newStart !== undefined) hunk.newStart = newStart;
+    const newCount = num(match?.[4]) ?? (newStart !== undefined ? 1 : undefined);
     if (newCount !== undefined) hunk.newCount = newCount;
     this.file().hunks.push(hunk);
     return hunk;
@@ -169,7 +196,13 @@ export function parseUnifiedDiff(text: string): Outcome<FilePatch[]> {
       i++;
       continue;
     }
-    if (!hunk) continue; // prose, fences, `diff --git`, `index …` outside hunks
+    if (!hunk) {
+      // Prose and fences outside hunks are skipped; git's section lines say which file and which blobs.
+      if (line.startsWith("diff --git ")) builder.gitSection();
+      const index = INDEX_LINE.exec(line);
+      if (index) builder.indexLine(index);
+      continue;
+    }
     if (line.startsWith("\\")) {
       const last = hunk.lines[hunk.lines.length - 1];
       if (last?.op !== "+") hunk.noNewlineOld = true;
@@ -194,6 +227,7 @@ export function parseUnifiedDiff(text: string): Outcome<FilePatch[]> {
       continue;
     }
     closeHunk();
+    i--; // read again outside the hunk: it may be a `diff --git` or `index` line
   }
   closeHunk();
 

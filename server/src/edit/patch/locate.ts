@@ -4,8 +4,12 @@
 import type { ParsedHunk } from "./diff-parse.js";
 import { foldWhitespace, type LineIndex } from "../shared/line-index.js";
 
-/** How closely the hunk's old lines match the file where it was placed. */
-export type MatchTier = "exact" | "whitespace" | "fuzzy";
+/**
+ * How closely the hunk's old lines match the file where it was placed; `numbered`: a hunk with no
+ * old lines at all (an insertion without context), placed at its header's line because the caller
+ * showed the diff's numbers exact (see numbered.ts).
+ */
+export type MatchTier = "exact" | "whitespace" | "fuzzy" | "numbered";
 
 export interface Placement {
   /** 0-based first file line the hunk's old side covers. */
@@ -159,27 +163,40 @@ class HunkMatcher {
 
 const TIERS: MatchTier[] = ["exact", "whitespace", "fuzzy"];
 
+export interface LocateOptions {
+  /** 0-based starts for hunks with no old lines, from their headers, where the numbers are shown exact. */
+  insertAt?: ReadonlyMap<number, number>;
+}
+
 /**
  * Places every hunk or reports the first that cannot be placed. First, each
  * hunk that fits exactly one place in the whole file is fixed; then the others
  * are searched between their fixed neighbours (diff order is file order), and
  * as a last resort a header line number that names one candidate exactly picks it.
  */
-export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { ok: true; placements: Placement[] } | { ok: false; error: LocateError } {
+export function locateHunks(
+  index: LineIndex,
+  hunks: readonly ParsedHunk[],
+  options: LocateOptions = {},
+): { ok: true; placements: Placement[] } | { ok: false; error: LocateError } {
   const matchers = hunks.map((h) => new HunkMatcher(index, h));
   const placed: (Placement | undefined)[] = hunks.map(() => undefined);
   const fileEnd = index.count;
+  /** Insertions placed by their numbers once the others are placed by content (they steer no search). */
+  const numbered = new Map<number, number>();
 
   for (let h = 0; h < hunks.length; h++) {
     if (matchers[h]!.old.length === 0) {
-      if (fileEnd !== 0) return { ok: false, error: { kind: "no_context", hunk: h } };
-      placed[h] = { start: 0, tier: "exact", mismatched: [] };
+      if (fileEnd === 0) placed[h] = { start: 0, tier: "exact", mismatched: [] };
+      else if (options.insertAt?.has(h)) numbered.set(h, options.insertAt.get(h)!);
+      else return { ok: false, error: { kind: "no_context", hunk: h } };
     }
   }
+  const pending = (h: number): boolean => placed[h] === undefined && !numbered.has(h);
 
   // Pass 1: hunks unique in the whole file at their best tier.
   for (let h = 0; h < hunks.length; h++) {
-    if (placed[h]) continue;
+    if (!pending(h)) continue;
     const m = matchers[h]!;
     for (const tier of TIERS) {
       const c = m.candidates(tier, 0, fileEnd, 1);
@@ -208,7 +225,7 @@ export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { o
   for (let progress = true; progress; ) {
     progress = false;
     for (let h = 0; h < hunks.length; h++) {
-      if (placed[h]) continue;
+      if (!pending(h)) continue;
       const found = search(h);
       if (found && "pick" in found) {
         placed[h] = found.pick;
@@ -217,13 +234,14 @@ export function locateHunks(index: LineIndex, hunks: readonly ParsedHunk[]): { o
     }
   }
 
-  const first = placed.findIndex((p) => p === undefined);
+  const first = placed.findIndex((_, h) => pending(h));
   if (first !== -1) {
     const found = search(first);
     if (found && "ambiguous" in found) return { ok: false, error: { kind: "ambiguous", hunk: first, candidates: found.ambiguous } };
     const nearest = matchers[first]!.nearMiss();
     return { ok: false, error: nearest ? { kind: "not_found", hunk: first, nearest } : { kind: "not_found", hunk: first } };
   }
+  for (const [h, start] of numbered) placed[h] = { start, tier: "numbered", mismatched: [] };
   const finalOrder = checkOrder(placed);
   if (finalOrder) return { ok: false, error: finalOrder };
   return { ok: true, placements: placed as Placement[] };

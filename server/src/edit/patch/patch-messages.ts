@@ -43,11 +43,7 @@ export function describeLocateError(
       };
     }
     case "no_context":
-      return {
-        code: "invalid_diff",
-        message: `Invalid Diff: ${name} has only added lines and no context, so there is no way to tell where it belongs. Nothing was applied.`,
-        suggestions: ["Include the unchanged lines just before and after the insertion as context lines (starting with a space)."],
-      };
+      return unnumberedInsertion(hunks, error.hunk, undefined);
     case "order":
       return {
         code: "invalid_diff",
@@ -73,4 +69,21 @@ export function describeLocateError(
       return { code: "invalid_diff", message: parts.join(" "), suggestions: [REBUILD] };
     }
   }
+}
+
+/**
+ * An insertion without context whose header's numbers are not shown exact: what is missing, and
+ * what would settle it.
+ */
+export function unnumberedInsertion(hunks: readonly ParsedHunk[], h: number, why: string | undefined): { code: ErrorCode; message: string; suggestions: string[] } {
+  return {
+    code: "invalid_diff",
+    message:
+      `Invalid Diff: ${hunkName(hunks, h)} has only added lines and no context, so only its header's line number could say where it belongs, ` +
+      `and nothing shows that number exact${why === undefined ? "" : `: ${why}`}. Nothing was applied.`,
+    suggestions: [
+      "Add 3 unchanged lines of context before and after the insertion (lines starting with a space, copied from the file), and send the diff again.",
+      "Or send the diff as git wrote it, with its `index OLD..NEW` line: the blob hashes prove the numbers.",
+    ],
+  };
 }

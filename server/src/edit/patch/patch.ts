@@ -25,6 +25,7 @@ import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
 import { diffWithoutBom, keepingBom } from "../shared/shape.js";
 import { describeLocateError } from "./patch-messages.js";
+import { checkPlan, checkResultBlob, gitBlobHash, planInsertions, type NumberedPlan } from "./numbered.js";
 
 export interface HunkReport {
   /** 0-based position of the hunk in the given diff. */
@@ -50,6 +51,12 @@ export interface PatchOptions {
   filePath?: string;
   /** Whether a header's path names a file that exists (workspace-relative); a diff headed for another existing file is refused. */
   fileExists?: (path: string) => boolean;
+  /**
+   * The caller checked that `content` is exactly the text the diff's author named as its base (the
+   * author's own base sha256, not one the caller read off the file). Evidence for the header numbers
+   * of insertions without context (see numbered.ts).
+   */
+  baseVerified?: boolean;
 }
 
 /**
@@ -109,7 +116,7 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
   const out = hunks.map((h) => h.lines.filter((l) => l.op === "+").map((l) => l.text));
   // Exact placements of indented lines show the file's frame: nothing to weigh.
   const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !showsIndentation(l.text);
-  if (placements.every((p) => p.tier === "exact") && !hunks.every((h) => h.lines.every(unindented))) return succeed(out);
+  if (placements.every((p) => p.tier === "exact" || p.tier === "numbered") && !hunks.every((h) => h.lines.every(unindented))) return succeed(out);
 
   const parts = hunks.map((hunk, h) => {
     const place = placements[h]!;
@@ -205,8 +212,9 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
     let oldLines = 0;
     let newLines = 0;
     let oldIndex = 0;
-    // An added line takes the ending of the old line it follows (the first, before any).
-    let cr = crOf(place.start);
+    // An added line takes the ending of the old line it follows (the first, before any; an insertion
+    // without old lines follows the line before its place).
+    let cr = crOf(place.tier === "numbered" && place.start > 0 ? place.start - 1 : place.start);
     for (const l of hunk.lines) {
       if (l.op === "+") {
         if (skip > 0) return fail("invalid_diff", `Invalid Diff: hunks ${h} and ${h + 1} overlap where hunk ${h + 1} adds lines; merge them into one hunk.`);
@@ -262,10 +270,22 @@ function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean 
 }
 
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
-  return keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options));
+  // Blob hashes are of the whole text, BOM included: git hashes the bytes.
+  let blob: string | undefined;
+  const numbers: Numbers = { blobNow: () => (blob ??= gitBlobHash(content)), baseVerified: options.baseVerified === true };
+  const patched = keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options, numbers));
+  if (!patched.ok) return patched;
+  return checkResultBlob(numbers.plan, numbers.plan?.hunks ?? [], patched.value.content) ?? patched;
 }
 
-function patchText(content: string, diffText: string, options: PatchOptions): Outcome<PatchResult> {
+/** The evidence for insertions' numbers going in, and the plan that used it coming out. */
+interface Numbers {
+  blobNow: () => string;
+  baseVerified: boolean;
+  plan?: NumberedPlan & { hunks: readonly ParsedHunk[] };
+}
+
+function patchText(content: string, diffText: string, options: PatchOptions, numbers: Numbers): Outcome<PatchResult> {
   const parsed = parseUnifiedDiff(diffText);
   if (!parsed.ok) return parsed;
   const selected = selectFilePatch(parsed.value, options);
@@ -277,11 +297,14 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
   }
 
   const file = new LineTable(content);
+  const planned = planInsertions(patch, content === "" ? 0 : file.count, numbers);
+  if (!planned.ok) return planned;
+  const plan = planned.value;
   // Most diffs fit exactly one place as written: found by a direct search, no index needed.
   let placements = placeExactly(file, hunks);
   if (!placements) {
     const index = new LineIndex(file, oldSideTexts(hunks));
-    const located = locateHunks(index, hunks);
+    const located = locateHunks(index, hunks, plan ? { insertAt: plan.insertAt } : {});
     if (!located.ok) {
       if (located.error.kind === "not_found" && alreadyApplied(file, hunks)) {
         return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
@@ -291,6 +314,11 @@ function patchText(content: string, diffText: string, options: PatchOptions): Ou
       return describe(located.error, hunks, index);
     }
     placements = located.placements;
+  }
+  if (plan) {
+    const unproven = checkPlan(plan, hunks, placements);
+    if (unproven) return unproven;
+    numbers.plan = { ...plan, hunks };
   }
   const hidden = fixInContext(file, hunks, placements);
   if (hidden) return hidden;
