@@ -1,7 +1,7 @@
 // `npm run bench`: robustness of lockstep's diff engine against its peers on
 // perturbed real diffs, then speed, scale and CLI start. Seeded and reproducible:
 // `node dist/bench/run.js --seed N` (or BENCH_SEED=N); `--files N` for another
-// corpus size, `--only robustness,adversarial,speed,scale,cli,fuzz` for some sections.
+// corpus size, `--only robustness,ctx0,adversarial,speed,scale,cli,fuzz` for some sections.
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { chooseCorpus } from "./corpus.js";
 import { Rng } from "./prng.js";
 import { runRobustness } from "./robustness.js";
 import { runScale } from "./scale.js";
+import { runZeroContext } from "./zero-context.js";
 import { runSpeed } from "./speed.js";
 import { makeSubject, variantsFor, type Skipped, type Subject, type Variant } from "./variants.js";
 
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } } });
   const seed = Number(values.seed ?? process.env["BENCH_SEED"] ?? DEFAULT_SEED);
   const fileCount = Number(values.files ?? FILES);
-  const only = new Set((values.only ?? "robustness,adversarial,speed,scale,cli,fuzz").split(","));
+  const only = new Set((values.only ?? "robustness,ctx0,adversarial,speed,scale,cli,fuzz").split(","));
   const root = projectRoot();
   const rng = new Rng(seed);
   const began = performance.now();
@@ -72,6 +73,12 @@ async function main(): Promise<void> {
     const r = await runRobustness(variants, rng.fork("gnu-subset"), log);
     console.log(r.text);
     failed ||= r.lockstepWrong > 0;
+  }
+  if (only.has("ctx0")) {
+    log("ctx0");
+    const z = await runZeroContext(subjects, rng.fork("ctx0"), log);
+    console.log(z.text);
+    failed ||= z.wrong > 0;
   }
   if (only.has("adversarial")) {
     log("adversarial");
