@@ -191,3 +191,10 @@ describe("property: a -U0 diff, true or lying, gives its intended text or a refu
     expect(numberedLandings.get("none") ?? 0).toBeGreaterThan(20);
   });
 });
+
+describe("a hunk header whose numbers cannot be read", () => {
+  it.each(["@@ ... @@", "@@ -2,3 +2,3 @", "@@ --1,3 +1,3 @@"])("%s opens a bare hunk: its lines are placed by content, never dropped", (first) => {
+    const diff = `--- a/f.txt\n+++ b/f.txt\n${first}\n line 1\n-line 2\n+LINE 2\n line 3\n@@ -15,3 +15,3 @@\n line 15\n-line 16\n+LINE 16\n line 17\n`;
+    expect(apply(PRE, diff)).toMatchObject({ ok: true, value: { content: PRE.replace("line 2\n", "LINE 2\n").replace("line 16\n", "LINE 16\n") } });
+  });
+});

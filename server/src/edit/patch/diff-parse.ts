@@ -182,8 +182,10 @@ export function parseUnifiedDiff(text: string): Outcome<FilePatch[]> {
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    // Only a line starting with `@@` can be a header: the regular expressions run on those alone.
-    const header = !line.startsWith("@@") ? null : (HUNK_HEADER.exec(line) ?? (/^@@\s*$/.test(line) ? undefined : null));
+    // Only a line starting with `@@` can be a header: the regular expressions run on those alone. One whose
+    // numbers cannot be read (`@@ ... @@`, `@@ -2,3 +2,3 @`) still opens a hunk, bare: skipping it would drop
+    // the hunk's lines and apply the others without them.
+    const header = !line.startsWith("@@") ? null : (HUNK_HEADER.exec(line) ?? undefined);
     if (header !== null) {
       closeHunk();
       sawHeader = true;
