@@ -66,6 +66,13 @@ describe("a zero-context insertion lands at its header's line on evidence", () =
     }
   });
 
+  it("(a) on a CRLF checkout of an LF blob (core.autocrlf): the index line names the LF text, and the file keeps its CRLF", () => {
+    const crlf = (t: string): string => t.replace(/\n/g, "\r\n");
+    expect(apply(crlf(PRE), GIT)).toMatchObject({ ok: true, value: { content: crlf(POST) } });
+    const shifted = reheader(GIT, 0, (h) => ({ ...h, a: h.a + 1, b: h.b + 1 }));
+    expect(apply(crlf(PRE), shifted)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/its numbers do not describe this file/) as string } });
+  });
+
   it("(b) the author's base matched, and every hunk with old lines lands at its own header line", () => {
     const result = apply(PRE, PLAIN, { baseVerified: true });
     expect(result).toMatchObject({ ok: true, value: { content: POST } });

@@ -23,18 +23,29 @@ export function gitBlobHash(text: string): string {
   return hash("sha1", Buffer.concat([Buffer.from(`blob ${bytes.length}\0`, "ascii"), bytes]), "hex");
 }
 
+/**
+ * The forms git may have hashed a text in: as it is, and, for a file with CRLF endings, with LF
+ * ones (a checkout with core.autocrlf holds CRLF while the blob, and its diff's index line, has LF).
+ */
+export type BlobForm = "as-is" | "lf";
+
+export function blobOf(text: string, form: BlobForm): string {
+  return gitBlobHash(form === "lf" ? text.replace(/\r\n/g, "\n") : text);
+}
+
 /** An abbreviated blob hash names `full` when it is a prefix of it (git abbreviates to 7 or more digits). */
 export function namesBlob(abbreviated: string, full: string): boolean {
   return abbreviated.length >= 7 && full.startsWith(abbreviated.toLowerCase());
 }
 
-export type NumberEvidence = { kind: "index"; newBlob: string } | { kind: "base" } | { kind: "none"; why: string };
+export type NumberEvidence = { kind: "index"; newBlob: string; form: BlobForm } | { kind: "base" } | { kind: "none"; why: string };
 
 /** What the diff and the caller show about the numbers, before any hunk is placed. */
-export function numberEvidence(patch: FilePatch, blobNow: () => string, baseVerified: boolean): NumberEvidence {
+export function numberEvidence(patch: FilePatch, blobNow: (form: BlobForm) => string, baseVerified: boolean, crlf: boolean): NumberEvidence {
   if (patch.index) {
-    const now = blobNow();
-    if (namesBlob(patch.index.old, now)) return { kind: "index", newBlob: patch.index.new };
+    const now = blobNow("as-is");
+    if (namesBlob(patch.index.old, now)) return { kind: "index", newBlob: patch.index.new, form: "as-is" };
+    if (crlf && namesBlob(patch.index.old, blobNow("lf"))) return { kind: "index", newBlob: patch.index.new, form: "lf" };
     // The diff says it was made on another text: no base the caller checked outweighs that.
     return { kind: "none", why: `its \`index\` line names blob ${patch.index.old}, and this file's blob is ${now.slice(0, 12)}: the diff was made on another text` };
   }
@@ -109,13 +120,30 @@ export function numbersUnproven(hunks: readonly ParsedHunk[], placements: readon
   return undefined;
 }
 
+/** The evidence for insertions' numbers going in (the text's blob hashes, worked out once), and the plan that used it coming out. */
+export interface Numbers {
+  blobNow: (form: BlobForm) => string;
+  baseVerified: boolean;
+  crlf: boolean;
+  plan?: NumberedPlan;
+}
+
+export function numbersFor(content: string, baseVerified: boolean): Numbers {
+  const blobs = new Map<BlobForm, string>();
+  const blobNow = (form: BlobForm): string => blobs.get(form) ?? blobs.set(form, blobOf(content, form)).get(form)!;
+  return { blobNow, baseVerified, crlf: content.includes("\r\n") };
+}
+
 /** What the engine needs to place insertions by number, and to check afterwards. */
 export interface NumberedPlan {
   insertAt: Map<number, number>;
   evidence: "index" | "base";
   /** The blob hash the result must have (evidence a). */
   newBlob?: string;
+  /** The form the index line's OLD named the file in; the result is hashed the same way. */
+  form?: BlobForm;
   inserted: number[];
+  hunks: readonly ParsedHunk[];
 }
 
 /**
@@ -125,7 +153,7 @@ export interface NumberedPlan {
 export function planInsertions(
   patch: FilePatch,
   lineCount: number,
-  evidence: { blobNow: () => string; baseVerified: boolean },
+  evidence: Numbers,
 ): Outcome<NumberedPlan | undefined> {
   const hunks = patch.hunks;
   const inserted = lineCount === 0 ? [] : insertions(hunks);
@@ -134,11 +162,11 @@ export function planInsertions(
     const { code, message, suggestions } = unnumberedInsertion(hunks, h, why);
     return fail(code, message, suggestions);
   };
-  const shown = numberEvidence(patch, evidence.blobNow, evidence.baseVerified);
+  const shown = numberEvidence(patch, evidence.blobNow, evidence.baseVerified, evidence.crlf);
   if (shown.kind === "none") return refuse(inserted[0]!, shown.why);
   const places = headerPlaces(hunks, inserted, lineCount);
   if (!(places instanceof Map)) return refuse(places.hunk, places.why);
-  return succeed({ insertAt: places, evidence: shown.kind, inserted, ...(shown.kind === "index" ? { newBlob: shown.newBlob } : {}) });
+  return succeed({ insertAt: places, evidence: shown.kind, inserted, hunks, ...(shown.kind === "index" ? { newBlob: shown.newBlob, form: shown.form } : {}) });
 }
 
 /** The refusal when the placed hunks do not show the numbers exact (evidence b), else undefined. */
@@ -151,12 +179,12 @@ export function checkPlan(plan: NumberedPlan, hunks: readonly ParsedHunk[], plac
 }
 
 /** The refusal when the result is not the blob the diff's `index` line names (evidence a), else undefined. */
-export function checkResultBlob(plan: NumberedPlan | undefined, hunks: readonly ParsedHunk[], result: string): Outcome<never> | undefined {
+export function checkResultBlob(plan: NumberedPlan | undefined, result: string): Outcome<never> | undefined {
   if (plan?.newBlob === undefined) return undefined;
-  const got = gitBlobHash(result);
+  const got = blobOf(result, plan.form ?? "as-is");
   if (namesBlob(plan.newBlob, got)) return undefined;
   const { code, message, suggestions } = unnumberedInsertion(
-    hunks,
+    plan.hunks,
     plan.inserted[0]!,
     `placed at the header lines, the result's blob is ${got.slice(0, 12)}, and the diff's \`index\` line says ${plan.newBlob}, so its numbers do not describe this file`,
   );

@@ -25,7 +25,7 @@ import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
 import { diffWithoutBom, keepingBom } from "../shared/shape.js";
 import { describeLocateError } from "./patch-messages.js";
-import { checkPlan, checkResultBlob, gitBlobHash, planInsertions, type NumberedPlan } from "./numbered.js";
+import { checkPlan, checkResultBlob, numbersFor, planInsertions, type Numbers } from "./numbered.js";
 
 export interface HunkReport {
   /** 0-based position of the hunk in the given diff. */
@@ -271,18 +271,10 @@ function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean 
 
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
   // Blob hashes are of the whole text, BOM included: git hashes the bytes.
-  let blob: string | undefined;
-  const numbers: Numbers = { blobNow: () => (blob ??= gitBlobHash(content)), baseVerified: options.baseVerified === true };
+  const numbers = numbersFor(content, options.baseVerified === true);
   const patched = keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options, numbers));
   if (!patched.ok) return patched;
-  return checkResultBlob(numbers.plan, numbers.plan?.hunks ?? [], patched.value.content) ?? patched;
-}
-
-/** The evidence for insertions' numbers going in, and the plan that used it coming out. */
-interface Numbers {
-  blobNow: () => string;
-  baseVerified: boolean;
-  plan?: NumberedPlan & { hunks: readonly ParsedHunk[] };
+  return checkResultBlob(numbers.plan, patched.value.content) ?? patched;
 }
 
 function patchText(content: string, diffText: string, options: PatchOptions, numbers: Numbers): Outcome<PatchResult> {
@@ -318,7 +310,7 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
   if (plan) {
     const unproven = checkPlan(plan, hunks, placements);
     if (unproven) return unproven;
-    numbers.plan = { ...plan, hunks };
+    numbers.plan = plan;
   }
   const hidden = fixInContext(file, hunks, placements);
   if (hidden) return hidden;
