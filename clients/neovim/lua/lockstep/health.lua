@@ -103,6 +103,14 @@ function M.check()
       else
         warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
       end
+      -- Wrap mode: the wrapped server's state, and what is missing while it is not running.
+      local level, text, missing = require("lockstep.session_view").wrapped(data.wrapped)
+      if level == "ok" then
+        ok("wrapped server " .. text)
+      elseif level then
+        local report = level == "warn" and warn or error
+        report("wrapped server " .. text, #missing > 0 and { "missing: " .. table.concat(missing, ", ") } or nil)
+      end
     end
   end
   if config and next(config.settings) then
