@@ -34,10 +34,14 @@ local function run(argv, timeout_ms)
   return code, vim.trim(table.concat(output, "\n"))
 end
 
--- The server command with `--version` in place of the transport flag.
+-- The server command with `--version` in place of the transport flag (and of the wrapped
+-- server's command, in wrap mode).
 local function version_argv(cmd)
   local argv = {}
   for _, arg in ipairs(cmd) do
+    if arg == "--wrap" then
+      break
+    end
     if arg ~= "--stdio" then
       table.insert(argv, arg)
     end
