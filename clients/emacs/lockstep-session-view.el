@@ -113,6 +113,14 @@ DATA is what `lockstep.session' answers, PENDING `lockstep.review''s changes."
                                         (or (plist-get usage :output_tokens) 0)))
            (funcall row "instructions" (or (plist-get data :project_instructions) "none"))
            (funcall row "companion" (lockstep--session-companion (plist-get data :companion))))
+     (let ((companion (plist-get data :companion)))
+       (append
+        (and (plist-get companion :discovery_file)
+             (list (funcall row "" (concat "discovery file "
+                                           (plist-get companion :discovery_file)))))
+        (and (plist-get companion :environment)
+             (list (funcall row "" (concat "in a terminal: "
+                                           (plist-get companion :environment)))))))
      (if (null wrapped)
          (list (funcall row "wrapped" "nothing (lockstep runs alone)"))
        (pcase-let ((`(,level ,text ,missing) wrapped))

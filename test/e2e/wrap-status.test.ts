@@ -33,7 +33,42 @@ interface SessionResult {
   session: string[];
   session_window?: string;
   health?: string[];
+  /** RECORDED through the editor's session view. */
+  recorded?: string[];
 }
+
+/** A session answer whose wrapped server failed, as the server gives it; the views are checked on it apart from the live runs. */
+const RECORDED = {
+  provider: "openai",
+  model: "qwen2.5-coder",
+  baseUrl: "http://localhost:11434/v1",
+  key_found: false,
+  approval: "ask",
+  version: "0.1.0",
+  files_in_context: ["calc.py"],
+  always_allowed: ["safe_patch"],
+  history_messages: 4,
+  usage: { input_tokens: 1200, output_tokens: 300 },
+  project_instructions: "AGENTS.md",
+  companion: { enabled: false, reason: "disabled in the settings" },
+  wrapped: { server: "typescript-language-server", state: "failed", restarts: 0, reason: "it did not initialize (Unsupported TypeScript version 3.9.0 in this workspace)", missing: ["hover", "completion", "diagnostics"] },
+};
+const RECORDED_VIEW = [
+  "lockstep 0.1.0 session",
+  "",
+  "model        openai qwen2.5-coder at http://localhost:11434/v1 · no API key (a local endpoint needs none)",
+  "approval     ask",
+  "review       nothing waits",
+  "context      calc.py",
+  "always allow safe_patch",
+  "history      4 messages",
+  "usage        1200 tokens in, 300 out",
+  "instructions AGENTS.md",
+  "companion    off (disabled in the settings)",
+  "wrapped      typescript-language-server: failed (it did not initialize (Unsupported TypeScript version 3.9.0 in this workspace))",
+  "             missing: hover, completion, diagnostics",
+  "             lockstep's own commands and agent keep working without it",
+];
 
 const nvimReady = once(() => {
   requireEditor("nvim", ["--version"], "Install Neovim 0.7.2 or newer (Debian: apt-get install neovim)");
@@ -47,7 +82,7 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
     command: "nvim",
     args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
     logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-    input: { workspace, cmd, file: FILE, wrapped, settings: { approval: "review" } },
+    input: { workspace, cmd, file: FILE, wrapped, settings: { approval: "review" }, recorded: RECORDED },
     cwd: workspace,
     timeoutMs: 30_000,
   });
@@ -66,6 +101,13 @@ const under = (lines: string[], label: string): string[] => {
   return out;
 };
 
+/** The gemini-cli companion: its port, and where gemini-cli finds it (the discovery file, the line for a terminal). */
+function expectCompanion(lines: string[]): void {
+  const port = /^port (\d+), 0 agents, no pending diff$/.exec(row(lines, "companion") ?? "")?.[1];
+  expect(port, row(lines, "companion")).toBeDefined();
+  expect(under(lines, "companion")).toEqual([expect.stringMatching(new RegExp(`^discovery file .*-${port}\\.json$`)), `in a terminal: GEMINI_CLI_IDE_SERVER_PORT=${port}`]);
+}
+
 /** What every view of the failed wrapped server must say. */
 function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
   expect(wrapped, "lockstep.session's wrapped").toMatchObject({ state: "failed" });
@@ -79,7 +121,7 @@ function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
 }
 
 describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: TEST_TIMEOUT_MS }, () => {
-  it("a plain server: one fact a line, nothing wrapped", async () => {
+  it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await neovim(LOCKSTEP, false);
     expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
     expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
@@ -90,10 +132,12 @@ describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: 
     expect(row(r.session, "history")).toBe("0 messages");
     expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
     expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
+    expectCompanion(r.session);
     // Not the raw table it used to print.
     expect(r.session.join("\n")).not.toContain("{");
     expect(r.session_window).toBe("lockstep://session");
     expect(r.health?.join("\n")).not.toContain("wrapped server");
+    expect(r.recorded).toEqual(RECORDED_VIEW);
   });
 
   it("wrapped in front of a server that fails to initialize: failed, with the reason, in the view and the health check", async () => {
@@ -118,7 +162,7 @@ async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
   const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
   const run = await runEditor<EmacsSession>({
     ...emacsCommand("session-driver.el"),
-    input: { workspace, repo: REPO, node: process.execPath, file: FILE, settings: { approval: "review" }, ...(wrap ? { wrap } : {}) },
+    input: { workspace, repo: REPO, node: process.execPath, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...(wrap ? { wrap } : {}) },
     cwd: workspace,
     timeoutMs: 30_000,
   });
@@ -129,7 +173,7 @@ async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
 }
 
 describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_MS }, () => {
-  it("a plain server: one fact a line, nothing wrapped", async () => {
+  it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await emacs(undefined);
     expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
     expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
@@ -137,8 +181,10 @@ describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_M
     expect(row(r.session, "review")).toBe("nothing waits");
     expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
     expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
+    expectCompanion(r.session);
     expect(r.session_text).toBe(`${r.session.join("\n")}\n`);
     expect(r.session_text).not.toContain("{");
+    expect(r.recorded).toEqual(RECORDED_VIEW);
   });
 
   it("lockstep-wrap in front of a server that fails to initialize: failed, with the reason, in the error face", async () => {

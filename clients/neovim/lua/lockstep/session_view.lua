@@ -116,6 +116,13 @@ function M.lines(data, pending)
   add("usage", string.format("%d tokens in, %d out", tonumber(value(usage.input_tokens)) or 0, tonumber(value(usage.output_tokens)) or 0))
   add("instructions", tostring(value(data.project_instructions) or "none"))
   add("companion", companion_line(data.companion))
+  local companion = list(data.companion)
+  if value(companion.discovery_file) then
+    add("", "discovery file " .. tostring(companion.discovery_file))
+  end
+  if value(companion.environment) then
+    add("", "in a terminal: " .. tostring(companion.environment))
+  end
   local level, text, missing = M.wrapped(data.wrapped)
   if not level then
     add("wrapped", "nothing (lockstep runs alone)")
