@@ -2,7 +2,7 @@
 // tail kept for the user, its death reported once, restarts counted.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Message } from "vscode-jsonrpc";
-import { readFrames, writeFrame, type Frame } from "./framing.js";
+import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
 
 const TAIL_BYTES = 2000;
 export const RESTART_LIMIT = 3;
@@ -62,7 +62,10 @@ export class ChildServer {
     }
     this.process = child;
     // A child whose output cannot be read past is as good as dead.
-    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent a frame that cannot be read past (${why})`));
+    // An object that is no JSON-RPC message is passed over; a body that is not JSON is a child out of step.
+    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent a frame that cannot be read past (${why})`), {
+      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`) : undefined),
+    });
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString("utf8")).slice(-TAIL_BYTES);

@@ -88,7 +88,10 @@ export class Relay implements WrapLink {
       message: (frame) => this.fromPeer("child", frame),
       ended: (reason, expected) => this.childEnded(reason, expected),
     });
-    readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken);
+    // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
+    readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
+      invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
+    });
     // Nothing outlives lockstep, however it ends.
     process.on("exit", () => this.child.killNow());
     this.child.start();
