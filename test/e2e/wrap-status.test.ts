@@ -51,7 +51,7 @@ const RECORDED = {
   usage: { input_tokens: 1200, output_tokens: 300 },
   project_instructions: "AGENTS.md",
   companion: { enabled: false, reason: "disabled in the settings" },
-  wrapped: { server: "typescript-language-server", state: "failed", restarts: 0, reason: "it did not initialize (Unsupported TypeScript version 3.9.0 in this workspace)", missing: ["hover", "completion", "diagnostics"] },
+  wrapped: { server: "typescript-language-server", state: "failed", restarts: 0, reason: "it did not initialize: Unsupported TypeScript version 3.9.0 in this workspace", missing: ["hover", "completion", "diagnostics"] },
 };
 const RECORDED_VIEW = [
   "lockstep 0.1.0 session",
@@ -65,7 +65,7 @@ const RECORDED_VIEW = [
   "usage        1200 tokens in, 300 out",
   "instructions AGENTS.md",
   "companion    off (disabled in the settings)",
-  "wrapped      typescript-language-server: failed (it did not initialize (Unsupported TypeScript version 3.9.0 in this workspace))",
+  "wrapped      typescript-language-server: failed (it did not initialize: Unsupported TypeScript version 3.9.0 in this workspace)",
   "             missing: hover, completion, diagnostics",
   "             lockstep's own commands and agent keep working without it",
 ];
@@ -116,7 +116,8 @@ function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
   expect(shown?.startsWith(`${wrapped?.server}: failed (`), shown).toBe(true);
   expect(shown).toContain(REFUSAL);
   const missing = wrapped?.missing ?? [];
-  if (missing.length > 0) expect(under(lines, "wrapped")).toContain(`missing: ${missing.join(", ")}`);
+  expect(missing).toEqual(expect.arrayContaining(["hover", "completion", "diagnostics"]));
+  expect(under(lines, "wrapped")).toContain(`missing: ${missing.join(", ")}`);
   expect(under(lines, "wrapped")).toContain("lockstep's own commands and agent keep working without it");
 }
 
@@ -147,6 +148,7 @@ describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: 
     const line = health.find((l) => l.includes("wrapped server"));
     expect(line).toContain(`ERROR: wrapped server ${r.wrapped?.server}: failed (`);
     expect(line).toContain(REFUSAL);
+    expect(health[health.indexOf(line!) + 2]).toBe(`      - missing: ${r.wrapped?.missing?.join(", ")}`);
     // The version check stops at --wrap: it ran lockstep alone, not the wrapped server.
     expect(health.join("\n")).toMatch(/OK:? `.*lockstep\.js --version` answers: /);
   });
