@@ -9,8 +9,8 @@
 
 ;; Part of the lockstep package: load lockstep.el, which loads this
 ;; file.  `lockstep-session' shows what `lockstep.session' answers (the
-;; model, approval, context, usage, companion, the wrapped server) and
-;; what waits for review, one fact a line, in `lockstep-session-buffer-name'.
+;; model, approval, context, usage, companion, the wrapped server), the
+;; last job started here and what waits for review, one fact a line, in `lockstep-session-buffer-name'.
 ;; A wrapped server that failed says so in the error face, with the
 ;; reason and the features that are missing without it.
 ;;
@@ -25,6 +25,9 @@
 ;; Defined in lockstep.el, which loads this file (so no `require' here).
 (declare-function lockstep--server "lockstep" ())
 (declare-function lockstep--execute "lockstep" (server command argument))
+
+;; Defined in lockstep-chat.el: the last job started or streamed.
+(defvar lockstep--last-job)
 
 (defcustom lockstep-session-buffer-name "*lockstep session*"
   "Name of the buffer where `lockstep-session' shows the session."
@@ -92,9 +95,18 @@ nothing is wrapped."
                      (if (zerop diffs) "no pending diff"
                        (lockstep--session-plural diffs "pending diff")))))))
 
-(defun lockstep--session-lines (data pending)
+(defun lockstep--session-job (job)
+  "The line of JOB, `lockstep.job''s data of the last job, or nil."
+  (if (null job)
+      "none started here"
+    (let ((files (append (plist-get job :files_changed) nil)))
+      (concat (format "%s %s" (plist-get job :job_id) (or (plist-get job :status) "?"))
+              (and files (concat ", changed " (lockstep--session-join files)))))))
+
+(defun lockstep--session-lines (data pending &optional job)
   "The session view, as lines.
-DATA is what `lockstep.session' answers, PENDING `lockstep.review''s changes."
+DATA is what `lockstep.session' answers, PENDING `lockstep.review''s
+changes, JOB `lockstep.job''s data of the last job (or nil)."
   (let* ((usage (plist-get data :usage))
          (wrapped (lockstep--session-wrapped (plist-get data :wrapped)))
          (row (lambda (label text) (format "%-13s%s" label text))))
@@ -103,6 +115,7 @@ DATA is what `lockstep.session' answers, PENDING `lockstep.review''s changes."
            ""
            (funcall row "model" (lockstep--session-model data))
            (funcall row "approval" (or (plist-get data :approval) "?"))
+           (funcall row "last job" (lockstep--session-job job))
            (funcall row "review" (lockstep--session-review pending))
            (funcall row "context" (lockstep--session-join (plist-get data :files_in_context)))
            (funcall row "always allow" (lockstep--session-join (plist-get data :always_allowed)))
@@ -137,14 +150,18 @@ DATA is what `lockstep.session' answers, PENDING `lockstep.review''s changes."
 ;;;###autoload (autoload 'lockstep-session "lockstep" nil t)
 (defun lockstep-session ()
   "Show the lockstep session, one fact a line.
-The model, approval, what waits for review, context, usage, the
-companion and the wrapped server.  Returns the lines."
+The model, approval, the last job, what waits for review, context,
+usage, the companion and the wrapped server.  Returns the lines."
   (interactive)
   (let* ((server (lockstep--server))
          (data (lockstep--execute server "lockstep.session" (make-hash-table)))
          (pending (plist-get (lockstep--execute server "lockstep.review" (make-hash-table))
                              :pending))
-         (lines (lockstep--session-lines data pending)))
+         (job (and lockstep--last-job (eq (car lockstep--last-job) server)
+                   (ignore-errors
+                     (lockstep--execute server "lockstep.job"
+                                        (list :job_id (cdr lockstep--last-job))))))
+         (lines (lockstep--session-lines data pending job)))
     (with-current-buffer (get-buffer-create lockstep-session-buffer-name)
       (let ((inhibit-read-only t))
         (erase-buffer)

@@ -60,6 +60,8 @@ interface Reverted {
 }
 interface ReviewResult extends ScenarioResult<BufferView & { managed: boolean }> {
   flymake: { line: number; type: string; text: string }[];
+  /** M-x lockstep-session's lines while the hunks wait. */
+  session: string[];
   reviewed: Hunk[];
   list: string[];
   first_visit: Visit;
@@ -168,6 +170,10 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       [14, "eglot-note"],
     ]);
     expect(r.flymake[0]?.text).toContain("proposed change +1 −1: return h * w");
+
+    // M-x lockstep-session meanwhile: the job waiting, the two hunks.
+    expect(r.session).toContain(`last job     ${r.first_job} running`);
+    expect(r.session).toContain("review       2 hunks in 1 file wait: calc.py (M-x lockstep-review)");
 
     // M-x lockstep-review lists both, file:line first, each with its diff.
     const [first, second] = r.reviewed;

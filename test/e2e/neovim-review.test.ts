@@ -73,6 +73,9 @@ interface ReviewResult {
   quickfix_open?: boolean;
   accept_at?: { file: string; line: number };
   code_action_menu?: string[];
+  /** :LockstepSession's lines while the hunks wait (flow `hunks`), and whether q went back to the file. */
+  session?: string[];
+  session_closed?: boolean;
   /** The proposed lines under each pending hunk (extmarks with virt_lines): 0-based row, lines [text, highlight]. */
   proposed: Proposed[];
   after_first: { text: string; review?: Quickfix; diagnostics?: unknown[]; proposed?: Proposed[] };
@@ -186,6 +189,12 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
       ],
     });
     expect(r.quickfix_open).toBe(true);
+
+    // :LockstepSession meanwhile: the job waiting, the two hunks; q closes it.
+    expect(r.session).toContain(`last job     ${r.job_id} running`);
+    expect(r.session).toContain("review       2 hunks in 1 file wait: calc.py (:LockstepReview)");
+    expect(r.session).toContain("approval     review");
+    expect(r.session_closed).toBe(true);
 
     // :cfirst lands on the first hunk; accepting it changes those lines of the buffer only.
     expect(r.accept_at).toEqual({ file: "calc.py", line: 2 });

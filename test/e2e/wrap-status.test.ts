@@ -58,6 +58,7 @@ const RECORDED_VIEW = [
   "",
   "model        openai qwen2.5-coder at http://localhost:11434/v1 · no API key (a local endpoint needs none)",
   "approval     ask",
+  "last job     none started here",
   "review       nothing waits",
   "context      calc.py",
   "always allow safe_patch",
@@ -127,6 +128,7 @@ describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: 
     expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
     expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
     expect(row(r.session, "approval")).toBe("review");
+    expect(row(r.session, "last job")).toBe("none started here");
     expect(row(r.session, "review")).toBe("nothing waits");
     expect(row(r.session, "context")).toBe("none");
     expect(row(r.session, "always allow")).toBe("none");

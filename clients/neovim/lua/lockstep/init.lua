@@ -305,7 +305,14 @@ end
 function M.session()
   session_command("lockstep.session", function(data)
     session_command("lockstep.review", function(review_data)
-      session_view.open(session_view.lines(data, review_data.pending))
+      local client = last_job and vim.lsp.get_client_by_id(last_job.client_id)
+      if not client then
+        session_view.open(session_view.lines(data, review_data.pending))
+        return
+      end
+      lsp.execute(client, api.nvim_get_current_buf(), "lockstep.job", { job_id = last_job.job_id }, function(err, result)
+        session_view.open(session_view.lines(data, review_data.pending, (unwrap(err, result))))
+      end)
     end)
   end)
 end

@@ -98,9 +98,18 @@ local function joined(items)
   return #names == 0 and "none" or table.concat(names, ", ")
 end
 
---- The formatted view of `data` (`lockstep.session`'s data) and `pending` (`lockstep.review`'s),
---- as lines.
-function M.lines(data, pending)
+-- The last job started or streamed here (`lockstep.job`'s data): its id, state and files.
+local function job_line(job)
+  if type(job) ~= "table" then
+    return "none started here"
+  end
+  local files = list(job.files_changed)
+  return string.format("%s %s%s", tostring(job.job_id), tostring(value(job.status) or "?"), #files > 0 and (", changed " .. joined(files)) or "")
+end
+
+--- The formatted view of `data` (`lockstep.session`'s data), `pending` (`lockstep.review`'s) and
+--- `job` (`lockstep.job`'s data of the last job, or nil), as lines.
+function M.lines(data, pending, job)
   data = type(data) == "table" and data or {}
   local out = { "lockstep " .. tostring(value(data.version) or "") .. " session", "" }
   local function add(label, text)
@@ -108,6 +117,7 @@ function M.lines(data, pending)
   end
   add("model", model_line(data))
   add("approval", tostring(value(data.approval) or "?"))
+  add("last job", job_line(job))
   add("review", review_line(pending))
   add("context", joined(data.files_in_context))
   add("always allow", joined(data.always_allowed))
