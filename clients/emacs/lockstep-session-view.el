@@ -10,8 +10,8 @@
 ;; Part of the lockstep package: load lockstep.el, which loads this
 ;; file.  `lockstep-session' shows what `lockstep.session' answers (the
 ;; model, approval, context, usage, companion, the wrapped server), the
-;; last job started here and what waits for review, one fact a line, in `lockstep-session-buffer-name'.
-;; A wrapped server that failed says so in the error face, with the
+;; last job started here and what waits for review, one fact a line,
+;; in `lockstep-session-buffer-name'.  A wrapped server that failed says so in the error face, with the
 ;; reason and the features that are missing without it.
 ;;
 ;; The command's autoload names lockstep.el: it needs the whole
