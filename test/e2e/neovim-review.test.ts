@@ -78,6 +78,8 @@ interface ReviewResult {
   session_closed?: boolean;
   /** The proposed lines under each pending hunk (extmarks with virt_lines): 0-based row, lines [text, highlight]. */
   proposed: Proposed[];
+  /** With input `reopen`: the proposed lines once the file was wiped and opened again. */
+  reopened?: Proposed[];
   after_first: { text: string; review?: Quickfix; diagnostics?: unknown[]; proposed?: Proposed[] };
   second_from: string;
   after_second: { text: string; review?: Quickfix; diagnostics: unknown[]; proposed?: Proposed[] };
@@ -224,9 +226,11 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
   });
 
   it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
-    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change" });
+    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change", reopen: true });
 
     expect(r.diagnostics).toEqual(STAGED);
+    // The file wiped and opened again while the hunks wait: their proposed lines are drawn again.
+    expect(r.reopened).toEqual(PROPOSED_LINES);
     expect(r.messages.find((m) => m.message.startsWith("lockstep: no proposed change"))).toEqual({
       message: "lockstep: no proposed change at line 1 of calc.py (:LockstepReview lists them)",
       level: 3,

@@ -116,13 +116,21 @@ function M.refresh(client, bufnr)
 end
 
 --- After a publishDiagnostics from lockstep: redraw the buffer's proposed lines when it has
---- pending hunks (their diagnostics carry `data.hunk`), clear them when it has none.
+--- pending hunks (their diagnostics carry `data.hunk`), clear them when it has none. A file
+--- opened later is drawn then: the server publishes its hunks again on didOpen.
 function M.published(params, client)
   if type(params) ~= "table" or type(params.uri) ~= "string" then
     return
   end
-  local bufnr = vim.fn.bufnr(vim.uri_to_fname(params.uri))
-  if bufnr < 0 or not api.nvim_buf_is_loaded(bufnr) then
+  local fname = vim.uri_to_fname(params.uri)
+  -- By name, not with bufnr(), which reads its argument as a pattern.
+  local bufnr
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_get_name(b) == fname then
+      bufnr = b
+    end
+  end
+  if bufnr == nil or not api.nvim_buf_is_loaded(bufnr) then
     return
   end
   for _, d in ipairs(type(params.diagnostics) == "table" and params.diagnostics or {}) do
