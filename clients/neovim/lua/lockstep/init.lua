@@ -300,20 +300,12 @@ local function session_command(command, done)
   end)
 end
 
---- Show the session (model, approval, context, usage, companion, wrapped server, pending review)
---- in a scratch buffer.
+--- Show the session (model, approval, last job, pending review, context, usage, companion,
+--- wrapped server) in a scratch buffer.
 function M.session()
-  session_command("lockstep.session", function(data)
-    session_command("lockstep.review", function(review_data)
-      local client = last_job and vim.lsp.get_client_by_id(last_job.client_id)
-      if not client then
-        session_view.open(session_view.lines(data, review_data.pending))
-        return
-      end
-      lsp.execute(client, api.nvim_get_current_buf(), "lockstep.job", { job_id = last_job.job_id }, function(err, result)
-        session_view.open(session_view.lines(data, review_data.pending, (unwrap(err, result))))
-      end)
-    end)
+  local bufnr = api.nvim_get_current_buf()
+  with_client(bufnr, function(client)
+    session_view.show(client, bufnr, last_job)
   end)
 end
 

@@ -2,6 +2,9 @@
 -- formatted one fact a line in a scratch buffer, the wrapped server's state first among equals
 -- when it failed. :checkhealth lockstep reports the wrapped server the same way (M.wrapped).
 
+local lsp = require("lockstep.lsp")
+local reply = require("lockstep.reply")
+
 local M = {}
 
 local api = vim.api
@@ -170,6 +173,23 @@ function M.open(lines)
     api.nvim_set_current_win(win)
   end
   return bufnr
+end
+
+--- Fetch the session, what waits for review and the last job (`last_job`: { client_id, job_id }
+--- or nil) and open the view.
+function M.show(client, bufnr, last_job)
+  lsp.execute(client, bufnr, "lockstep.session", vim.empty_dict(), reply.on_data(function(data)
+    lsp.execute(client, bufnr, "lockstep.review", vim.empty_dict(), reply.on_data(function(review)
+      local job_client = last_job and vim.lsp.get_client_by_id(last_job.client_id)
+      if not job_client then
+        M.open(M.lines(data, review.pending))
+        return
+      end
+      lsp.execute(job_client, bufnr, "lockstep.job", { job_id = last_job.job_id }, function(err, result)
+        M.open(M.lines(data, review.pending, (reply.unwrap(err, result))))
+      end)
+    end))
+  end))
 end
 
 return M
