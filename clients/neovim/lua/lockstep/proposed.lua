@@ -12,12 +12,20 @@ local api = vim.api
 
 M.namespace = api.nvim_create_namespace("lockstep_proposed")
 
--- Linked by default, so a colour scheme (or the user) can give them their own colours.
-vim.cmd([[
-  highlight default link LockstepProposedAdd DiffAdd
-  highlight default link LockstepProposedDelete DiffDelete
-  highlight default link LockstepProposedHeader Comment
-]])
+-- Linked by default, so a colour scheme (or the user) can give them their own colours; linked
+-- again after a colour scheme loads, which clears them.
+local function link_highlights()
+  vim.cmd([[
+    highlight default link LockstepProposedAdd DiffAdd
+    highlight default link LockstepProposedDelete DiffDelete
+    highlight default link LockstepProposedHeader Comment
+  ]])
+end
+link_highlights()
+api.nvim_create_autocmd("ColorScheme", {
+  group = api.nvim_create_augroup("lockstep_proposed", { clear = true }),
+  callback = link_highlights,
+})
 
 -- The latest refresh asked for per buffer: an older reply is dropped.
 local generation = {}
