@@ -11,8 +11,9 @@
 ;; file.  The chat buffer (`lockstep-chat-buffer-name') where the
 ;; agent's `lockstep/stream' notifications are rendered, job by job,
 ;; and the commands that talk to the agent: `lockstep-ask',
-;; `lockstep-apply-edit-blocks', `lockstep-cancel', `lockstep-session',
-;; `lockstep-reset-session' and `lockstep-chat'.
+;; `lockstep-apply-edit-blocks', `lockstep-cancel',
+;; `lockstep-reset-session' and `lockstep-chat' (`lockstep-session' is
+;; in lockstep-session-view.el).
 ;;
 ;; The commands' autoloads name lockstep.el: they need the whole
 ;; package, and lockstep.el loads this file with the rest of it.
@@ -334,21 +335,6 @@ status is reported in the echo area."
       (user-error "[lockstep] The server that ran %s is gone" job-id))
     (lockstep--execute server "lockstep.cancel" (list :job_id job-id))
     (message "[lockstep] cancelled %s" job-id)))
-
-;;;###autoload (autoload 'lockstep-session "lockstep" nil t)
-(defun lockstep-session ()
-  "Show the lockstep session (model, context files, approvals)."
-  (interactive)
-  (let ((data (lockstep--execute (lockstep--server) "lockstep.session"
-                                 (make-hash-table))))
-    (with-current-buffer (get-buffer-create "*lockstep session*")
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (if data (json-encode data) "{}"))
-        (json-pretty-print-buffer)
-        (goto-char (point-min))
-        (special-mode))
-      (display-buffer (current-buffer)))))
 
 ;;;###autoload (autoload 'lockstep-reset-session "lockstep" nil t)
 (defun lockstep-reset-session ()

@@ -51,6 +51,12 @@
 (defvar-local lockstep--review-file nil
   "The file this review list is limited to, or nil for all.")
 
+(defvar lockstep--preview nil
+  "The overlay that previews a hunk's diff in its file, or nil.")
+
+(defvar-local lockstep--previewed nil
+  "The id of the hunk this review list previews.")
+
 (defun lockstep--visited-file ()
   "The absolute name of the current buffer's file; a `user-error' if none."
   (if buffer-file-name
@@ -142,11 +148,13 @@ Works in a file's buffer and in the `lockstep-review' list."
     (_ 'diff-context)))
 
 (defun lockstep--hunk-summary (hunk)
-  "\"+A −R\" of HUNK's diff."
-  (let ((lines (cdr (split-string (plist-get hunk :diff) "\n" t))))
-    (format "+%d −%d"
-            (cl-count-if (lambda (l) (string-prefix-p "+" l)) lines)
-            (cl-count-if (lambda (l) (string-prefix-p "-" l)) lines))))
+  "\"+A −R: first proposed line\" of HUNK, as the server sums it up.
+Counted from its diff when the server sends no :summary."
+  (or (plist-get hunk :summary)
+      (let ((lines (cdr (split-string (plist-get hunk :diff) "\n" t))))
+        (format "+%d −%d"
+                (cl-count-if (lambda (l) (string-prefix-p "+" l)) lines)
+                (cl-count-if (lambda (l) (string-prefix-p "-" l)) lines)))))
 
 (defun lockstep--review-insert (hunk)
   "Insert HUNK in the review list: a file:line header, then its diff."
@@ -157,7 +165,7 @@ Works in a file's buffer and in the `lockstep-review' list."
                                 (if (> end line) (format "%d-%d" line end) line))
                         'face 'diff-file-header)
             (format " %s %s %s%s\n" (plist-get hunk :hunk_id)
-                    (lockstep--hunk-summary hunk) (plist-get hunk :tool)
+                    (plist-get hunk :tool) (lockstep--hunk-summary hunk)
                     (if (plist-get hunk :job_id)
                         (format " (%s)" (plist-get hunk :job_id))
                       "")))
@@ -175,6 +183,8 @@ before what took its place, so `next-error' goes there next."
          (was (plist-get (lockstep--listed-hunk) :hunk_id))
          (line (line-number-at-pos))
          (inhibit-read-only t))
+    (lockstep--preview-clear)
+    (setq lockstep--previewed nil)
     (erase-buffer)
     (insert (if hunks
                 (format "%d proposed change%s %s for review%s.  RET visit, a accept, r reject (C-u: whole file), g refresh\n"
@@ -250,6 +260,59 @@ before what took its place, so `next-error' goes there next."
   (lockstep-review-next n)
   (lockstep-review-visit))
 
+;;;; Following point: the hunk at point previewed in its file
+
+(defcustom lockstep-review-follow t
+  "Whether the review list previews the hunk at point in its file.
+Moving onto a hunk shows its file in another window at the hunk's
+lines, with the lines it removes and adds under them in the diff
+faces, until point leaves the hunk or it is decided."
+  :type 'boolean
+  :group 'lockstep)
+
+(defun lockstep--preview-clear ()
+  "Remove the preview of a hunk, if one is shown."
+  (when (overlayp lockstep--preview)
+    (delete-overlay lockstep--preview))
+  (setq lockstep--preview nil))
+
+(defun lockstep--preview-text (hunk)
+  "HUNK's removed and added lines, in the diff faces, one a line."
+  (mapconcat (lambda (line) (concat (propertize line 'face (lockstep--diff-face line)) "\n"))
+             (cl-remove-if-not (lambda (line) (string-match-p "\\`[-+]" line))
+                               (cdr (split-string (plist-get hunk :diff) "\n" t)))
+             ""))
+
+(defun lockstep-review-preview (hunk)
+  "Show HUNK's file in another window at HUNK, its diff under its lines.
+Returns the preview's overlay, or nil for a file not there yet."
+  (lockstep--preview-clear)
+  (let ((file (plist-get hunk :file)))
+    (when (or (get-file-buffer file) (file-exists-p file))
+      (let* ((buffer (find-file-noselect file))
+             (window (display-buffer buffer '(nil (inhibit-same-window . t)))))
+        (with-current-buffer buffer
+          (save-restriction
+            (widen)
+            (save-excursion
+              (goto-char (point-min))
+              (forward-line (1- (plist-get hunk :line)))
+              (when window (set-window-point window (point)))
+              (forward-line (1+ (- (plist-get hunk :end_line) (plist-get hunk :line))))
+              (let ((text (lockstep--preview-text hunk)))
+                (setq lockstep--preview (make-overlay (point) (point)))
+                (overlay-put lockstep--preview 'lockstep-preview (plist-get hunk :hunk_id))
+                (overlay-put lockstep--preview 'before-string
+                             (if (bolp) text (concat "\n" text)))
+                lockstep--preview))))))))
+
+(defun lockstep--review-follow ()
+  "Preview the hunk at point in the review list, when it changed."
+  (let ((hunk (and lockstep-review-follow (lockstep--listed-hunk))))
+    (unless (equal (plist-get hunk :hunk_id) lockstep--previewed)
+      (setq lockstep--previewed (plist-get hunk :hunk_id))
+      (if hunk (lockstep-review-preview hunk) (lockstep--preview-clear)))))
+
 (defvar lockstep-review-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'lockstep-review-visit)
@@ -265,7 +328,9 @@ before what took its place, so `next-error' goes there next."
 \\{lockstep-review-mode-map}"
   (setq-local revert-buffer-function
               (lambda (&rest _) (lockstep--review-render)))
-  (setq-local next-error-function #'lockstep--review-next-error))
+  (setq-local next-error-function #'lockstep--review-next-error)
+  (add-hook 'post-command-hook #'lockstep--review-follow nil t)
+  (add-hook 'kill-buffer-hook #'lockstep--preview-clear nil t))
 
 ;;;###autoload (autoload 'lockstep-review "lockstep" nil t)
 (defun lockstep-review (&optional this-file)

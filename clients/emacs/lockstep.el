@@ -38,9 +38,10 @@
 ;; `lockstep-wrap-all' wraps every plain command of
 ;; `eglot-server-programs'.
 ;;
-;; The package is this file and three beside it, which it loads:
+;; The package is this file and four beside it, which it loads:
 ;; lockstep-wrap.el (wrap mode), lockstep-chat.el (the chat buffer and
-;; the agent commands) and lockstep-review.el (review and revert).
+;; the agent commands), lockstep-review.el (review and revert) and
+;; lockstep-session-view.el (`lockstep-session').
 ;; Load this one.
 
 ;;; Code:
@@ -307,7 +308,8 @@ now (else Eglot refuses the edit as made for an older version)."
 ;; this file defines, and their commands' autoloads name this file.
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review"))
+  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review"
+                  "lockstep-session-view"))
     (load (expand-file-name part directory) nil t)))
 
 (lockstep-register)

@@ -238,7 +238,7 @@ describe("without window/showMessageRequest (Helix)", () => {
     const diagnostics = (staged.params as { diagnostics: Diagnostic[] }).diagnostics;
     expect(diagnostics.every((d) => d.severity === 3 && d.source === "lockstep")).toBe(true);
     expect(diagnostics.map((d) => d.range.start.line)).toEqual([5]);
-    expect(diagnostics[0]?.message).toBe("proposed change (+1 −1) return 2 * (w + h);");
+    expect(diagnostics[0]?.message).toBe("proposed change +1 −1: return 2 * w + 2 * h;");
     expect(rig.client.requests.filter((r) => r.method === "window/showMessageRequest")).toHaveLength(0);
     expect((await rig.job(id)).status).toBe("running");
 

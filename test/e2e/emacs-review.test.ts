@@ -60,6 +60,8 @@ interface Reverted {
 }
 interface ReviewResult extends ScenarioResult<BufferView & { managed: boolean }> {
   flymake: { line: number; type: string; text: string }[];
+  /** M-x lockstep-session's lines while the hunks wait. */
+  session: string[];
   reviewed: Hunk[];
   list: string[];
   first_visit: Visit;
@@ -98,6 +100,8 @@ interface Keys {
 interface KeysResult extends ScenarioResult<BufferView> {
   list: string[];
   moves: Keys[];
+  preview: { hunk_id: string; buffer: string; before_line: number; text: string; face: string; shown: boolean } | null;
+  preview_after_reject: unknown;
   visit: Keys;
   accept: Keys;
   list_after_accept: string[];
@@ -165,7 +169,11 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       [2, "eglot-note"],
       [14, "eglot-note"],
     ]);
-    expect(r.flymake[0]?.text).toContain("proposed change (+1 −1)");
+    expect(r.flymake[0]?.text).toContain("proposed change +1 −1: return h * w");
+
+    // M-x lockstep-session meanwhile: the job waiting, the two hunks.
+    expect(r.session).toContain(`last job     ${r.first_job} running`);
+    expect(r.session).toContain("review       2 hunks in 1 file wait: calc.py (M-x lockstep-review)");
 
     // M-x lockstep-review lists both, file:line first, each with its diff.
     const [first, second] = r.reviewed;
@@ -174,8 +182,8 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       [14, 14],
     ]);
     expect(r.list[0]).toBe("2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
-    expect(r.list).toContain(`calc.py:2: ${first?.hunk_id} +1 −1 write_file (${r.first_job})`);
-    expect(r.list).toContain(`calc.py:14: ${second?.hunk_id} +1 −1 write_file (${r.first_job})`);
+    expect(r.list).toContain(`calc.py:2: ${first?.hunk_id} write_file +1 −1: return h * w (${r.first_job})`);
+    expect(r.list).toContain(`calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${r.first_job})`);
     expect(r.list).toContain(`  -${FIRST[0]}`);
     expect(r.list).toContain(`  +${SECOND[1]}`);
 
@@ -238,8 +246,10 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       ["n", second?.hunk_id],
       ["p", first?.hunk_id],
     ]);
-    expect(k.list).toContain(`calc.py:2: ${first?.hunk_id} +1 −1 write_file (${k.first_job})`);
-    expect(k.list).toContain(`calc.py:14: ${second?.hunk_id} +1 −1 write_file (${k.first_job})`);
+    expect(k.list).toContain(`calc.py:2: ${first?.hunk_id} write_file +1 −1: return h * w (${k.first_job})`);
+    expect(k.list).toContain(`calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${k.first_job})`);
+    // Point on a hunk in the list previews it in its file: its diff under its lines, in the diff faces.
+    expect(k.preview).toEqual({ hunk_id: first?.hunk_id, buffer: FILE, before_line: 3, text: `-${FIRST[0]}\n+${FIRST[1]}\n`, face: "diff-removed", shown: true });
     expect(k.visit).toMatchObject({ buffer: FILE, line: 2 });
     // a on the first hunk's line lands it; n goes to the other, r leaves it out.
     expect(k.accept).toMatchObject({ buffer: REVIEW_LIST, message: `[lockstep] ${first?.hunk_id} applied` });
@@ -247,6 +257,7 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(k.to_other.hunk_id).toBe(second?.hunk_id);
     expect(k.reject).toMatchObject({ message: `[lockstep] ${second?.hunk_id} rejected` });
     expect(k.list_after_reject).toEqual(["Nothing waits for review."]);
+    expect(k.preview_after_reject).toBeNull();
     expect(k.decided.text).toBe(FIRST_ONLY);
     expect(statuses(heard(requests[1])?.data?.["hunks"] as Hunk[])).toEqual([
       [first?.hunk_id, "applied"],
@@ -258,8 +269,8 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(k.refresh.command_error).toBeUndefined();
     expect(k.refreshed_list[0]).toBe("2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
     const [other, typedOver] = k.refreshed_list.filter((l) => l.startsWith("calc.py:")).map((l) => l.split(" ")[1]);
-    expect(k.refreshed_list).toContain(`calc.py:6: ${other} +1 −1 write_file (${k.second_job})`);
-    expect(k.refreshed_list).toContain(`calc.py:14: ${typedOver} +1 −1 write_file (${k.second_job})`);
+    expect(k.refreshed_list).toContain(`calc.py:6: ${other} write_file +1 −1: return 2 * w + 2 * h (${k.second_job})`);
+    expect(k.refreshed_list).toContain(`calc.py:14: ${typedOver} write_file +1 −1: return s * s (${k.second_job})`);
     // The user typed over line 14, the second hunk's own line, and went back to the list
     // before Eglot's idle timer sent it: a there is a conflict, never forced; the typing stays.
     expect(k.typing).toMatchObject({ buffer: FILE, line: 14 });

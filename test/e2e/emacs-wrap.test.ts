@@ -50,6 +50,8 @@ interface WrapResult extends ScenarioResult<BufferView & { managed: boolean }> {
   patches: { answer: Envelope; ms: number; buffer: BufferView & { managed: boolean }; flymake: FlymakeDiagnostic[] }[];
   get_diagnostics: Envelope;
   buffer_after: BufferView;
+  /** M-x lockstep-session's lines. */
+  session: string[];
 }
 
 /** Plays wrap-driver.el on a workspace holding app.js, typescript-language-server and node on PATH. */
@@ -140,6 +142,9 @@ describe("Emacs 28 + Eglot 1.9: lockstep-wrap in front of typescript-language-se
     const recorded = (r.get_diagnostics.data as { files: { diagnostics: Record<string, unknown>[] }[] }).files[0]?.diagnostics ?? [];
     expect(recorded.filter((d) => d["severity"] === "error")).toEqual([expect.objectContaining({ line: 4, message: DIAGNOSTIC })]);
     expect(r.hover_after).toContain("let count: number");
+
+    // M-x lockstep-session says the wrapped server runs.
+    expect(r.session).toContainEqual(`${"wrapped".padEnd(13)}typescript-language-server: running`);
   });
 
   it("lockstep-wrap puts its entry first and keeps the others; lockstep-wrap-all wraps the plain commands only", async () => {

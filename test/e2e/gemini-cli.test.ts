@@ -109,7 +109,7 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     });
     expect(run.result?.error).toBeUndefined();
     expect(run.result?.prompts).toEqual([]);
-    expect(run.result?.diagnostic).toMatch(/^proposed change \(\+1 −1\)/);
+    expect(run.result?.diagnostic).toMatch(/^proposed change \+1 −1: /);
     expect(run.result).toMatchObject({ buffer: PROPOSED, disk: PROPOSED });
     expect(streamed).toBeGreaterThanOrEqual(2);
   });

@@ -57,6 +57,12 @@ interface Quickfix {
   items: { file: string; lnum: number; end_lnum: number; text: string }[];
 }
 
+interface Proposed {
+  row: number;
+  above: boolean;
+  lines: [string, string][];
+}
+
 interface ReviewResult {
   error?: string;
   steps: string[];
@@ -67,9 +73,16 @@ interface ReviewResult {
   quickfix_open?: boolean;
   accept_at?: { file: string; line: number };
   code_action_menu?: string[];
-  after_first: { text: string; review?: Quickfix; diagnostics?: unknown[] };
+  /** :LockstepSession's lines while the hunks wait (flow `hunks`), and whether q went back to the file. */
+  session?: string[];
+  session_closed?: boolean;
+  /** The proposed lines under each pending hunk (extmarks with virt_lines): 0-based row, lines [text, highlight]. */
+  proposed: Proposed[];
+  /** With input `reopen`: the proposed lines once the file was wiped and opened again. */
+  reopened?: Proposed[];
+  after_first: { text: string; review?: Quickfix; diagnostics?: unknown[]; proposed?: Proposed[] };
   second_from: string;
-  after_second: { text: string; review?: Quickfix; diagnostics: unknown[] };
+  after_second: { text: string; review?: Quickfix; diagnostics: unknown[]; proposed?: Proposed[] };
   chat: string[];
   job_id: string;
   after_revert: { text: string; disk: string; modified: boolean };
@@ -124,9 +137,31 @@ async function playReview(flow: string, extra: Record<string, unknown> = {}, sec
 const replies = (r: ReviewResult, command: string): (Envelope | undefined)[] => r.commands.filter((c) => c.command === command).map((c) => c.reply);
 const decisions = (r: ReviewResult): unknown[] => r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument);
 
+/** Under each hunk: a header, the line it replaces and the line it proposes, in the diff colours. */
+const PROPOSED_LINES: Proposed[] = [
+  {
+    row: 1,
+    above: false,
+    lines: [
+      ["  c1.1 write_file +1 −1: return h * w", "LockstepProposedHeader"],
+      [`- ${FIRST[0]}`, "LockstepProposedDelete"],
+      [`+ ${FIRST[1]}`, "LockstepProposedAdd"],
+    ],
+  },
+  {
+    row: 13,
+    above: false,
+    lines: [
+      ["  c1.2 write_file +1 −1: return k * w, k * h", "LockstepProposedHeader"],
+      [`- ${SECOND[0]}`, "LockstepProposedDelete"],
+      [`+ ${SECOND[1]}`, "LockstepProposedAdd"],
+    ],
+  },
+];
+
 const STAGED = [
-  { lnum: 1, severity: 3, message: "proposed change (+1 −1) return w * h" },
-  { lnum: 13, severity: 3, message: "proposed change (+1 −1) return w * k, h * k" },
+  { lnum: 1, severity: 3, message: "proposed change +1 −1: return h * w" },
+  { lnum: 13, severity: 3, message: "proposed change +1 −1: return k * w, k * h" },
 ];
 
 /** :LockstepRevert put the buffer back (the disk never changed); a second one finds nothing to undo. */
@@ -146,19 +181,28 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
 
     // Staged, not applied: one information diagnostic per hunk, listed in the quickfix list.
     expect(r.diagnostics).toEqual(STAGED);
+    // Each hunk's proposal under it, as virtual lines; gone with the hunk once it is decided.
+    expect(r.proposed).toEqual(PROPOSED_LINES);
     expect(r.review).toEqual({
       title: "lockstep review",
       items: [
-        { file: "calc.py", lnum: 2, end_lnum: 2, text: "[c1.1] write_file (+1 −1) return w * h" },
-        { file: "calc.py", lnum: 14, end_lnum: 14, text: "[c1.2] write_file (+1 −1) return w * k, h * k" },
+        { file: "calc.py", lnum: 2, end_lnum: 2, text: "[c1.1] write_file +1 −1: return h * w" },
+        { file: "calc.py", lnum: 14, end_lnum: 14, text: "[c1.2] write_file +1 −1: return k * w, k * h" },
       ],
     });
     expect(r.quickfix_open).toBe(true);
+
+    // :LockstepSession meanwhile: the job waiting, the two hunks; q closes it.
+    expect(r.session).toContain(`last job     ${r.job_id} running`);
+    expect(r.session).toContain("review       2 hunks in 1 file wait: calc.py (:LockstepReview)");
+    expect(r.session).toContain("approval     review");
+    expect(r.session_closed).toBe(true);
 
     // :cfirst lands on the first hunk; accepting it changes those lines of the buffer only.
     expect(r.accept_at).toEqual({ file: "calc.py", line: 2 });
     expect(r.after_first.text).toBe(ONLY_FIRST);
     expect(r.after_first.review?.items.map((i) => i.lnum)).toEqual([14]);
+    expect(r.after_first.proposed).toEqual([PROPOSED_LINES[1]]);
     expect(decisions(r)).toEqual([
       { id: "c1.1", decision: "apply" },
       { id: "c1.2", decision: "reject" },
@@ -172,6 +216,7 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     expect(r.second_from).toBe("quickfix");
     expect(r.after_second.text).toBe(ONLY_FIRST);
     expect(r.after_second.review?.items).toEqual([]);
+    expect(r.after_second.proposed).toEqual([]);
     expect(r.after_second.diagnostics).toEqual([]);
     expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 applied", "lockstep: c1.2 rejected"]));
 
@@ -181,9 +226,11 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
   });
 
   it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
-    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change" });
+    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change", reopen: true });
 
     expect(r.diagnostics).toEqual(STAGED);
+    // The file wiped and opened again while the hunks wait: their proposed lines are drawn again.
+    expect(r.reopened).toEqual(PROPOSED_LINES);
     expect(r.messages.find((m) => m.message.startsWith("lockstep: no proposed change"))).toEqual({
       message: "lockstep: no proposed change at line 1 of calc.py (:LockstepReview lists them)",
       level: 3,

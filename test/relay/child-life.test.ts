@@ -41,7 +41,7 @@ describe("wrap mode: the child's life", () => {
       expect(errorsShown(client)[death - 1]).toMatch(/typescript-language-server stopped: .*Restarting it\./s);
       await eventually(() => descendants(client.pid).some((p) => p !== pid), "the restarted child");
       expect(await hoverText(client, "src/a.ts", 14)).toContain("tally: number");
-      expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "running", restarts: death });
+      expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "running", restarts: death, reason: "restarted after it was killed by SIGKILL" });
     }
 
     // The fourth death in three minutes is the last.
@@ -54,7 +54,7 @@ describe("wrap mode: the child's life", () => {
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const tally: number = 1;\n" } });
     await client.type("src/a.ts", "tally", "total");
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const total: number = 1;\n" } });
-    expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "stopped", restarts: 3, reason: "it was killed by SIGKILL" });
+    expect(await wrapped(client)).toEqual({ server: "typescript-language-server", state: "failed", restarts: 3, reason: "it was killed by SIGKILL", missing: expect.arrayContaining(["hover", "completion", "definition", "diagnostics"]) as string[] });
     // Nothing the dead server said stands.
     expect(await client.command("get_diagnostics", {})).toMatchObject({ ok: true, data: { files: [] } });
     await sleep(300);
@@ -78,7 +78,7 @@ describe("wrap mode: the child's life", () => {
     const client = await launch(TS_FILES, { style: "helix", args: ["--wrap", "--", "/nonexistent/language-server", "--stdio"], initializationOptions: { lockstep: { approval: "auto" } } });
     expect(client.initializeResult!.serverInfo?.name).toBe("lockstep");
     await eventually(() => errorsShown(client).length === 1, "the message");
-    expect(await wrapped(client)).toMatchObject({ server: "language-server", state: "stopped", restarts: 0, reason: expect.stringMatching(/could not be started|ENOENT/) as string });
+    expect(await wrapped(client)).toMatchObject({ server: "language-server", state: "failed", restarts: 0, reason: expect.stringMatching(/did not initialize: it could not be started.*ENOENT/) as string });
     expect(errorsShown(client)[0]).toMatch(/language-server.*(ENOENT|not|could not)/s);
     await client.open("src/a.ts", undefined, "typescript");
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { version: 1 } });

@@ -3,7 +3,7 @@
 // takes is in the bench, not here.)
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readFrames, writeFrame, type Frame } from "../../server/src/relay/framing.js";
+import { readFrames, wellFramed, writeFrame, type Frame } from "../../server/src/relay/framing.js";
 
 const frame = (body: string): Buffer => Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
 
@@ -55,6 +55,46 @@ describe("readFrames", () => {
     const endless = reader();
     endless.input.write("x".repeat(70 * 1024));
     expect(endless.broken).toEqual([[expect.stringContaining("no header end"), true]]);
+  });
+});
+
+describe("readFrames with invalid bodies answered", () => {
+  function answering(): { input: PassThrough; frames: Frame[]; broken: string[]; invalid: [number, string, unknown][] } {
+    const input = new PassThrough();
+    const r = { input, frames: [] as Frame[], broken: [] as string[], invalid: [] as [number, string, unknown][] };
+    readFrames(input, (f) => r.frames.push(f), (why) => r.broken.push(why), { invalid: (code, message, id) => r.invalid.push([code, message, id]) });
+    return r;
+  }
+
+  it("answers a well-framed body that is not JSON, or not a message, and reads the next frame", () => {
+    const r = answering();
+    r.input.write(Buffer.concat([frame("{not json"), frame("[1]"), frame('{"id":3}'), frame(""), frame('{"jsonrpc":"2.0","method":"later"}')]));
+    expect(r.invalid).toEqual([
+      [-32700, expect.stringContaining("not JSON"), null],
+      [-32600, expect.stringContaining("not a JSON-RPC message"), null],
+      [-32600, expect.stringContaining("not a JSON-RPC message"), 3],
+      [-32700, expect.stringContaining("not JSON"), null],
+    ]);
+    expect(r.frames.map((f) => f.message)).toEqual([{ jsonrpc: "2.0", method: "later" }]);
+    expect(r.broken).toEqual([]);
+  });
+
+  it("still breaks on a body cut by a too-short Content-Length, whether its rest comes with it or after it", () => {
+    const together = answering();
+    together.input.write('Content-Length: 5\r\n\r\n{"jsonrpc":"2.0","method":"x"}');
+    expect(together.broken).toEqual([expect.stringContaining("not JSON")]);
+    expect(together.invalid).toEqual([]);
+
+    const after = answering();
+    after.input.write('Content-Length: 5\r\n\r\n{"jso');
+    after.input.write('nrpc":"2.0","method":"x"}' + frame('{"jsonrpc":"2.0","method":"y"}').toString());
+    expect(after.broken).toEqual([expect.stringContaining("without Content-Length")]);
+    expect(after.frames).toEqual([]);
+  });
+
+  it("wellFramed: nothing yet, or the start of a header, of any case, however little of it has come", () => {
+    for (const rest of ["", "C", "content-le", "Content-Length: 3\r\n"]) expect(wellFramed(Buffer.from(rest))).toBe(true);
+    for (const rest of ['nrpc":"2.0"}', " Content", "x"]) expect(wellFramed(Buffer.from(rest))).toBe(false);
   });
 });
 

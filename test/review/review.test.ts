@@ -19,6 +19,7 @@ interface Hunk {
   line: number;
   end_line: number;
   diff: string;
+  summary: string;
   conflict?: string;
 }
 interface Pending {
@@ -54,13 +55,14 @@ describe("approval review", () => {
     expect(change).toMatchObject({ job_id: id, tool: "write_file", file_path: "a.ts" });
     expect(change!.hunks.map((h) => [h.line, h.end_line])).toEqual([[3, 3], [16, 16]]);
     expect(change!.hunks[0]!.diff).toContain("-const v3 = 3;\n+const v3 = 300;");
+    expect(change!.hunks.map((h) => h.summary)).toEqual(["+1 −1: const v3 = 300;", "+1 −1: const v16 = 1600;"]);
 
     const uri = rig.client.uri("a.ts");
     const shown = await rig.client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { uri: string; diagnostics: Diagnostic[] }).uri === uri && (p as { diagnostics: Diagnostic[] }).diagnostics.length === 2);
     const diagnostics = (shown.params as { diagnostics: Diagnostic[] }).diagnostics;
     expect(diagnostics.map((d) => [d.range.start.line, d.severity, d.source, d.message])).toEqual([
-      [2, 3, "lockstep", "proposed change (+1 −1) const v3 = 3;"],
-      [15, 3, "lockstep", "proposed change (+1 −1) const v16 = 16;"],
+      [2, 3, "lockstep", "proposed change +1 −1: const v3 = 300;"],
+      [15, 3, "lockstep", "proposed change +1 −1: const v16 = 1600;"],
     ]);
     await rig.waitForEvent(id, (e) => e.kind === "status" && e.message === "waiting for review of a.ts");
 

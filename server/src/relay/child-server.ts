@@ -2,7 +2,7 @@
 // tail kept for the user, its death reported once, restarts counted.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Message } from "vscode-jsonrpc";
-import { readFrames, writeFrame, type Frame } from "./framing.js";
+import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
 
 const TAIL_BYTES = 2000;
 export const RESTART_LIMIT = 3;
@@ -20,6 +20,8 @@ export class ChildServer {
   private process: ChildProcessWithoutNullStreams | undefined;
   private tail = "";
   private stopping = false;
+  /** Why we killed it, when we did: reported instead of the signal. */
+  private abandoned: string | undefined;
   private readonly starts: number[] = [];
 
   constructor(
@@ -50,6 +52,7 @@ export class ChildServer {
   start(): void {
     this.starts.push(Date.now());
     this.tail = "";
+    this.abandoned = undefined;
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(this.command, [...this.args], { stdio: ["pipe", "pipe", "pipe"] });
@@ -59,7 +62,10 @@ export class ChildServer {
     }
     this.process = child;
     // A child whose output cannot be read past is as good as dead.
-    readFrames(child.stdout, (frame) => this.events.message(frame), () => child.kill("SIGKILL"));
+    // An object that is no JSON-RPC message is passed over; a body that is not JSON is a child out of step.
+    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent a frame that cannot be read past (${why})`), {
+      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`) : undefined),
+    });
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
@@ -72,12 +78,28 @@ export class ChildServer {
       this.events.ended(reason, this.stopping);
     };
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
-    child.on("exit", (code, signal) => ended(signal ? `it was killed by ${signal}` : `it exited with code ${code}`));
+    child.on("exit", (code, signal) => {
+      const why = this.process === child && this.abandoned !== undefined ? this.abandoned : signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
+      // Its last words may still be on their way: stderr is read to its end first (briefly; a grandchild may hold it open).
+      if (child.stderr.readableEnded) return ended(why);
+      const timer = setTimeout(() => ended(why), 200);
+      child.stderr.once("end", () => {
+        clearTimeout(timer);
+        ended(why);
+      });
+    });
   }
 
   /** Sends a message: its original bytes when it goes on unchanged, else the object. */
   send(body: Buffer | Message): void {
     if (this.process && this.process.stdin.writable) writeFrame(this.process.stdin, body);
+  }
+
+  /** Kills a child that cannot be used (a broken frame, a failed initialize); `reason` is what its end reports. */
+  abandon(reason: string): void {
+    if (!this.process) return;
+    this.abandoned = reason;
+    this.process.kill("SIGKILL");
   }
 
   /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */

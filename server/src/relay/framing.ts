@@ -16,12 +16,52 @@ const HEADER_END = Buffer.from("\r\n\r\n", "ascii");
 /** A header is a line or two; this much without its end is not a stream in step. */
 const MAX_HEADER = 64 * 1024;
 
+/** JSON-RPC's codes for a message that is well framed but cannot be served. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+export interface FrameOptions {
+  /**
+   * A well-framed body that is not a JSON-RPC message: answered with `code` (id null unless the message named
+   * one), and the stream read on. Without it such a body leaves the stream broken.
+   */
+  invalid?: (code: number, message: string, id: number | string | null) => void;
+}
+
+/** The start of a header, or of as much of one as has arrived: what must follow a body whose length was right. */
+const HEADER_START = "content-";
+export function startsLikeHeader(rest: Buffer): boolean {
+  const prefix = rest.subarray(0, HEADER_START.length).toString("ascii").toLowerCase();
+  return HEADER_START.startsWith(prefix);
+}
+
 /**
- * Reads frames off `stream`. A header without a usable Content-Length or a body
- * that is not a JSON object leaves the stream out of step: `broken` is called
- * once and reading stops.
+ * Whether a body that is not JSON was still framed right, so the stream is in step after it: what follows
+ * starts a header (or nothing has arrived yet; if the length was too short, the body's rest then fails as the
+ * next header). A body cut by a too-short Content-Length is followed by the rest of its JSON instead.
  */
-export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void): void {
+export function wellFramed(rest: Buffer): boolean {
+  return rest.length === 0 || startsLikeHeader(rest);
+}
+
+const idOf = (message: unknown): number | string | null => {
+  const id = typeof message === "object" && message !== null ? (message as Record<string, unknown>)["id"] : undefined;
+  return typeof id === "number" || typeof id === "string" ? id : null;
+};
+
+/** A JSON-RPC request, notification or response (LSP has no batches). */
+function isMessage(message: unknown): message is Message {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  return typeof m["method"] === "string" || "result" in m || "error" in m;
+}
+
+/**
+ * Reads frames off `stream`. A header without a usable Content-Length leaves the stream out of step: `broken`
+ * is called once and reading stops; so does a body that is not a JSON-RPC message, unless `options.invalid`
+ * takes it (see wellFramed).
+ */
+export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void, options: FrameOptions = {}): void {
   // Chunks are kept as they came and joined once a whole frame is there: joining at every chunk would copy a
   // body of megabytes once per 64 KB read.
   let chunks: Buffer[] = [];
@@ -41,7 +81,7 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
   const onData = (chunk: Buffer): void => {
     chunks.push(chunk);
     buffered += chunk.length;
-    while (!failed && buffered > 0) {
+    while (!failed && (buffered > 0 || bodyLength === 0)) {
       if (bodyLength < 0) {
         const all = take();
         const end = all.indexOf(HEADER_END);
@@ -65,10 +105,18 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
       try {
         message = JSON.parse(raw.toString("utf8"));
       } catch (error) {
-        return fail(`a body that is not JSON (${error instanceof Error ? error.message : String(error)})`, false);
+        const why = `a body that is not JSON (${error instanceof Error ? error.message : String(error)})`;
+        if (!options.invalid || !wellFramed(chunks[0]!)) return fail(why, false);
+        options.invalid(PARSE_ERROR, `Parse error: ${why}`, null);
+        continue;
       }
-      if (typeof message !== "object" || message === null || Array.isArray(message)) return fail("a body that is not a JSON-RPC message", false);
-      onFrame({ message: message as Message, raw });
+      if (!isMessage(message)) {
+        const why = "a body that is not a JSON-RPC message (a request, notification or response object)";
+        if (!options.invalid) return fail(why, false);
+        options.invalid(INVALID_REQUEST, `Invalid Request: ${why}`, idOf(message));
+        continue;
+      }
+      onFrame({ message, raw });
     }
   };
   stream.on("data", onData);

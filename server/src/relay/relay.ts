@@ -12,6 +12,7 @@ import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilit
 import { readFrames, writeFrame, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
+import { missingFeatures, reasonLine } from "./wrap-status.js";
 
 type Peer = "child" | "lockstep";
 type Id = number | string;
@@ -67,8 +68,12 @@ export class Relay implements WrapLink {
   private held: Wire[] | undefined;
   /** Why the child is not there, when it is not and will not come back. */
   private gone: string | undefined;
+  /** Why the child last ended and was restarted: the session says what happened. */
+  private lastRestart: string | undefined;
   private initializeParams: Json | undefined;
   private childInitialized = false;
+  /** What the child announced at its first initialize: what the editor loses if it goes. */
+  private childCapabilities: Json | undefined;
   private shutdown = false;
   /** Per document, the last version the child was sent, and how many it was sent since its last list for it. */
   private readonly sent = new Map<string, { version: number; sinceList: number }>();
@@ -83,15 +88,21 @@ export class Relay implements WrapLink {
       message: (frame) => this.fromPeer("child", frame),
       ended: (reason, expected) => this.childEnded(reason, expected),
     });
-    readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken);
+    // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
+    readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
+      invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
+    });
     // Nothing outlives lockstep, however it ends.
     process.on("exit", () => this.child.killNow());
     this.child.start();
   }
 
   status(): WrapStatus {
-    const state = this.gone !== undefined ? "stopped" : this.held !== undefined || !this.child.running ? "restarting" : "running";
-    return { server: this.childName, state, restarts: this.child.restarts, ...(this.gone !== undefined ? { reason: this.gone } : {}) };
+    if (this.gone !== undefined) {
+      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing: missingFeatures(this.childCapabilities, this.initializeParams) };
+    }
+    const state = this.held !== undefined || !this.child.running ? "restarting" : "running";
+    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}) };
   }
 
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void {
@@ -151,11 +162,18 @@ export class Relay implements WrapLink {
     const child = answers.get("child");
     const ownResult = isObject(own?.result) ? own.result : {};
     if (!isObject(child?.result)) {
-      // A child that died on the way was named already, once.
-      if (this.gone === undefined) this.tellUser(`the wrapped language server ${this.childName} did not initialize (${child?.error?.message ?? this.gone ?? "no answer"}); lockstep's own features work without it.`);
+      // A child that died on the way was named already, once. One that answered with an error is of no use
+      // (LSP: no request before a successful initialize): it is told to exit, and killed if it does not.
+      if (this.gone === undefined) {
+        this.gone = reasonLine(`it did not initialize: ${child?.error?.message ?? "no answer"}`, this.child.stderrTail());
+        this.tellUser(`the wrapped language server ${this.childName} ${this.gone}; lockstep's own features work without it.`);
+        this.child.send({ jsonrpc: "2.0", method: "exit" } as NotificationMessage);
+        void this.child.stop();
+      }
       return { jsonrpc: "2.0", id, result: ownResult };
     }
     this.childInitialized = true;
+    this.childCapabilities = isObject(child.result["capabilities"]) ? child.result["capabilities"] : {};
     const caps = mergeCapabilities(isObject(child.result["capabilities"]) ? child.result["capabilities"] : {}, isObject(ownResult["capabilities"]) ? ownResult["capabilities"] : {});
     const serverInfo = mergeServerInfo((child.result["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName }, (ownResult["serverInfo"] as ServerInfo | undefined) ?? { name: "lockstep" });
     return { jsonrpc: "2.0", id, result: { ...child.result, capabilities: caps, serverInfo } };
@@ -308,8 +326,10 @@ export class Relay implements WrapLink {
     for (const listener of this.goneListeners) listener();
     const restart = this.childInitialized && this.child.mayRestart();
     this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
-    if (restart) this.held = [];
-    else this.gone = reason;
+    if (restart) {
+      this.held = [];
+      this.lastRestart = reasonLine(reason, tail);
+    } else this.gone = reasonLine(this.childInitialized ? reason : `it did not initialize: ${reason}`, tail);
     // What the child was asked and will never answer is answered now.
     for (const [id, request] of [...this.pending]) if (request.peers.includes("child")) this.answered("child", request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id));
     for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
@@ -320,7 +340,8 @@ export class Relay implements WrapLink {
     this.child.start();
     const id = `${INTERNAL}${this.nextInternal++}`;
     this.internal.set(id, (response) => {
-      if (response.error) return this.childEnded(`it did not initialize again (${response.error.message})`, false);
+      // Killed, so that its end is reported once (and a next start, if one is left, does not run beside it).
+      if (response.error) return this.child.abandon(`it did not initialize again (${response.error.message})`);
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
       for (const doc of this.documents()) {
         this.sent.set(doc.uri, { version: doc.version, sinceList: 1 });

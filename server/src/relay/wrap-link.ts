@@ -36,10 +36,11 @@ export interface OpenDocument {
 /** The wrapped server as `lockstep.session` shows it. */
 export interface WrapStatus {
   server: string;
-  /** running, restarting, or stopped (for good: `reason` says why). */
-  state: "running" | "restarting" | "stopped";
+  /** `failed`: it did not initialize, or has died for good; `reason` says why in one line, `missing` what the editor lost. */
+  state: "running" | "restarting" | "failed";
   restarts: number;
   reason?: string;
+  missing?: string[];
 }
 
 export interface WrapLink {

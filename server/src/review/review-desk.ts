@@ -54,8 +54,11 @@ export interface PendingChange {
   job_id: string | null;
   tool: string;
   file_path: string;
-  /** `conflict`: why the hunk cannot land as it is (its lines changed since); absent when it can. */
-  hunks: { hunk_id: string; line: number; end_line: number; diff: string; conflict?: string }[];
+  /**
+   * `summary`: "+a −r: first proposed line", as the diagnostic shows it; `conflict`: why the hunk
+   * cannot land as it is (its lines changed since); absent when it can.
+   */
+  hunks: { hunk_id: string; line: number; end_line: number; diff: string; summary: string; conflict?: string }[];
 }
 
 export interface DeskDeps {
@@ -160,7 +163,7 @@ export class ReviewDesk {
           .map((h) => {
             const at = where.get(h.id);
             const conflict = at?.conflict;
-            return { hunk_id: h.id, line: (at?.start ?? h.hunk.start) + 1, end_line: (at?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk), ...(conflict ? { conflict } : {}) };
+            return { hunk_id: h.id, line: (at?.start ?? h.hunk.start) + 1, end_line: (at?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk), summary: hunkSummary(h.hunk), ...(conflict ? { conflict } : {}) };
           }),
       });
     }

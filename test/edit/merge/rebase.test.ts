@@ -28,7 +28,8 @@ describe("changeHunks", () => {
     const hunks = changeHunks(before, after);
     expect(hunks.map((h) => [h.start, h.end])).toEqual([[1, 5], [16, 17]]);
     expect(hunkDiff(hunks[1]!)).toBe("@@ -14,5 +14,4 @@\n 14\n 15\n 16\n-17\n 18\n");
-    expect(hunkSummary(hunks[1]!)).toBe("(+0 −1) 17");
+    expect(hunkSummary(hunks[1]!)).toBe("+0 −1: − 17");
+    expect(hunkSummary(hunks[0]!)).toBe("+4 −4: two");
   });
 });
 

@@ -34,10 +34,14 @@ local function run(argv, timeout_ms)
   return code, vim.trim(table.concat(output, "\n"))
 end
 
--- The server command with `--version` in place of the transport flag.
+-- The server command with `--version` in place of the transport flag (and of the wrapped
+-- server's command, in wrap mode).
 local function version_argv(cmd)
   local argv = {}
   for _, arg in ipairs(cmd) do
+    if arg == "--wrap" then
+      break
+    end
     if arg ~= "--stdio" then
       table.insert(argv, arg)
     end
@@ -102,6 +106,14 @@ function M.check()
         ok(line .. (data.key_found and ", API key found" or ", no API key (a local endpoint needs none)"))
       else
         warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
+      end
+      -- Wrap mode: the wrapped server's state, and what is missing while it is not running.
+      local level, text, missing = require("lockstep.session_view").wrapped(data.wrapped)
+      if level == "ok" then
+        ok("wrapped server " .. text)
+      elseif level then
+        local report = level == "warn" and warn or error
+        report("wrapped server " .. text, #missing > 0 and { "missing: " .. table.concat(missing, ", ") } or nil)
       end
     end
   end

@@ -9,6 +9,8 @@ local chat = require("lockstep.chat")
 local approval = require("lockstep.approval")
 local reply = require("lockstep.reply")
 local review = require("lockstep.review")
+local proposed = require("lockstep.proposed")
+local session_view = require("lockstep.session_view")
 local target = require("lockstep.target")
 
 local M = {}
@@ -72,6 +74,12 @@ handlers["lockstep/stream"] = function(_, params, ctx)
 end
 
 handlers["window/showMessageRequest"] = approval.show_message_request
+
+-- Neovim's own handler shows the diagnostics; proposed.lua draws the pending hunks' proposed lines.
+handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, handler_config)
+  vim.lsp.handlers["textDocument/publishDiagnostics"](err, params, ctx, handler_config)
+  proposed.published(params, vim.lsp.get_client_by_id(ctx.client_id))
+end
 
 -- Replies to commands run from the code-action menu (our own requests pass a callback).
 handlers["workspace/executeCommand"] = function(err, result, ctx)
@@ -292,10 +300,12 @@ local function session_command(command, done)
   end)
 end
 
---- Show the session facts (model, context files, tools always allowed, ...).
+--- Show the session (model, approval, last job, pending review, context, usage, companion,
+--- wrapped server) in a scratch buffer.
 function M.session()
-  session_command("lockstep.session", function(data)
-    notify("session\n" .. vim.inspect(data))
+  local bufnr = api.nvim_get_current_buf()
+  with_client(bufnr, function(client)
+    session_view.show(client, bufnr, last_job)
   end)
 end
 

@@ -7,6 +7,7 @@
 
 local lsp = require("lockstep.lsp")
 local reply = require("lockstep.reply")
+local proposed = require("lockstep.proposed")
 
 local M = {}
 
@@ -31,20 +32,6 @@ local function absolute(client, file_path)
   return (client.config.root_dir or vim.fn.getcwd()) .. "/" .. file_path
 end
 
--- "(+a −r) first changed line", like the diagnostic, from the hunk's diff.
-local function summary(diff)
-  local added, removed, first = 0, 0, nil
-  for line in tostring(diff):gmatch("[^\n]+") do
-    local sign = line:sub(1, 1)
-    if sign == "+" or sign == "-" then
-      added = added + (sign == "+" and 1 or 0)
-      removed = removed + (sign == "-" and 1 or 0)
-      first = first or vim.trim(line:sub(2))
-    end
-  end
-  return string.format("(+%d −%d) %s", added, removed, first or "")
-end
-
 local function is_ours()
   return vim.fn.getqflist({ title = 0 }).title == M.QF_TITLE
 end
@@ -64,7 +51,7 @@ function M.list(client, bufnr, opts)
           col = 1,
           -- A hunk whose own lines changed since cannot land: shown as a warning, with why.
           type = hunk.conflict and "W" or "I",
-          text = string.format("[%s] %s %s%s", hunk.hunk_id, change.tool, summary(hunk.diff), hunk.conflict and (" — conflict: " .. hunk.conflict) or ""),
+          text = string.format("[%s] %s %s%s", hunk.hunk_id, change.tool, proposed.summary(hunk), hunk.conflict and (" — conflict: " .. hunk.conflict) or ""),
         })
       end
     end

@@ -75,10 +75,16 @@ export function hunkDiff(hunk: ChangeHunk): string {
   return out.join("\n") + "\n";
 }
 
-/** "+a −r" and the first changed line, as the review shows a hunk. */
+/**
+ * "+a −r: first proposed line" as the review lists a hunk: what it would put there, shortened;
+ * a hunk that only removes names its first removed line ("−" before it).
+ */
 export function hunkSummary(hunk: ChangeHunk): string {
-  const first = hunk.removed[0] ?? hunk.added[0] ?? "";
-  const counts = `(+${hunk.added.length} −${hunk.removed.length})`;
-  const line = bare(first).trim();
-  return line === "" ? counts : `${counts} ${line.length > 60 ? `${line.slice(0, 57)}...` : line}`;
+  const width = 60;
+  const counts = `+${hunk.added.length} −${hunk.removed.length}`;
+  const added = hunk.added.map((l) => bare(l).trim()).find((l) => l !== "");
+  const removed = hunk.removed.map((l) => bare(l).trim()).find((l) => l !== "");
+  const line = added ?? (removed === undefined || hunk.added.length > 0 ? undefined : `− ${removed}`);
+  if (line === undefined) return counts;
+  return `${counts}: ${line.length > width ? `${line.slice(0, width - 1)}…` : line}`;
 }
