@@ -55,7 +55,7 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
 }
 
 /** Settings that are each valid but do not go together: said at once, not when the agent first runs. */
-function combinationProblems(s: Settings): string[] {
+export function combinationProblems(s: Settings): string[] {
   const out: string[] = [];
   if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
     out.push("`model` is required with provider `openai`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)");
