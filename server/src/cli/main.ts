@@ -241,7 +241,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const { runServer } = await import("../lsp/server.js");
     return runServer(wrapAt >= 0 ? argv.slice(0, wrapAt) : argv, wrap);
   }
-  if (command === "ask" || command === "demo") {
+  if (command === "ask" || command === "demo" || command === "config") {
     const { runTerminalClient } = await import("./terminal-client.js");
     return runTerminalClient(command, rest, io);
   }
