@@ -6,7 +6,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep [--stdio] [--debug]          run the language server over stdio (the default)
   lockstep [--stdio] --wrap -- CMD [ARGS...]
                                         the same, in front of your own language server CMD
-  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR] [--json]
   lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
@@ -19,7 +19,8 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
 
-Every command takes --help. Tool commands print one JSON envelope {"ok": ...} on stdout.
+Every command takes --help. Tool commands print a short summary on a terminal, and one JSON
+envelope {"ok": ...} on stdout when it is not a terminal or with --json.
 Exit status: 0 success, 1 refused or failed, 2 usage error.`;
 
 const COMMANDS: Record<string, string> = {
