@@ -14,7 +14,7 @@ export const settingsSchema = z.object({
     .describe("ask: the user approves every change the agent makes (a prompt, or a staged change where the editor has no prompts); review: every change is staged hunk by hunk, accepted or rejected through code actions; auto: changes land at once."),
   closedFileEdits: z.enum(["editor", "disk"]).default("editor").describe("Where changes to files that are not open go: to the editor as a reviewable edit, or straight to disk."),
   transcript: z.string().optional().describe("Path of a markdown file the agent's conversations are written to (for editors without custom notifications)."),
-  replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling Gemini: the offline demo and tests use it."),
+  replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling a model: the offline demo and tests use it."),
   replayDelayMs: z.number().int().min(0).default(0).describe("Pause between the replayed model's text chunks, so a recorded session streams like a live one."),
   debug: z.boolean().default(false).describe("Log every command and result as JSON to stderr."),
   applyEditTimeoutMs: z.number().int().positive().default(10_000).describe("How long to wait for the editor to answer an edit."),
