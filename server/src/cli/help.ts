@@ -4,6 +4,7 @@ import { VERSION } from "../version.js";
 export const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
 
   lockstep [--stdio] [--debug]          run the language server over stdio (the default)
+  lockstep --version                    print the version
   lockstep [--stdio] --wrap -- CMD [ARGS...]
                                         the same, in front of your own language server CMD
   lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR] [--json]
