@@ -1,7 +1,6 @@
 // `lockstep apply-patch` with `diff -U0` diffs: an insertion without context lands
-// at its header's line only on evidence (git's index line; or --base-sha256, the
-// caller's own statement of the base, with the other hunks at their header lines).
-// Without --base-sha256 the CLI reads the base off the file: that is no evidence.
+// at its header's line only when git's index line proves the numbers. Without it the
+// diff is refused and the file left, whether or not --base-sha256 names the file's text.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { createPatch } from "diff";
@@ -29,19 +28,15 @@ describe("lockstep apply-patch with a zero-context insertion", () => {
     expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(POST);
   });
 
-  it("applies a -U0 diff without an index line when --base-sha256 names the file's text", async () => {
+  it.each([
+    ["without --base-sha256", []],
+    ["with --base-sha256 naming the file's text", ["--base-sha256", sha256Of(PRE)]],
+  ])("refuses a -U0 diff without an index line %s, says what would settle it, and leaves the file", async (_, extra) => {
     const root = await workspace({ "f.txt": PRE });
-    const run = await lockstep(["apply-patch", "f.txt", "--base-sha256", sha256Of(PRE)], { cwd: root, stdin: u0(false) });
-    expect(run.envelope).toMatchObject({ ok: true });
-    expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(POST);
-  });
-
-  it("refuses it without either, says what would settle it, and leaves the file", async () => {
-    const root = await workspace({ "f.txt": PRE });
-    const run = await lockstep(["apply-patch", "f.txt"], { cwd: root, stdin: u0(false) });
+    const run = await lockstep(["apply-patch", "f.txt", ...extra], { cwd: root, stdin: u0(false) });
     expect(run.status).toBe(1);
-    expect(run.envelope).toMatchObject({ ok: false, error: { code: "invalid_diff", message: expect.stringMatching(/only added lines and no context/) as string } });
-    expect(run.envelope.error?.suggestions.join(" ")).toMatch(/Add 3 unchanged lines of context/);
+    expect(run.envelope).toMatchObject({ ok: false, error: { code: "invalid_diff", message: expect.stringMatching(/only added lines and no context.*no git `index OLD\.\.NEW` line/) as string } });
+    expect(run.envelope.error?.suggestions.join(" ")).toMatch(/Add 3 unchanged lines of context.*`index OLD\.\.NEW`/);
     expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(PRE);
   });
 

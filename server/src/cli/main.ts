@@ -116,7 +116,6 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
     }
   }
   const base = current ?? (await import("../edit/shared/text.js")).EMPTY_SHA256;
-  ctx.baseFromFile = values["base-sha256"] === undefined;
   return invokeTool("safe_patch", { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: values["dry-run"] ?? false }, ctx);
 }
 

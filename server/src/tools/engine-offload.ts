@@ -16,8 +16,6 @@ export interface PatchJob {
   filePath: string;
   /** Header paths that name existing files (only those may refuse the diff). */
   existing: string[];
-  /** `content` is the text the diff's author named as its base (see `PatchOptions.baseVerified`). */
-  baseVerified: boolean;
 }
 
 export interface ReplaceJob {
@@ -61,7 +59,7 @@ type EngineAnswer<J extends EngineJob> = EngineAnswers[J["kind"]];
 export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
   if (job.kind === "patch") {
     const existing = new Set(job.existing);
-    const patched = applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p), baseVerified: job.baseVerified });
+    const patched = applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p) });
     if (!patched.ok) return patched as EngineAnswer<J>;
     const { content, diff, hunks } = patched.value;
     const moved = hunks.filter((h) => h.claimedLine !== undefined && h.claimedLine !== h.line).length;

@@ -54,12 +54,6 @@ export interface ToolContext {
   reader?: Reader;
   /** A wrapped language server's diagnostics (wrap mode): `get_diagnostics`, and `diagnostics_after` on every change. */
   diagnostics?: DiagnosticsView;
-  /**
-   * The front door read the base sha256 off the file itself (`lockstep apply-patch` without
-   * `--base-sha256`): it says nothing of the text the diff was made on, so it is no evidence for
-   * a diff's line numbers.
-   */
-  baseFromFile?: boolean;
 }
 
 /** One diagnostic as tools report it: 1-based lines and columns (UTF-16 code units, as LSP counts). */

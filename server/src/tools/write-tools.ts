@@ -75,9 +75,7 @@ export const safePatch = defineTool({
       ctx,
       { tool: "safe_patch", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: true },
       async (current): Promise<Computed> => {
-        // modifyFile checked base_content_sha256 against this text: the author's statement of its base, unless the door read it off the file.
-        const baseVerified = ctx.baseFromFile !== true;
-        const job: PatchJob = { kind: "patch", content: current.content, diff: args.unified_diff, filePath: current.file_path, existing: [...existing], baseVerified };
+        const job: PatchJob = { kind: "patch", content: current.content, diff: args.unified_diff, filePath: current.file_path, existing: [...existing] };
         const patched = await runEngine(job, ctx.signal);
         if (!patched.ok) return patched;
         const moved = patched.value.moved;

@@ -1,7 +1,7 @@
-// Insertions without context (`diff -U0`): placed at their header's line only on
-// evidence that the numbers are exact for this text (git's index line, both ends;
-// or the author's base matched and every checkable hunk at its own header line),
-// and the inputs built to make that rule lie are refused.
+// Insertions without context (`diff -U0`): placed at their header's line only when
+// git's index line proves the numbers exact for this text (both ends). Everything
+// else is refused, a matched base with every other hunk at its header line included:
+// the inputs built to make that weaker rule lie are here, all refused.
 import { createPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -73,19 +73,18 @@ describe("a zero-context insertion lands at its header's line on evidence", () =
     expect(apply(crlf(PRE), shifted)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/its numbers do not describe this file/) as string } });
   });
 
-  it("(b) the author's base matched, and every hunk with old lines lands at its own header line", () => {
-    const result = apply(PRE, PLAIN, { baseVerified: true });
-    expect(result).toMatchObject({ ok: true, value: { content: POST } });
+  it("(a) places it by number: the report says so", () => {
+    const result = apply(PRE, GIT);
     expect(result.ok && result.value.hunks.map((h) => [h.line, h.tier])).toEqual([
       [11, "numbered"],
       [20, "exact"],
     ]);
   });
 
-  it("without either, refuses and says what would settle it", () => {
+  it("without the index line, refuses even when every other hunk lands at its header line, and says what would settle it", () => {
     const result = apply(PRE, PLAIN);
     expect(result).toMatchObject({ ok: false, error: { code: "invalid_diff" } });
-    expect(!result.ok && result.error.message).toMatch(/hunk 1 of 2 .* has only added lines and no context.*no git `index` line/);
+    expect(!result.ok && result.error.message).toMatch(/hunk 1 of 2 .* has only added lines and no context.*no git `index OLD\.\.NEW` line.*a matching base sha256 does not/);
     expect(!result.ok && result.error.suggestions.join(" ")).toMatch(/Add 3 unchanged lines of context.*`index OLD\.\.NEW`/);
   });
 });
@@ -97,35 +96,32 @@ describe("inputs that would make the rule lie are refused", () => {
     if (!result.ok) expect(result.error.message).toMatch(why);
   };
 
-  it.each([1, 2, 3, -1, -2, -3])("(b) the checkable hunk's numbers off by %i", (d) => {
-    refused(PRE, reheader(PLAIN, 1, (h) => ({ ...h, a: h.a + d, b: h.b + d })), { baseVerified: true }, /hunk 2 fits the file at line 20, and its header says/);
+  const noIndex = /no git `index OLD\.\.NEW` line/;
+
+  it.each([1, 2, 3, -1, -2, -3])("no index line, the checkable hunk's numbers off by %i", (d) => {
+    refused(PRE, reheader(PLAIN, 1, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, noIndex);
   });
 
-  it.each([1, 2, 3, -1, -2, -3])("(b) the insertion's old-side number alone off by %i", (d) => {
-    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d })), { baseVerified: true }, /starts its new side at line|hunk 2/);
+  it.each([1, 2, 3, -1, -2, -3])("no index line, the insertion's old-side number alone off by %i", (d) => {
+    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d })), {}, noIndex);
   });
 
-  it.each([1, 2, 3])("(b) a base that matches, numbers counted on another text (%i lines more above the insertion)", (extra) => {
-    // The author counted on a text with `extra` more lines near the top, then named this file's sha256.
+  it.each([1, 2, 3])("no index line, numbers counted on another text (%i lines more above the insertion)", (extra) => {
     const other = edited(PRE, 2, Array.from({ length: extra }, (_, i) => `old ${i}`));
-    const diff = u0(other, edited(other, 10 + extra, ["NEW A", "NEW B"], 20 + extra));
-    refused(PRE, diff, { baseVerified: true }, /fits the file at line 20, and its header says/);
+    refused(PRE, u0(other, edited(other, 10 + extra, ["NEW A", "NEW B"], 20 + extra)), {}, noIndex);
   });
 
-  it("(b) the only hunk is a zero-context insertion", () => {
-    refused(PRE, u0(PRE, edited(PRE, 10, ["NEW"])), { baseVerified: true }, /no hunk with context or removed lines follows it/);
+  it.each([1, 2, 3, -1, -2, -3])("no index line, the insertion shifted by %i on both sides while every other hunk lands at its header line", (d) => {
+    // Read alone, this is a correct diff of another change: only the index line's blobs could tell, so it is refused.
+    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, noIndex);
   });
 
-  it("(b) the insertion comes after the last hunk that can be checked", () => {
-    refused(PRE, u0(PRE, edited(PRE, 30, ["NEW"], 5)), { baseVerified: true }, /no hunk with context or removed lines follows it/);
+  it("no index line, the only hunk is a zero-context insertion", () => {
+    refused(PRE, u0(PRE, edited(PRE, 10, ["NEW"])), {}, noIndex);
   });
 
-  it("(b) a header's counts do not match its lines", () => {
-    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, c: 3 })), { baseVerified: true }, /counts 0 old and 3 new lines, and it has 0 and 2/);
-  });
-
-  it("(b) a bare header on the insertion", () => {
-    refused(PRE, PLAIN.replace(/^@@ -10,0 \+11,2 @@/m, "@@ @@"), { baseVerified: true }, /does not give the line it follows/);
+  it("a bare header on the insertion, with the index line", () => {
+    refused(PRE, GIT.replace(/^@@ -10,0 \+11,2 @@/m, "@@ @@"), {}, /does not give the line it follows/);
   });
 
   it("(a) OLD right but NEW wrong", () => {
@@ -136,21 +132,15 @@ describe("inputs that would make the rule lie are refused", () => {
     refused(PRE, reheader(GIT, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, /result's blob is .*, so its numbers do not describe this file/);
   });
 
-  it("(a) OLD names another text: refused even with the base matched", () => {
+  it("(a) OLD names another text", () => {
     const other = edited(PRE, 0, ["old 0"]);
-    refused(PRE, u0(other, edited(other, 11, ["NEW A", "NEW B"], 21), true), { baseVerified: true }, /names blob .* the diff was made on another text/);
-  });
-
-  it("(b)'s limit, stated: an insertion shifted by itself on both sides is a diff of another change, and lands where it says", () => {
-    // Nothing in a diff without an index line can tell it from a diff that means that line.
-    const shifted = reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + 2, b: h.b + 2 }));
-    expect(apply(PRE, shifted, { baseVerified: true })).toMatchObject({ ok: true, value: { content: edited(PRE, 12, ["NEW A", "NEW B"], 20) } });
+    refused(PRE, u0(other, edited(other, 11, ["NEW A", "NEW B"], 21), true), {}, /names blob .* the diff was made on another text/);
   });
 });
 
 describe("property: a -U0 diff, true or lying, gives its intended text or a refusal", () => {
-  type Lie = "none" | "checked-shift" | "insert-old-shift" | "other-text" | "index-new" | "insert-shift-index";
-  const lies: Lie[] = ["none", "checked-shift", "insert-old-shift", "other-text", "index-new", "insert-shift-index"];
+  type Lie = "none" | "checked-shift" | "insert-old-shift" | "insert-shift" | "other-text" | "index-new" | "insert-shift-index";
+  const lies: Lie[] = ["none", "checked-shift", "insert-old-shift", "insert-shift", "other-text", "index-new", "insert-shift-index"];
 
   it("never writes a wrong text", () => {
     /** Per lie, how many diffs landed with an insertion placed by its numbers: the property is not vacuous. */
@@ -182,18 +172,21 @@ describe("property: a -U0 diff, true or lying, gives its intended text or a refu
           const checked = hunks.findIndex((o) => o > 0);
           if (lie === "checked-shift" && checked >= 0) diff = reheader(diff, checked, (h) => ({ ...h, a: Math.max(0, h.a + d), b: Math.max(0, h.b + d) }));
           if (lie === "insert-old-shift" && insertion >= 0) diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d) }));
-          if (lie === "insert-shift-index" && insertion >= 0) diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d), b: Math.max(1, h.b + d) }));
+          if ((lie === "insert-shift" || lie === "insert-shift-index") && insertion >= 0) diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d), b: Math.max(1, h.b + d) }));
           if (lie === "index-new") diff = diff.replace(/\.\.([0-9a-f]{7})/, "..0000000");
           let content = before;
           if (lie === "other-text") content = ["extra", ...pre].join("\n") + "\n"; // the base "matches", the numbers were counted on `before`
-          const result = apply(content, diff, { baseVerified: true });
+          const result = apply(content, diff);
           if (!result.ok) return;
-          if (result.value.hunks.some((h) => h.tier === "numbered")) numberedLandings.set(lie, (numberedLandings.get(lie) ?? 0) + 1);
+          if (result.value.hunks.some((h) => h.tier === "numbered")) {
+            expect(diff, "an insertion placed by number without git's index line").toMatch(/^index /m);
+            numberedLandings.set(lie, (numberedLandings.get(lie) ?? 0) + 1);
+          }
           const intended = lie === "other-text" ? "extra\n" + after : after;
           expect(result.value.content).toBe(intended);
         },
       ),
-      { numRuns: 600 },
+      { numRuns: 700 },
     );
     expect(numberedLandings.get("none") ?? 0).toBeGreaterThan(20);
   });

@@ -25,7 +25,7 @@ import { endsWithNewline, LineTable } from "../shared/text.js";
 import { placeExactly } from "./exact-fit.js";
 import { diffWithoutBom, keepingBom } from "../shared/shape.js";
 import { describeLocateError } from "./patch-messages.js";
-import { checkPlan, checkResultBlob, numbersFor, planInsertions, type Numbers } from "./numbered.js";
+import { checkResultBlob, numbersFor, planInsertions, type Numbers } from "./numbered.js";
 
 export interface HunkReport {
   /** 0-based position of the hunk in the given diff. */
@@ -51,12 +51,6 @@ export interface PatchOptions {
   filePath?: string;
   /** Whether a header's path names a file that exists (workspace-relative); a diff headed for another existing file is refused. */
   fileExists?: (path: string) => boolean;
-  /**
-   * The caller checked that `content` is exactly the text the diff's author named as its base (the
-   * author's own base sha256, not one the caller read off the file). Evidence for the header numbers
-   * of insertions without context (see numbered.ts).
-   */
-  baseVerified?: boolean;
 }
 
 /**
@@ -271,7 +265,7 @@ function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean 
 
 export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
   // Blob hashes are of the whole text, BOM included: git hashes the bytes.
-  const numbers = numbersFor(content, options.baseVerified === true);
+  const numbers = numbersFor(content);
   const patched = keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options, numbers));
   if (!patched.ok) return patched;
   return checkResultBlob(numbers.plan, patched.value.content) ?? patched;
@@ -307,11 +301,7 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
     }
     placements = located.placements;
   }
-  if (plan) {
-    const unproven = checkPlan(plan, hunks, placements);
-    if (unproven) return unproven;
-    numbers.plan = plan;
-  }
+  if (plan) numbers.plan = plan;
   const hidden = fixInContext(file, hunks, placements);
   if (hidden) return hidden;
 
