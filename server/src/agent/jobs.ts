@@ -150,6 +150,11 @@ export class AgentService {
     return (await readProjectInstructions(this.deps.workspace()))?.file_path ?? null;
   }
 
+  /** Whether a run is going on or waiting its turn. */
+  running(): boolean {
+    return [...this.jobs.values()].some((j) => j.status === "running");
+  }
+
   cancelAll(): void {
     for (const job of this.jobs.values()) job.controller.abort();
   }
