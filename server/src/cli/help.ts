@@ -14,6 +14,9 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
   lockstep find GLOB [--path DIR] [--root DIR]
   lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
+  lockstep ask --continue|--resume ID "PROMPT" ...   continue a stored session
+  lockstep sessions [--json] | sessions rm ID | sessions prune --days N
+  lockstep revert [RUN] [--yes] [--session ID]  undo a stored run (the last by default)
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
 
@@ -57,14 +60,31 @@ PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files,
 Lists the files whose path matches GLOB (relative to --path, else the root), with the same ignore rules.
 
   lockstep find 'src/**/*.test.ts'`,
-  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
+  ask: `lockstep ask "PROMPT" [--continue | --resume ID] [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).
 --provider openai talks to any OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenRouter);
 --no-tools serves a model without tool calling: it writes edit blocks, lockstep applies them.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
-  lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"`,
+  lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"
+  lockstep ask --continue "and now the tests"     (the newest stored session of this project)`,
+  sessions: `lockstep sessions [--json] [--root DIR] | sessions rm ID | sessions prune --days N
+
+Lists this project's stored sessions, newest first: id, last change, turns, files changed,
+tokens and title (the first prompt). rm deletes one; prune deletes those unchanged for N days.
+They live under $XDG_STATE_HOME/lockstep (else ~/.local/state/lockstep; LOCKSTEP_SESSIONS_DIR moves them).
+
+  lockstep sessions
+  lockstep ask --resume 20261125-225201-a1b2c3 "now add the tests"`,
+  revert: `lockstep revert [RUN] [--yes] [--session ID] [--root DIR]
+
+Undoes a stored run's changes by content (the last run with changes by default), keeping what was
+typed since; a part that conflicts is shown and its file left. Shows what it will undo and asks;
+--yes does not ask (needed without a terminal).
+
+  lockstep revert
+  lockstep revert 5f1c2b --yes`,
   demo: `lockstep demo [--keep]
 
 Runs a recorded session offline on a copy of the demo project (--keep: leave the copy).

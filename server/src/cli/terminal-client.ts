@@ -53,6 +53,8 @@ export interface AskOptions {
   /** Model settings from --provider, --base-url and --model. */
   model?: { provider?: string; baseUrl?: string; model?: string; tools?: boolean };
   debug?: boolean;
+  /** `--continue` or `--resume ID`: a stored session the server resumes before the prompt. */
+  resume?: { latest: true } | { id: string };
   /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
   onEvent?: (event: StreamEvent) => Promise<void>;
 }
@@ -195,6 +197,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
       },
     });
     await conn.sendNotification("initialized", {});
+    if (options.resume) await (await import("./sessions-commands.js")).resumeThroughServer(conn, options.resume, io);
     const started = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.ask", arguments: [{ prompt: options.prompt }] })) as {
       ok: boolean;
       data?: { job_id: string };
@@ -230,8 +233,11 @@ async function askCommand(args: string[], io: Io): Promise<number> {
       "base-url": { type: "string" },
       model: { type: "string" },
       "no-tools": { type: "boolean" },
+      continue: { type: "boolean" },
+      resume: { type: "string" },
     },
   });
+  if (values.continue && values.resume !== undefined) throw new AskUsage("give --continue (the newest session) or --resume ID, not both");
   const prompt = positionals.join(" ").trim();
   if (!prompt) {
     io.stderr('lockstep ask: say what to do, e.g. lockstep ask "fix the failing test in @src/app.ts"\n');
@@ -249,6 +255,7 @@ async function askCommand(args: string[], io: Io): Promise<number> {
       prompt,
       yes: values.yes ?? false,
       debug: values.debug ?? false,
+      ...(values.continue ? { resume: { latest: true as const } } : values.resume !== undefined ? { resume: { id: values.resume } } : {}),
       ...(values.replay ? { replay: path.resolve(values.replay) } : {}),
       model: {
         ...(values.provider !== undefined ? { provider: values.provider } : {}),

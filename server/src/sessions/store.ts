@@ -32,8 +32,9 @@ export interface Skipped {
 
 export type Found<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** `sessionsDir` when set; else `$XDG_STATE_HOME/lockstep`, else `~/.local/state/lockstep`. */
-export function stateDirectory(sessionsDir?: string, env: NodeJS.ProcessEnv = process.env): string {
+/** `sessionsDir` (the setting, else LOCKSTEP_SESSIONS_DIR) when set; else `$XDG_STATE_HOME/lockstep`, else `~/.local/state/lockstep`. */
+export function stateDirectory(setting?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const sessionsDir = setting ?? env["LOCKSTEP_SESSIONS_DIR"];
   if (sessionsDir !== undefined && sessionsDir !== "") return path.resolve(sessionsDir.replace(/^~(?=$|\/)/, homedir()));
   const xdg = env["XDG_STATE_HOME"];
   // The XDG spec ignores a relative value.
