@@ -1,9 +1,10 @@
 // One session file open for appending. Records are buffered and written in one
-// write at the end of each turn (and at once for a revert journal entry), then
-// synced, so a kill leaves whole turns and at most one torn line. A lock file
+// write at the end of each turn (and at once for a revert journal entry): a kill
+// of the process leaves whole turns and at most one torn line. The sync to the
+// disk (for a power cut) runs off the thread, so a turn does not wait on it. A lock file
 // holding the writer's pid keeps a second live server from appending to the same
 // session; a lock whose process is gone is taken over.
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import type { Message } from "../agent/model.js";
 import { blobId, encodeMessage, redact, type SessionRecord } from "./format.js";
 
@@ -13,6 +14,8 @@ export class SessionWriter {
   private fd: number;
   private buffer: string[] = [];
   private readonly blobs: Set<string>;
+  private syncing = 0;
+  private closing = false;
 
   private constructor(
     readonly id: string,
@@ -40,12 +43,13 @@ export class SessionWriter {
     lock(file);
     const fd = openSync(file, "r+", 0o600);
     ftruncateSync(fd, completeBytes);
+    // A last line that was whole but lacked its newline gets one.
+    const last = Buffer.alloc(1);
+    const newline = completeBytes === 0 || (readSync(fd, last, 0, 1, completeBytes - 1) === 1 && last[0] === 0x0a);
     closeSync(fd);
     const appendFd = openSync(file, "a", 0o600);
-    const writer = new SessionWriter(id, file, appendFd, blobs, secrets);
-    // A last line that was whole but lacked its newline gets one.
-    if (completeBytes > 0 && readFileSync(file).subarray(completeBytes - 1, completeBytes).toString() !== "\n") writeSync(appendFd, "\n");
-    return writer;
+    if (!newline) writeSync(appendFd, "\n");
+    return new SessionWriter(id, file, appendFd, blobs, secrets);
   }
 
   add(record: SessionRecord): void {
@@ -66,24 +70,35 @@ export class SessionWriter {
     this.add({ t: "msg", m: encodeMessage(m, (content) => this.blob(content)) });
   }
 
-  /** Writes what is buffered in one write and syncs it. A failure is thrown for the caller to report. */
+  /** Writes what is buffered in one write (then syncs it off the thread). A failed write is thrown for the caller to report. */
   flush(): void {
-    if (this.buffer.length === 0 || this.fd < 0) return;
+    if (this.buffer.length === 0 || this.fd < 0 || this.closing) return;
     const text = this.buffer.join("\n") + "\n";
     this.buffer = [];
     writeSync(this.fd, text);
-    fdatasyncSync(this.fd);
+    this.syncing++;
+    fdatasync(this.fd, () => {
+      this.syncing--;
+      if (this.syncing === 0 && this.closing) this.release();
+    });
   }
 
+  /** Flushes and closes; the descriptor is released once its pending syncs are done. */
   close(): void {
-    if (this.fd < 0) return;
+    if (this.fd < 0 || this.closing) return;
     try {
       this.flush();
     } finally {
-      closeSync(this.fd);
-      this.fd = -1;
+      this.closing = true;
       unlock(this.file);
+      if (this.syncing === 0) this.release();
     }
+  }
+
+  private release(): void {
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
   }
 }
 
