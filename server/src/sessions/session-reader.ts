@@ -40,7 +40,13 @@ export interface StoredSession {
 
 export type ReadResult = { ok: true; session: StoredSession } | { ok: false; reason: string };
 
-export function parseSession(text: string): ReadResult {
+/**
+ * `summary`: for a list, the runs, turns, usage and files without the conversation: the
+ * messages and the blobs (nearly all of the bytes) are passed over unparsed, and the history
+ * and journal come back empty.
+ */
+export function parseSession(text: string, options: { summary?: boolean } = {}): ReadResult {
+  const summary = options.summary === true;
   const lines = text.split("\n");
   const notes: string[] = [];
   const records: SessionRecord[] = [];
@@ -50,6 +56,10 @@ export function parseSession(text: string): ReadResult {
     const last = i === lines.length - 1;
     if (line === "") {
       if (!last) completeBytes += 1;
+      continue;
+    }
+    if (summary && !last && (line.startsWith('{"t":"blob"') || line.startsWith('{"t":"msg"'))) {
+      completeBytes += Buffer.byteLength(line) + 1;
       continue;
     }
     let record: SessionRecord;
@@ -70,7 +80,12 @@ export function parseSession(text: string): ReadResult {
   const header = records[0];
   if (header?.t !== "session") return { ok: false, reason: "it does not begin with a session header" };
   if (typeof header.format !== "number" || header.format > FORMAT) return { ok: false, reason: `it was written in format ${String(header.format)} by a newer lockstep (this one reads format ${FORMAT})` };
-  return { ok: true, session: fold(header, records.slice(1), notes, completeBytes) };
+  const session = fold(header, records.slice(1), notes, completeBytes);
+  if (summary) {
+    session.history = [];
+    session.journal = [];
+  }
+  return { ok: true, session };
 }
 
 function fold(header: SessionHeader, records: SessionRecord[], notes: string[], completeBytes: number): StoredSession {

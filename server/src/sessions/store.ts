@@ -128,7 +128,7 @@ export class SessionStore {
       const file = this.fileOf(id);
       let parsed;
       try {
-        parsed = parseSession(readFileSync(file, "utf8"));
+        parsed = parseSession(readFileSync(file, "utf8"), { summary: true });
       } catch (error) {
         skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
         continue;
