@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -198,6 +198,25 @@ describe("session store", () => {
     const resumed = other.resume(id);
     expect(!resumed.ok && resumed.message).toMatch(/live in another lockstep process \(pid \d+\)/);
     expect(store.delete(id)).toMatchObject({ ok: false, message: expect.stringMatching(/live in another lockstep process/) });
+  });
+
+  it("keeps writing the live session when a resume of another is refused, and can resume its own", async () => {
+    const store = freshStore();
+    const held = recorder(store);
+    await oneRun(held, "job-held", "held elsewhere");
+    const heldId = held.live()!.id;
+    writeFileSync(held.live()!.file.replace(/\.jsonl$/, ".lock"), String(process.ppid));
+    const rec = recorder(store);
+    await oneRun(rec, "job-mine", "mine");
+    const mine = rec.live()!.id;
+    expect(rec.resume(heldId)).toMatchObject({ ok: false });
+    expect(rec.live()?.id).toBe(mine);
+    const again = rec.resume(mine);
+    expect(again.ok && again.value.header.id).toBe(mine);
+    expect(rec.live()?.id).toBe(mine);
+    rec.close();
+    expect(rec.live()).toBeNull();
+    expect(existsSync(store.fileOf(mine).replace(/\.jsonl$/, ".lock"))).toBe(false);
   });
 
   it("finds the state directory: the setting, else XDG_STATE_HOME, else ~/.local/state", () => {
