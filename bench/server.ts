@@ -178,6 +178,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   responsive: { label: "read_file while a large patch runs", run: async () => (await import("./responsive.js")).responsiveRows() },
   relay: { label: "wrap mode: hover through lockstep against the wrapped server directly; diagnostics_after's wait", run: async () => (await import("./relay.js")).relayRows() },
   search: { label: "search_files, find_files, read_many_files against git grep and cat; history bytes", run: async () => (await import("./search.js")).searchRows() },
+  sessions: { label: "session store: write per turn, resume of a 200-turn session", run: async () => (await import("./sessions.js")).sessionsRows() },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */

@@ -309,7 +309,7 @@ now (else Eglot refuses the edit as made for an older version)."
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
   (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review"
-                  "lockstep-session-view"))
+                  "lockstep-session-view" "lockstep-sessions"))
     (load (expand-file-name part directory) nil t)))
 
 (lockstep-register)
