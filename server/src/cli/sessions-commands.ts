@@ -2,6 +2,7 @@
 // `sessions prune --days N`, `lockstep revert [RUN]`; and `ask --continue` /
 // `--resume ID`, which ask the spawned server to resume before the prompt. The
 // store is read directly (no server) except for a resume.
+import { loadSettings } from "../config/load-settings.js";
 import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
@@ -27,7 +28,9 @@ function storeFor(root: string | undefined): SessionStore {
   } catch {
     throw new SessionsUsage(`--root ${root ?? process.cwd()}: no such directory; give the project's directory`);
   }
-  return new SessionStore(real, stateDirectory(), () => keySecrets(undefined));
+  // The same settings files `lockstep ask` reads: a project's `sessionsDir` is where its sessions are.
+  const { settings } = loadSettings({ root: real });
+  return new SessionStore(real, stateDirectory(settings.sessionsDir), () => keySecrets(settings.apiKeyEnv));
 }
 
 const when = (iso: string): string => iso.replace("T", " ").slice(0, 16);
