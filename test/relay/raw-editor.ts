@@ -74,8 +74,9 @@ export class RawEditor {
 
   /** Sends a request (with `id` when given) and resolves with its response, result or error. */
   request(method: string, params: unknown = {}, id: number | string = this.nextId++, ms = 20_000): Promise<Json> {
+    const from = this.messages.length;
     this.send({ id, method, params });
-    return this.waitFor((m) => m["id"] === id && !("method" in m), `the answer to ${method} (id ${JSON.stringify(id)})`, ms);
+    return this.waitFor((m) => m["id"] === id && !("method" in m), `the answer to ${method} (id ${JSON.stringify(id)})`, ms, from);
   }
 
   async initialize(lockstep: Json = { approval: "auto" }): Promise<Json> {

@@ -63,7 +63,12 @@ export class Relay implements WrapLink {
   private readonly outgoing = new Map<number, { peer: Peer; id: Id }>();
   private nextOutgoing = 1;
   private nextInternal = 1;
-  private readonly internal = new Map<string, (response: ResponseMessage) => void>();
+  /**
+   * The relay's own requests to the child (a restarted child's initialize), by id. An editor can send any id,
+   * so these are told apart by being in flight, not by their look: one is in flight only while the editor's
+   * requests are held, and the map is emptied when its child ends.
+   */
+  private readonly internal = new Map<Id, (response: ResponseMessage) => void>();
   /** Requests held while a restarted child initializes. */
   private held: Wire[] | undefined;
   /** Why the child is not there, when it is not and will not come back. */
@@ -267,10 +272,10 @@ export class Relay implements WrapLink {
   private fromPeer(peer: Peer, wire: Wire): void {
     const message = messageOf(wire);
     if (Message.isResponse(message)) {
-      if (peer === "child" && typeof message.id === "string" && message.id.startsWith(INTERNAL)) {
-        const resolve = this.internal.get(message.id);
-        this.internal.delete(message.id);
-        return resolve?.(message);
+      const resolve = peer === "child" && message.id !== null ? this.internal.get(message.id) : undefined;
+      if (resolve) {
+        this.internal.delete(message.id!);
+        return resolve(message);
       }
       return this.answered(peer, wire);
     }
@@ -333,6 +338,7 @@ export class Relay implements WrapLink {
     // What the child was asked and will never answer is answered now.
     for (const [id, request] of [...this.pending]) if (request.peers.includes("child")) this.answered("child", request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id));
     for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
+    this.internal.clear();
     if (restart) this.restart();
   }
 
