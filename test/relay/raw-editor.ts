@@ -3,6 +3,7 @@
 // see every message as it came (a response with id null included). Its frame
 // parser is its own, so a fault in the relay's framing cannot hide itself here.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { createWorkspace, serverEntry } from "../support/lsp-client.js";
 
@@ -112,6 +113,19 @@ export class RawEditor {
 
   resume(): void {
     this.process.stdout.resume();
+  }
+
+  /** lockstep.session's `wrapped`. */
+  async wrapped(): Promise<Json> {
+    const answer = await this.request("workspace/executeCommand", { command: "lockstep.session", arguments: [{}] });
+    return ((answer["result"] as Json)["data"] as Json)["wrapped"] as Json;
+  }
+
+  /** lockstep's resident memory now and at its peak, in MB (Linux's /proc: VmRSS, VmHWM). */
+  memory(): { rss: number; peak: number } {
+    const status = readFileSync(`/proc/${this.pid}/status`, "utf8");
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s*(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
   }
 
   kill(signal: NodeJS.Signals = "SIGKILL"): void {

@@ -20,8 +20,8 @@ export class ChildServer {
   private process: ChildProcessWithoutNullStreams | undefined;
   private tail = "";
   private stopping = false;
-  /** Why we killed it, when we did: reported instead of the signal. */
-  private abandoned: string | undefined;
+  /** Why we killed a child, when we did: reported instead of the signal. */
+  private readonly abandoned = new WeakMap<ChildProcessWithoutNullStreams, string>();
   private readonly starts: number[] = [];
 
   constructor(
@@ -52,7 +52,6 @@ export class ChildServer {
   start(): void {
     this.starts.push(Date.now());
     this.tail = "";
-    this.abandoned = undefined;
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(this.command, [...this.args], { stdio: ["pipe", "pipe", "pipe"] });
@@ -63,8 +62,8 @@ export class ChildServer {
     this.process = child;
     // A child whose output cannot be read past is as good as dead.
     // An object that is no JSON-RPC message is passed over; a body that is not JSON is a child out of step.
-    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent a frame that cannot be read past (${why})`), {
-      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`) : undefined),
+    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent what lockstep cannot read past: ${why}`, child), {
+      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`, child) : undefined),
     });
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
@@ -79,7 +78,7 @@ export class ChildServer {
     };
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
     child.on("exit", (code, signal) => {
-      const why = this.process === child && this.abandoned !== undefined ? this.abandoned : signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
+      const why = this.abandoned.get(child) ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
       // Its last words may still be on their way: stderr is read to its end first (briefly; a grandchild may hold it open).
       if (child.stderr.readableEnded) return ended(why);
       const timer = setTimeout(() => ended(why), 200);
@@ -96,10 +95,10 @@ export class ChildServer {
   }
 
   /** Kills a child that cannot be used (a broken frame, a failed initialize); `reason` is what its end reports. */
-  abandon(reason: string): void {
-    if (!this.process) return;
-    this.abandoned = reason;
-    this.process.kill("SIGKILL");
+  abandon(reason: string, child = this.process): void {
+    if (!child || this.abandoned.has(child)) return;
+    this.abandoned.set(child, reason);
+    child.kill("SIGKILL");
   }
 
   /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */

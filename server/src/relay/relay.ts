@@ -96,6 +96,7 @@ export class Relay implements WrapLink {
     // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
     readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
       invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
+      skipOversized: true,
     });
     // Nothing outlives lockstep, however it ends.
     process.on("exit", () => this.child.killNow());
