@@ -19,7 +19,7 @@ export function killRawEditors(): void {
 
 export class RawEditor {
   readonly messages: Json[] = [];
-  /** window/logMessage notifications are counted, not kept: a flood would fill the test's memory. */
+  /** The child's window/logMessage notifications are counted, not kept: a flood would fill the test's memory. */
   logMessages = 0;
   stderr = "";
   readonly exited: Promise<number | string | null>;
@@ -141,7 +141,8 @@ export class RawEditor {
       if (!Number.isFinite(length)) throw new Error(`lockstep wrote a header without Content-Length: ${this.pending.subarray(0, end).toString("ascii")}`);
       if (this.pending.length < end + 4 + length) break;
       const message = JSON.parse(this.pending.subarray(end + 4, end + 4 + length).toString("utf8")) as Json;
-      if (message["method"] === "window/logMessage") this.logMessages++;
+      // lockstep's own lines are kept; the child's are counted.
+      if (message["method"] === "window/logMessage" && !String((message["params"] as Json)["message"]).startsWith("lockstep:")) this.logMessages++;
       else this.messages.push(message);
       this.pending = this.pending.subarray(end + 4 + length);
     }

@@ -1,6 +1,7 @@
 // The wrapped language server as a process: spawned over stdio, its stderr's
 // tail kept for the user, its death reported once, restarts counted.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
 import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
 
@@ -32,6 +33,15 @@ export class ChildServer {
 
   get running(): boolean {
     return this.process !== undefined;
+  }
+
+  /** What it writes (paused while the editor does not read), and what it reads. */
+  get output(): Readable | undefined {
+    return this.process?.stdout;
+  }
+
+  get input(): Writable | undefined {
+    return this.process?.stdin;
   }
 
   /** The last lines the child wrote to stderr. */

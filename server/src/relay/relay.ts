@@ -9,7 +9,8 @@ import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
 import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
-import { readFrames, writeFrame, type Frame } from "./framing.js";
+import { TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
+import { readFrames, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
 import { missingFeatures, reasonLine } from "./wrap-status.js";
@@ -85,10 +86,18 @@ export class Relay implements WrapLink {
   private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
   private readonly goneListeners: (() => void)[] = [];
   private documents: () => OpenDocument[] = () => [];
+  private readonly toEditorFlow: ToEditor;
+  /** Holds the editor's input while the child does not read. */
+  private readonly toChildFlow = new Valve();
 
   constructor(private readonly options: RelayOptions) {
     this.childName = options.command.split(/[\\/]/).pop() ?? options.command;
     this.lockstep = memoryChannel((m) => this.fromPeer("lockstep", m));
+    this.toEditorFlow = new ToEditor(
+      options.editor.output,
+      () => this.child.output,
+      (count, total) => this.toEditor(note(`the editor read nothing for a while, so ${count} of ${this.childName}'s log and progress messages were dropped (${total} since the start).`)),
+    );
     this.child = new ChildServer(options.command, options.args, {
       message: (frame) => this.fromPeer("child", frame),
       ended: (reason, expected) => this.childEnded(reason, expected),
@@ -105,10 +114,15 @@ export class Relay implements WrapLink {
 
   status(): WrapStatus {
     if (this.gone !== undefined) {
-      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing: missingFeatures(this.childCapabilities, this.initializeParams) };
+      const missing = missingFeatures(this.childCapabilities, this.initializeParams);
+      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing, ...this.droppedCount() };
     }
     const state = this.held !== undefined || !this.child.running ? "restarting" : "running";
-    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}) };
+    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}), ...this.droppedCount() };
+  }
+
+  private droppedCount(): { dropped?: number } {
+    return this.toEditorFlow.dropped > 0 ? { dropped: this.toEditorFlow.dropped } : {};
   }
 
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void {
@@ -250,6 +264,8 @@ export class Relay implements WrapLink {
       if (this.held !== undefined) return void this.held.push(wire);
     }
     this.child.send(bytesOf(wire));
+    const input = this.child.input;
+    if (input && input.writableLength > TO_CHILD_BOUND) this.toChildFlow.hold(this.options.editor.input, input);
   }
 
   private failure(id: Id): ResponseMessage {
@@ -265,7 +281,7 @@ export class Relay implements WrapLink {
     request.answers.set(peer, response);
     if (request.answers.size < request.peers.length) return;
     this.pending.delete(id);
-    this.toEditor(request.combine ? request.combine(request.answers) : wire);
+    this.toEditor(request.combine ? request.combine(request.answers) : wire, request.peers.length === 1 ? peer : "lockstep");
   }
 
   // Servers → editor.
@@ -283,7 +299,7 @@ export class Relay implements WrapLink {
     if (Message.isRequest(message)) {
       const id = this.nextOutgoing++;
       this.outgoing.set(id, { peer, id: message.id! });
-      return this.toEditor({ ...message, id } as RequestMessage);
+      return this.toEditor({ ...message, id } as RequestMessage, peer);
     }
     if (!Message.isNotification(message)) return;
     if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) return this.childDiagnostics(message);
@@ -291,9 +307,9 @@ export class Relay implements WrapLink {
       const id = message.params["id"];
       const mine = [...this.outgoing].find(([, r]) => r.peer === peer && r.id === id)?.[0];
       if (mine === undefined) return;
-      return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage);
+      return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage, peer);
     }
-    this.toEditor(wire);
+    this.toEditor(wire, peer);
   }
 
   private childDiagnostics(message: NotificationMessage): void {
@@ -314,9 +330,9 @@ export class Relay implements WrapLink {
     for (const listener of this.diagnosticListeners) listener(published);
   }
 
-  private toEditor(wire: Wire): void {
-    const output = this.options.editor.output;
-    if (output.writable) writeFrame(output, bytesOf(wire));
+  /** `from` the child: its chatter may be dropped, and the child paused, while the editor does not read. */
+  private toEditor(wire: Wire, from: Peer = "lockstep"): void {
+    this.toEditorFlow.write(bytesOf(wire), messageOf(wire), from === "child");
   }
 
   private tellUser(message: string): void {
@@ -330,6 +346,8 @@ export class Relay implements WrapLink {
     if (expected) return;
     const tail = this.child.stderrTail();
     for (const listener of this.goneListeners) listener();
+    this.toEditorFlow.childGone();
+    this.toChildFlow.open();
     const restart = this.childInitialized && this.child.mayRestart();
     this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
     if (restart) {
@@ -361,6 +379,9 @@ export class Relay implements WrapLink {
     this.child.send({ jsonrpc: "2.0", id, method: "initialize", params: this.initializeParams ?? {} } as RequestMessage);
   }
 }
+
+/** A line for the editor's log. */
+const note = (message: string): NotificationMessage => ({ jsonrpc: "2.0", method: "window/logMessage", params: { type: 2, message: `lockstep: ${message}` } }) as NotificationMessage;
 
 /** Code actions from both: the child's first, as its client would have listed them alone. */
 function concatActions(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
