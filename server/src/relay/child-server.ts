@@ -1,9 +1,10 @@
 // The wrapped language server as a process: spawned over stdio, its stderr's
 // tail kept for the user, its death reported once, restarts counted.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
 import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
+import { killTethered, spawnTethered, startFailure } from "./tether.js";
 
 const TAIL_BYTES = 2000;
 export const RESTART_LIMIT = 3;
@@ -64,7 +65,7 @@ export class ChildServer {
     this.tail = "";
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(this.command, [...this.args], { stdio: ["pipe", "pipe", "pipe"] });
+      child = spawnTethered(this.command, this.args);
     } catch (error) {
       this.events.ended(`it could not be started (${error instanceof Error ? error.message : String(error)})`, false);
       return;
@@ -88,13 +89,19 @@ export class ChildServer {
     };
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
     child.on("exit", (code, signal) => {
-      const why = this.abandoned.get(child) ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
+      const failed = startFailure(code, this.command);
+      const why = this.abandoned.get(child) ?? failed ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
+      const finish = (): void => {
+        // The shell's own complaint says no more than the reason does.
+        if (failed) this.tail = "";
+        ended(why);
+      };
       // Its last words may still be on their way: stderr is read to its end first (briefly; a grandchild may hold it open).
-      if (child.stderr.readableEnded) return ended(why);
-      const timer = setTimeout(() => ended(why), 200);
+      if (child.stderr.readableEnded) return finish();
+      const timer = setTimeout(finish, 200);
       child.stderr.once("end", () => {
         clearTimeout(timer);
-        ended(why);
+        finish();
       });
     });
   }
@@ -108,7 +115,7 @@ export class ChildServer {
   abandon(reason: string, child = this.process): void {
     if (!child || this.abandoned.has(child)) return;
     this.abandoned.set(child, reason);
-    child.kill("SIGKILL");
+    killTethered(child);
   }
 
   /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */
@@ -117,7 +124,7 @@ export class ChildServer {
     const child = this.process;
     if (!child) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), EXIT_GRACE_MS);
+      const timer = setTimeout(() => killTethered(child), EXIT_GRACE_MS);
       child.once("exit", () => {
         clearTimeout(timer);
         resolve();
@@ -128,6 +135,6 @@ export class ChildServer {
   /** For process exit: nothing may outlive lockstep. */
   killNow(): void {
     this.stopping = true;
-    this.process?.kill("SIGKILL");
+    if (this.process) killTethered(this.process);
   }
 }

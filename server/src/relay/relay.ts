@@ -107,8 +107,10 @@ export class Relay implements WrapLink {
       invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
       skipOversized: true,
     });
-    // Nothing outlives lockstep, however it ends.
+    // Nothing outlives lockstep, however it ends: its exit (the end of input, the editor's exit, a broken
+    // frame), the usual signals (turned into an exit, as the companion's handler does too), SIGKILL (the tether).
     process.on("exit", () => this.child.killNow());
+    for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) process.once(signal, () => process.exit(code));
     this.child.start();
   }
 
