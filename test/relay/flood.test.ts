@@ -2,7 +2,8 @@
 // editor reads nothing does not grow lockstep (its peak RSS from /proc stays
 // under a bound); the child's chatter past the bound is dropped and counted, no
 // response is; once the editor reads again every request it sent is answered
-// and lockstep says how many messages it dropped.
+// and lockstep says how many messages it dropped. The other way, a child that
+// reads nothing pauses the editor's input, and is restarted as stuck after 20 s.
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,7 +44,7 @@ describe("wrap mode: a flooding child and an editor that does not read", () => {
   }, 60_000);
 
   it("pauses the editor's input while the child reads nothing, instead of holding what the editor sends", async () => {
-    const editor = await RawEditor.start({ "a.ts": "x\n" }, ["--wrap", "--", SCRIPTED, "stuck"]);
+    const editor = await RawEditor.start({ "a.ts": "x\n" }, ["--wrap", "--", SCRIPTED, "stuck", "child.pid"]);
     await editor.initialize();
     const uri = editor.uri("a.ts");
     editor.notify("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: 1, text: "x\n" } });
@@ -56,8 +57,13 @@ describe("wrap mode: a flooding child and an editor that does not read", () => {
       peak = Math.max(peak, editor.memory().peak);
     }
     expect(peak).toBeLessThan(PEAK_MB);
-    // lockstep waits for the child, and has not given up: it is alive and its input is what is held up.
+    // lockstep waits for the child: it is alive and its input is what is held up.
     expect(editor.process.exitCode).toBeNull();
     expect(editor.process.stdin.writableLength).toBeGreaterThan(100 * 1024 * 1024);
-  }, 60_000);
+    // Not for ever: a child that reads nothing for 20 s is stuck, and restarted; the editor is read again.
+    const shown = await editor.waitFor((m) => m["method"] === "window/showMessage", "the stuck child's restart", 40_000);
+    expect((shown["params"] as Json)["message"]).toContain("stopped: it stopped reading: more than 16 MB sent to it waited 20 s. Restarting it.");
+    expect(await editor.request("workspace/executeCommand", { command: "lockstep.read_file", arguments: [{ file_path: "a.ts" }] }, undefined, 40_000)).toMatchObject({ result: { ok: true, data: { version: 201 } } });
+    expect(await editor.wrapped()).toMatchObject({ restarts: 1, reason: "restarted after it stopped reading: more than 16 MB sent to it waited 20 s" });
+  }, 90_000);
 });

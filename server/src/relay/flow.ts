@@ -20,6 +20,11 @@ export const TO_EDITOR_BOUND = 4 * 1024 * 1024;
  * the editor sends whole texts (didOpen, full-sync didChange).
  */
 export const TO_CHILD_BOUND = 16 * 1024 * 1024;
+/**
+ * How long the editor's input may stay paused for a child that does not read: past it the child is taken
+ * for stuck and restarted, so that lockstep reads the editor again (its own requests, its exit).
+ */
+export const STUCK_MS = 20_000;
 
 /**
  * What may be dropped when the editor does not read: the child's log, telemetry, and progress reports.
@@ -42,15 +47,17 @@ export class Valve {
     return this.paused !== undefined;
   }
 
-  /** Stops reading `source` until `sink` drains. */
-  hold(source: Readable | undefined, sink: Writable | undefined): void {
+  /** Stops reading `source` until `sink` drains; `stuck` runs if it has not after `stuckMs`. */
+  hold(source: Readable | undefined, sink: Writable | undefined, stuck?: () => void, stuckMs = STUCK_MS): void {
     if (this.paused || !source || !sink) return;
     this.paused = source;
     source.pause();
     const open = (): void => this.open();
     sink.once("drain", open);
     sink.once("close", open);
+    const timer = stuck ? setTimeout(stuck, stuckMs) : undefined;
     this.release = () => {
+      clearTimeout(timer);
       sink.removeListener("drain", open);
       sink.removeListener("close", open);
     };

@@ -9,7 +9,7 @@ import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
 import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
-import { TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
+import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
 import { readFrames, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
@@ -267,7 +267,10 @@ export class Relay implements WrapLink {
     }
     this.child.send(bytesOf(wire));
     const input = this.child.input;
-    if (input && input.writableLength > TO_CHILD_BOUND) this.toChildFlow.hold(this.options.editor.input, input);
+    if (input && input.writableLength > TO_CHILD_BOUND) {
+      const stuck = `it stopped reading: more than ${TO_CHILD_BOUND / 1024 / 1024} MB sent to it waited ${STUCK_MS / 1000} s`;
+      this.toChildFlow.hold(this.options.editor.input, input, () => this.child.abandon(stuck));
+    }
   }
 
   private failure(id: Id): ResponseMessage {
