@@ -59,6 +59,16 @@ describe("wrap mode: lockstep.session's wrapped", () => {
     expect(errorsShown(client)).toHaveLength(1);
   }, 30_000);
 
+  it("is failed, and the editor's initialize answered by lockstep alone, when the child does not answer initialize in 30 s; the child is ended", async () => {
+    const started = Date.now();
+    const { client, childPid } = await wrappedBy("mute");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
+    expect(client.initializeResult!.serverInfo?.name).toBe("lockstep");
+    expect(await wrapped(client)).toMatchObject({ state: "failed", reason: "it did not initialize: no answer in 30 s", missing: expect.arrayContaining(["hover"]) as string[] });
+    expect(errorsShown(client)).toEqual([expect.stringContaining("did not initialize: no answer in 30 s")]);
+    await eventually(() => !alive(childPid()), "the mute child to be killed", 10_000);
+  }, 90_000);
+
   it("lists what the child had announced when it dies for good after initializing", async () => {
     const { client, childPid } = await wrappedBy("ok");
     // Four deaths within three minutes: the last is for good.

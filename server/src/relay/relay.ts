@@ -8,7 +8,7 @@
 import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
-import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
+import { concatActions, mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
 import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
 import { readFrames, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
@@ -21,6 +21,8 @@ type Json = Record<string, unknown>;
 
 /** LSP's RequestFailed: the request was valid, the server that would answer it is not there. */
 const REQUEST_FAILED = -32803;
+/** How long the child has to answer initialize: servers answer at once and index afterwards, with progress. */
+export const INITIALIZE_DEADLINE_MS = 30_000;
 const INTERNAL = "lockstep-relay/";
 
 interface EditorRequest {
@@ -157,7 +159,7 @@ export class Relay implements WrapLink {
         this.options.editor.shutdownReceived();
         return this.toPeers(frame, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
       case "textDocument/codeAction":
-        return this.toPeers(frame, ["child", "lockstep"], (answers) => concatActions(request.id as Id, answers));
+        return this.toPeers(frame, ["child", "lockstep"], (answers) => ({ jsonrpc: "2.0", id: request.id as Id, result: concatActions(answers.get("child")?.result, answers.get("lockstep")?.result) }));
       case "workspace/executeCommand": {
         const command = isObject(request.params) ? request.params["command"] : undefined;
         return this.toPeers(frame, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
@@ -177,6 +179,11 @@ export class Relay implements WrapLink {
     this.lockstep.deliver({ ...request, params: { ...params, initializationOptions: own } } as RequestMessage);
     this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
     this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
+    // A child that never answers must not hold the editor's initialize, and lockstep's features, for ever.
+    const late = { code: REQUEST_FAILED, message: `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s` };
+    const id = request.id as Id;
+    const timer = setTimeout(() => this.pending.get(id)?.method === "initialize" && this.answered("child", { jsonrpc: "2.0", id, error: late } as ResponseMessage), INITIALIZE_DEADLINE_MS);
+    timer.unref();
   }
 
   private mergeInitialize(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
@@ -387,12 +394,3 @@ export class Relay implements WrapLink {
 
 /** A line for the editor's log. */
 const note = (message: string): NotificationMessage => ({ jsonrpc: "2.0", method: "window/logMessage", params: { type: 2, message: `lockstep: ${message}` } }) as NotificationMessage;
-
-/** Code actions from both: the child's first, as its client would have listed them alone. */
-function concatActions(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
-  const list = (peer: Peer): unknown[] => {
-    const result = answers.get(peer)?.result;
-    return Array.isArray(result) ? result : [];
-  };
-  return { jsonrpc: "2.0", id, result: [...list("child"), ...list("lockstep")] };
-}
