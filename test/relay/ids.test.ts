@@ -1,11 +1,10 @@
 // The relay's own requests to the child never take an editor's answer: an
 // editor may use any id, the relay's own (lockstep-relay/N) included, before,
 // during and after a restart of the child.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RawEditor, killRawEditors } from "./raw-editor.js";
-import { alive, eventually } from "./wrap-support.js";
+import { alive, eventually, pidIn, pidsIn } from "./wrap-support.js";
 
 afterEach(killRawEditors);
 
@@ -20,12 +19,12 @@ describe("wrap mode: request ids", () => {
 
     // Killed, the child is restarted with the relay's own initialize; the editor's requests meanwhile wait for it.
     const pidFile = path.join(editor.root, "child.pid");
-    const first = Number(readFileSync(pidFile, "utf8"));
+    const first = await pidIn(pidFile);
     process.kill(first, "SIGKILL");
     await editor.waitFor((m) => m["method"] === "window/showMessage" && String((m["params"] as { message: string }).message).includes("Restarting it"), "the restart message");
     const during = await Promise.all(["lockstep-relay/1", "lockstep-relay/2", "lockstep-relay/3"].map(echo));
     expect(during.map((m) => m["result"])).toEqual(["lockstep-relay/1", "lockstep-relay/2", "lockstep-relay/3"].map((id) => ({ id, params: { id } })));
-    await eventually(() => Number(readFileSync(pidFile, "utf8")) !== first && alive(Number(readFileSync(pidFile, "utf8"))), "the restarted child");
+    await eventually(() => [pidsIn(pidFile)[0]].some((p) => p !== undefined && p !== first && alive(p)), "the restarted child");
     for (const id of ["lockstep-relay/1", "lockstep-relay/2"]) expect(await echo(id)).toMatchObject({ id, result: { id } });
   }, 30_000);
 });

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RawEditor, killRawEditors } from "./raw-editor.js";
-import { eventually } from "./wrap-support.js";
+import { eventually, pidsIn } from "./wrap-support.js";
 
 afterEach(killRawEditors);
 
@@ -25,14 +25,7 @@ function running(pid: number): boolean {
 /** The child's pid and its helper's, once the child has written both. */
 async function family(editor: RawEditor): Promise<number[]> {
   let pids: number[] = [];
-  await eventually(() => {
-    try {
-      pids = readFileSync(path.join(editor.root, "child.pid"), "utf8").trim().split("\n").map(Number);
-    } catch {
-      return false;
-    }
-    return pids.length === 2 && pids.every(running);
-  }, "the child and its helper to start");
+  await eventually(() => (pids = pidsIn(path.join(editor.root, "child.pid"))).length === 2 && pids.every(running), "the child and its helper to start");
   return pids;
 }
 
