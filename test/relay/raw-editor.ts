@@ -3,6 +3,7 @@
 // see every message as it came (a response with id null included). Its frame
 // parser is its own, so a fault in the relay's framing cannot hide itself here.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { createWorkspace, serverEntry } from "../support/lsp-client.js";
 
@@ -18,7 +19,7 @@ export function killRawEditors(): void {
 
 export class RawEditor {
   readonly messages: Json[] = [];
-  /** window/logMessage notifications are counted, not kept: a flood would fill the test's memory. */
+  /** The child's window/logMessage notifications are counted, not kept: a flood would fill the test's memory. */
   logMessages = 0;
   stderr = "";
   readonly exited: Promise<number | string | null>;
@@ -74,8 +75,9 @@ export class RawEditor {
 
   /** Sends a request (with `id` when given) and resolves with its response, result or error. */
   request(method: string, params: unknown = {}, id: number | string = this.nextId++, ms = 20_000): Promise<Json> {
+    const from = this.messages.length;
     this.send({ id, method, params });
-    return this.waitFor((m) => m["id"] === id && !("method" in m), `the answer to ${method} (id ${JSON.stringify(id)})`, ms);
+    return this.waitFor((m) => m["id"] === id && !("method" in m), `the answer to ${method} (id ${JSON.stringify(id)})`, ms, from);
   }
 
   async initialize(lockstep: Json = { approval: "auto" }): Promise<Json> {
@@ -113,6 +115,19 @@ export class RawEditor {
     this.process.stdout.resume();
   }
 
+  /** lockstep.session's `wrapped`. */
+  async wrapped(): Promise<Json> {
+    const answer = await this.request("workspace/executeCommand", { command: "lockstep.session", arguments: [{}] });
+    return ((answer["result"] as Json)["data"] as Json)["wrapped"] as Json;
+  }
+
+  /** lockstep's resident memory now and at its peak, in MB (Linux's /proc: VmRSS, VmHWM). */
+  memory(): { rss: number; peak: number } {
+    const status = readFileSync(`/proc/${this.pid}/status`, "utf8");
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s*(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  }
+
   kill(signal: NodeJS.Signals = "SIGKILL"): void {
     this.process.kill(signal);
   }
@@ -126,7 +141,8 @@ export class RawEditor {
       if (!Number.isFinite(length)) throw new Error(`lockstep wrote a header without Content-Length: ${this.pending.subarray(0, end).toString("ascii")}`);
       if (this.pending.length < end + 4 + length) break;
       const message = JSON.parse(this.pending.subarray(end + 4, end + 4 + length).toString("utf8")) as Json;
-      if (message["method"] === "window/logMessage") this.logMessages++;
+      // lockstep's own lines are kept; the child's are counted.
+      if (message["method"] === "window/logMessage" && !String((message["params"] as Json)["message"]).startsWith("lockstep:")) this.logMessages++;
       else this.messages.push(message);
       this.pending = this.pending.subarray(end + 4 + length);
     }

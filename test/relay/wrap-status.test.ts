@@ -2,20 +2,19 @@
 // reason in one line and the features the editor lost, when it answered
 // initialize with an error (as typescript-language-server does when it rejects
 // its TypeScript) or exited before answering; `running` when it is up.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { ShowMessageParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
-import { alive, eventually } from "./wrap-support.js";
+import { alive, eventually, pidIn, pidsIn } from "./wrap-support.js";
 
 afterEach(cleanup);
 
 const SCRIPTED = path.resolve("test/relay/fixtures/scripted-server.mjs");
 
-async function wrappedBy(mode: string): Promise<{ client: TestClient; childPid: () => number }> {
+async function wrappedBy(mode: string): Promise<{ client: TestClient; childPid: () => Promise<number>; pidFile: string }> {
   const client = await launch({ "a.ts": "export const a = 1;\n" }, { style: "neovim", args: ["--wrap", "--", SCRIPTED, mode, "child.pid"], initializationOptions: { lockstep: { approval: "auto" } } });
-  return { client, childPid: () => Number(readFileSync(client.path("child.pid"), "utf8")) };
+  return { client, childPid: () => pidIn(client.path("child.pid")), pidFile: client.path("child.pid") };
 }
 
 async function wrapped(client: TestClient): Promise<unknown> {
@@ -46,7 +45,8 @@ describe("wrap mode: lockstep.session's wrapped", () => {
     expect(status["missing"]).toEqual(expect.arrayContaining(["hover", "completion", "definition", "references", "diagnostics"]));
     expect(errorsShown(client)).toEqual([expect.stringContaining("did not initialize")]);
     // A child that refused to initialize is of no use: it is told to exit, and goes.
-    await eventually(() => !alive(childPid()), "the refused child to end");
+    const refused = await childPid();
+    await eventually(() => !alive(refused), "the refused child to end");
     await expect(client.request("textDocument/hover", { textDocument: { uri: client.uri("a.ts") }, position: { line: 0, character: 1 } })).rejects.toThrow(/is not running/);
   }, 30_000);
 
@@ -59,15 +59,26 @@ describe("wrap mode: lockstep.session's wrapped", () => {
     expect(errorsShown(client)).toHaveLength(1);
   }, 30_000);
 
+  it("is failed, and the editor's initialize answered by lockstep alone, when the child does not answer initialize in 30 s; the child is ended", async () => {
+    const started = Date.now();
+    const { client, childPid } = await wrappedBy("mute");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
+    expect(client.initializeResult!.serverInfo?.name).toBe("lockstep");
+    expect(await wrapped(client)).toMatchObject({ state: "failed", reason: "it did not initialize: no answer in 30 s", missing: expect.arrayContaining(["hover"]) as string[] });
+    expect(errorsShown(client)).toEqual([expect.stringContaining("did not initialize: no answer in 30 s")]);
+    const mute = await childPid();
+    await eventually(() => !alive(mute), "the mute child to be killed", 10_000);
+  }, 90_000);
+
   it("lists what the child had announced when it dies for good after initializing", async () => {
-    const { client, childPid } = await wrappedBy("ok");
+    const { client, childPid, pidFile } = await wrappedBy("ok");
     // Four deaths within three minutes: the last is for good.
     for (let death = 1; death <= 4; death++) {
-      const pid = childPid();
+      const pid = await childPid();
       process.kill(pid, "SIGKILL");
       await eventually(() => errorsShown(client).length === death, `message ${death}`);
       if (death === 4) break;
-      await eventually(() => childPid() !== pid && alive(childPid()), "the restarted child");
+      await eventually(() => [pidsIn(pidFile)[0]].some((p) => p !== undefined && p !== pid && alive(p)), "the restarted child");
       // Up again, and the session says what happened.
       expect(await wrapped(client)).toMatchObject({ restarts: death, reason: "restarted after it was killed by SIGKILL" });
     }

@@ -2,6 +2,7 @@
 // as the wrapped child, and ways to watch what the editor is sent and which
 // processes run under lockstep.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { launch, type EditorStyle, type StartOptions, type TestClient } from "../support/lsp-client.js";
@@ -79,6 +80,28 @@ export async function childPid(client: TestClient): Promise<number> {
     await sleep(50);
   }
   throw new Error("lockstep has no child process");
+}
+
+/**
+ * The pids a scripted child wrote to `file` (one a line), once there is a whole one: never 0 or NaN, which
+ * process.kill would take for this whole process group.
+ */
+export function pidsIn(file: string): number[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const pids = text.endsWith("\n") ? text.trim().split("\n").map(Number) : [];
+  return pids.every((p) => Number.isInteger(p) && p > 0) ? pids : [];
+}
+
+/** The first pid in `file`, waiting until it is there. */
+export async function pidIn(file: string): Promise<number> {
+  let pid: number | undefined;
+  await eventually(() => (pid = pidsIn(file)[0]) !== undefined, `a pid in ${file}`);
+  return pid!;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

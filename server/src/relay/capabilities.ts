@@ -39,3 +39,8 @@ export function mergeCapabilities(child: Json, own: Json): Json {
 export function mergeServerInfo(child: ServerInfo, own: ServerInfo): ServerInfo {
   return { name: `lockstep + ${child.name}`, version: `${own.version ?? ""} / ${child.version ?? "?"}` };
 }
+
+/** Code actions from both: the child's first, as its client would have listed them alone. */
+export function concatActions(child: unknown, own: unknown): unknown[] {
+  return [...(Array.isArray(child) ? child : []), ...(Array.isArray(own) ? own : [])];
+}

@@ -1,8 +1,10 @@
 // The wrapped language server as a process: spawned over stdio, its stderr's
 // tail kept for the user, its death reported once, restarts counted.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
 import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
+import { killTethered, spawnTethered, startFailure } from "./tether.js";
 
 const TAIL_BYTES = 2000;
 export const RESTART_LIMIT = 3;
@@ -20,8 +22,8 @@ export class ChildServer {
   private process: ChildProcessWithoutNullStreams | undefined;
   private tail = "";
   private stopping = false;
-  /** Why we killed it, when we did: reported instead of the signal. */
-  private abandoned: string | undefined;
+  /** Why we killed a child, when we did: reported instead of the signal. */
+  private readonly abandoned = new WeakMap<ChildProcessWithoutNullStreams, string>();
   private readonly starts: number[] = [];
 
   constructor(
@@ -32,6 +34,15 @@ export class ChildServer {
 
   get running(): boolean {
     return this.process !== undefined;
+  }
+
+  /** What it writes (paused while the editor does not read), and what it reads. */
+  get output(): Readable | undefined {
+    return this.process?.stdout;
+  }
+
+  get input(): Writable | undefined {
+    return this.process?.stdin;
   }
 
   /** The last lines the child wrote to stderr. */
@@ -52,10 +63,9 @@ export class ChildServer {
   start(): void {
     this.starts.push(Date.now());
     this.tail = "";
-    this.abandoned = undefined;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(this.command, [...this.args], { stdio: ["pipe", "pipe", "pipe"] });
+      child = spawnTethered(this.command, this.args);
     } catch (error) {
       this.events.ended(`it could not be started (${error instanceof Error ? error.message : String(error)})`, false);
       return;
@@ -63,8 +73,8 @@ export class ChildServer {
     this.process = child;
     // A child whose output cannot be read past is as good as dead.
     // An object that is no JSON-RPC message is passed over; a body that is not JSON is a child out of step.
-    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent a frame that cannot be read past (${why})`), {
-      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`) : undefined),
+    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent what lockstep cannot read past: ${why}`, child), {
+      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`, child) : undefined),
     });
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
@@ -79,13 +89,19 @@ export class ChildServer {
     };
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
     child.on("exit", (code, signal) => {
-      const why = this.process === child && this.abandoned !== undefined ? this.abandoned : signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
+      const failed = startFailure(code, this.command);
+      const why = this.abandoned.get(child) ?? failed ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
+      const finish = (): void => {
+        // The shell's own complaint says no more than the reason does.
+        if (failed) this.tail = "";
+        ended(why);
+      };
       // Its last words may still be on their way: stderr is read to its end first (briefly; a grandchild may hold it open).
-      if (child.stderr.readableEnded) return ended(why);
-      const timer = setTimeout(() => ended(why), 200);
+      if (child.stderr.readableEnded) return finish();
+      const timer = setTimeout(finish, 200);
       child.stderr.once("end", () => {
         clearTimeout(timer);
-        ended(why);
+        finish();
       });
     });
   }
@@ -96,10 +112,10 @@ export class ChildServer {
   }
 
   /** Kills a child that cannot be used (a broken frame, a failed initialize); `reason` is what its end reports. */
-  abandon(reason: string): void {
-    if (!this.process) return;
-    this.abandoned = reason;
-    this.process.kill("SIGKILL");
+  abandon(reason: string, child = this.process): void {
+    if (!child || this.abandoned.has(child)) return;
+    this.abandoned.set(child, reason);
+    killTethered(child);
   }
 
   /** After our `exit` went to it: waits for the child to go, and kills it after the grace period. */
@@ -108,7 +124,7 @@ export class ChildServer {
     const child = this.process;
     if (!child) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), EXIT_GRACE_MS);
+      const timer = setTimeout(() => killTethered(child), EXIT_GRACE_MS);
       child.once("exit", () => {
         clearTimeout(timer);
         resolve();
@@ -119,6 +135,6 @@ export class ChildServer {
   /** For process exit: nothing may outlive lockstep. */
   killNow(): void {
     this.stopping = true;
-    this.process?.kill("SIGKILL");
+    if (this.process) killTethered(this.process);
   }
 }

@@ -16,6 +16,14 @@ const HEADER_END = Buffer.from("\r\n\r\n", "ascii");
 /** A header is a line or two; this much without its end is not a stream in step. */
 const MAX_HEADER = 64 * 1024;
 
+/**
+ * The largest body read. A body is held whole until it parses, so without a bound a peer's Content-Length
+ * decides lockstep's memory (3 GB announced, 1.5 GB streamed, was held). Real answers stay far below it:
+ * the largest seen in practice (completion lists, semantic tokens, workspace symbols of big projects) are a
+ * few MB; an editor's didOpen carries a whole file, and files this large are not edited through LSP.
+ */
+export const MAX_BODY = 64 * 1024 * 1024;
+
 /** JSON-RPC's codes for a message that is well framed but cannot be served. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -26,7 +34,16 @@ export interface FrameOptions {
    * one), and the stream read on. Without it such a body leaves the stream broken.
    */
   invalid?: (code: number, message: string, id: number | string | null) => void;
+  /** The cap on a body's size (MAX_BODY). */
+  maxBody?: number;
+  /**
+   * A body over the cap is read past without being kept and reported to `invalid` (the stream stays in step);
+   * otherwise it is a broken stream. The editor's is skipped; a child that sends one is restarted.
+   */
+  skipOversized?: boolean;
 }
+
+const megabytes = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
 
 /** The start of a header, or of as much of one as has arrived: what must follow a body whose length was right. */
 const HEADER_START = "content-";
@@ -68,6 +85,9 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
   let buffered = 0;
   let bodyLength = -1;
   let failed = false;
+  /** Bytes of an oversized body still to be read past. */
+  let skipping = 0;
+  const maxBody = options.maxBody ?? MAX_BODY;
   const fail = (why: string, inHeader: boolean): void => {
     failed = true;
     stream.removeListener("data", onData);
@@ -82,6 +102,15 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
     chunks.push(chunk);
     buffered += chunk.length;
     while (!failed && (buffered > 0 || bodyLength === 0)) {
+      if (skipping > 0) {
+        const all = take();
+        const dropped = Math.min(skipping, all.length);
+        skipping -= dropped;
+        chunks = [all.subarray(dropped)];
+        buffered = all.length - dropped;
+        if (skipping > 0) return;
+        continue;
+      }
       if (bodyLength < 0) {
         const all = take();
         const end = all.indexOf(HEADER_END);
@@ -93,6 +122,14 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
         bodyLength = Number(length);
         chunks = [all.subarray(end + HEADER_END.length)];
         buffered = chunks[0]!.length;
+        if (bodyLength > maxBody) {
+          const why = `a body of ${length} bytes, over lockstep's cap of ${megabytes(maxBody)}`;
+          if (!options.skipOversized || !options.invalid) return fail(why, true);
+          skipping = bodyLength;
+          bodyLength = -1;
+          options.invalid(INVALID_REQUEST, `Invalid Request: ${why}; it was read past and dropped`, null);
+          continue;
+        }
       }
       if (buffered < bodyLength) return;
       const all = take();

@@ -8,8 +8,9 @@
 import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
-import { mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
-import { readFrames, writeFrame, type Frame } from "./framing.js";
+import { concatActions, mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
+import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
+import { readFrames, type Frame } from "./framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
 import { missingFeatures, reasonLine } from "./wrap-status.js";
@@ -20,6 +21,8 @@ type Json = Record<string, unknown>;
 
 /** LSP's RequestFailed: the request was valid, the server that would answer it is not there. */
 const REQUEST_FAILED = -32803;
+/** How long the child has to answer initialize: servers answer at once and index afterwards, with progress. */
+export const INITIALIZE_DEADLINE_MS = 30_000;
 const INTERNAL = "lockstep-relay/";
 
 interface EditorRequest {
@@ -63,7 +66,12 @@ export class Relay implements WrapLink {
   private readonly outgoing = new Map<number, { peer: Peer; id: Id }>();
   private nextOutgoing = 1;
   private nextInternal = 1;
-  private readonly internal = new Map<string, (response: ResponseMessage) => void>();
+  /**
+   * The relay's own requests to the child (a restarted child's initialize), by id. An editor can send any id,
+   * so these are told apart by being in flight, not by their look: one is in flight only while the editor's
+   * requests are held, and the map is emptied when its child ends.
+   */
+  private readonly internal = new Map<Id, (response: ResponseMessage) => void>();
   /** Requests held while a restarted child initializes. */
   private held: Wire[] | undefined;
   /** Why the child is not there, when it is not and will not come back. */
@@ -80,10 +88,18 @@ export class Relay implements WrapLink {
   private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
   private readonly goneListeners: (() => void)[] = [];
   private documents: () => OpenDocument[] = () => [];
+  private readonly toEditorFlow: ToEditor;
+  /** Holds the editor's input while the child does not read. */
+  private readonly toChildFlow = new Valve();
 
   constructor(private readonly options: RelayOptions) {
     this.childName = options.command.split(/[\\/]/).pop() ?? options.command;
     this.lockstep = memoryChannel((m) => this.fromPeer("lockstep", m));
+    this.toEditorFlow = new ToEditor(
+      options.editor.output,
+      () => this.child.output,
+      (count, total) => this.toEditor(note(`the editor read nothing for a while, so ${count} of ${this.childName}'s log and progress messages were dropped (${total} since the start).`)),
+    );
     this.child = new ChildServer(options.command, options.args, {
       message: (frame) => this.fromPeer("child", frame),
       ended: (reason, expected) => this.childEnded(reason, expected),
@@ -91,18 +107,26 @@ export class Relay implements WrapLink {
     // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
     readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
       invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
+      skipOversized: true,
     });
-    // Nothing outlives lockstep, however it ends.
+    // Nothing outlives lockstep, however it ends: its exit (the end of input, the editor's exit, a broken
+    // frame), the usual signals (turned into an exit, as the companion's handler does too), SIGKILL (the tether).
     process.on("exit", () => this.child.killNow());
+    for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) process.once(signal, () => process.exit(code));
     this.child.start();
   }
 
   status(): WrapStatus {
     if (this.gone !== undefined) {
-      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing: missingFeatures(this.childCapabilities, this.initializeParams) };
+      const missing = missingFeatures(this.childCapabilities, this.initializeParams);
+      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing, ...this.droppedCount() };
     }
     const state = this.held !== undefined || !this.child.running ? "restarting" : "running";
-    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}) };
+    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}), ...this.droppedCount() };
+  }
+
+  private droppedCount(): { dropped?: number } {
+    return this.toEditorFlow.dropped > 0 ? { dropped: this.toEditorFlow.dropped } : {};
   }
 
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void {
@@ -135,7 +159,7 @@ export class Relay implements WrapLink {
         this.options.editor.shutdownReceived();
         return this.toPeers(frame, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
       case "textDocument/codeAction":
-        return this.toPeers(frame, ["child", "lockstep"], (answers) => concatActions(request.id as Id, answers));
+        return this.toPeers(frame, ["child", "lockstep"], (answers) => ({ jsonrpc: "2.0", id: request.id as Id, result: concatActions(answers.get("child")?.result, answers.get("lockstep")?.result) }));
       case "workspace/executeCommand": {
         const command = isObject(request.params) ? request.params["command"] : undefined;
         return this.toPeers(frame, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
@@ -155,6 +179,11 @@ export class Relay implements WrapLink {
     this.lockstep.deliver({ ...request, params: { ...params, initializationOptions: own } } as RequestMessage);
     this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
     this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
+    // A child that never answers must not hold the editor's initialize, and lockstep's features, for ever.
+    const late = { code: REQUEST_FAILED, message: `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s` };
+    const id = request.id as Id;
+    const timer = setTimeout(() => this.pending.get(id)?.method === "initialize" && this.answered("child", { jsonrpc: "2.0", id, error: late } as ResponseMessage), INITIALIZE_DEADLINE_MS);
+    timer.unref();
   }
 
   private mergeInitialize(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
@@ -244,6 +273,11 @@ export class Relay implements WrapLink {
       if (this.held !== undefined) return void this.held.push(wire);
     }
     this.child.send(bytesOf(wire));
+    const input = this.child.input;
+    if (input && input.writableLength > TO_CHILD_BOUND) {
+      const stuck = `it stopped reading: more than ${TO_CHILD_BOUND / 1024 / 1024} MB sent to it waited ${STUCK_MS / 1000} s`;
+      this.toChildFlow.hold(this.options.editor.input, input, () => this.child.abandon(stuck));
+    }
   }
 
   private failure(id: Id): ResponseMessage {
@@ -259,7 +293,7 @@ export class Relay implements WrapLink {
     request.answers.set(peer, response);
     if (request.answers.size < request.peers.length) return;
     this.pending.delete(id);
-    this.toEditor(request.combine ? request.combine(request.answers) : wire);
+    this.toEditor(request.combine ? request.combine(request.answers) : wire, request.peers.length === 1 ? peer : "lockstep");
   }
 
   // Servers → editor.
@@ -267,17 +301,17 @@ export class Relay implements WrapLink {
   private fromPeer(peer: Peer, wire: Wire): void {
     const message = messageOf(wire);
     if (Message.isResponse(message)) {
-      if (peer === "child" && typeof message.id === "string" && message.id.startsWith(INTERNAL)) {
-        const resolve = this.internal.get(message.id);
-        this.internal.delete(message.id);
-        return resolve?.(message);
+      const resolve = peer === "child" && message.id !== null ? this.internal.get(message.id) : undefined;
+      if (resolve) {
+        this.internal.delete(message.id!);
+        return resolve(message);
       }
       return this.answered(peer, wire);
     }
     if (Message.isRequest(message)) {
       const id = this.nextOutgoing++;
       this.outgoing.set(id, { peer, id: message.id! });
-      return this.toEditor({ ...message, id } as RequestMessage);
+      return this.toEditor({ ...message, id } as RequestMessage, peer);
     }
     if (!Message.isNotification(message)) return;
     if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) return this.childDiagnostics(message);
@@ -285,9 +319,9 @@ export class Relay implements WrapLink {
       const id = message.params["id"];
       const mine = [...this.outgoing].find(([, r]) => r.peer === peer && r.id === id)?.[0];
       if (mine === undefined) return;
-      return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage);
+      return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage, peer);
     }
-    this.toEditor(wire);
+    this.toEditor(wire, peer);
   }
 
   private childDiagnostics(message: NotificationMessage): void {
@@ -308,9 +342,9 @@ export class Relay implements WrapLink {
     for (const listener of this.diagnosticListeners) listener(published);
   }
 
-  private toEditor(wire: Wire): void {
-    const output = this.options.editor.output;
-    if (output.writable) writeFrame(output, bytesOf(wire));
+  /** `from` the child: its chatter may be dropped, and the child paused, while the editor does not read. */
+  private toEditor(wire: Wire, from: Peer = "lockstep"): void {
+    this.toEditorFlow.write(bytesOf(wire), messageOf(wire), from === "child");
   }
 
   private tellUser(message: string): void {
@@ -324,6 +358,8 @@ export class Relay implements WrapLink {
     if (expected) return;
     const tail = this.child.stderrTail();
     for (const listener of this.goneListeners) listener();
+    this.toEditorFlow.childGone();
+    this.toChildFlow.open();
     const restart = this.childInitialized && this.child.mayRestart();
     this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
     if (restart) {
@@ -333,6 +369,7 @@ export class Relay implements WrapLink {
     // What the child was asked and will never answer is answered now.
     for (const [id, request] of [...this.pending]) if (request.peers.includes("child")) this.answered("child", request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id));
     for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
+    this.internal.clear();
     if (restart) this.restart();
   }
 
@@ -355,11 +392,5 @@ export class Relay implements WrapLink {
   }
 }
 
-/** Code actions from both: the child's first, as its client would have listed them alone. */
-function concatActions(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
-  const list = (peer: Peer): unknown[] => {
-    const result = answers.get(peer)?.result;
-    return Array.isArray(result) ? result : [];
-  };
-  return { jsonrpc: "2.0", id, result: [...list("child"), ...list("lockstep")] };
-}
+/** A line for the editor's log. */
+const note = (message: string): NotificationMessage => ({ jsonrpc: "2.0", method: "window/logMessage", params: { type: 2, message: `lockstep: ${message}` } }) as NotificationMessage;

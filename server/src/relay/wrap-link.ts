@@ -41,6 +41,8 @@ export interface WrapStatus {
   restarts: number;
   reason?: string;
   missing?: string[];
+  /** How many of its log and progress messages were dropped while the editor did not read (absent: none). */
+  dropped?: number;
 }
 
 export interface WrapLink {
