@@ -22,6 +22,10 @@ export const settingsSchema = z.object({
   maxTurns: z.number().int().positive().default(20).describe("Model turns per request before the agent stops."),
   maxToolCalls: z.number().int().positive().default(50).describe("Tool calls per request before the agent stops."),
   diagnosticsWaitMs: z.number().int().min(0).default(1500).describe("Wrap mode: how long a change's result waits for the wrapped server's diagnostics of the new text (diagnostics_after). 0 turns the wait off."),
+  patchTool: z
+    .enum(["none", "apply_patch"])
+    .default("none")
+    .describe("For provider openai: apply_patch offers the model OpenAI's apply_patch tool (one text argument holding the *** Begin Patch envelope GPT-4.1, GPT-5 and Codex models are trained to write), for changes across files, all or none; none leaves it out."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 

@@ -6,7 +6,7 @@
 // land where its anchor said: all hunks or none.
 import { applyModelPatch, type PatchResult } from "../patch/patch.js";
 import type { HunkLine } from "../patch/diff-parse.js";
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
 import { linesWithEol } from "../shared/text.js";
 import type { AnchoredHunk } from "./change.js";
 
@@ -111,10 +111,20 @@ function plan(lines: readonly string[], hunk: AnchoredHunk, index: number, path:
   let placed = placeIn(lines, hunk, lo, hi);
   if (!placed.ok && placed.error.code === "invalid_diff" && hi < n) placed = placeIn(lines, hunk, lo, n);
   if (!placed.ok) {
-    const why = placed.error.message.replace(/^[A-Za-z ]+: /, "");
+    const why = inPatchTerms(placed.error, [hunk]).message.replace(/^[A-Za-z ]+: /, "").replace(/hunk 1 \(line \d+ of the patch\)/, "it");
     return fail(placed.error.code, `${placed.error.code === "ambiguous" ? "Ambiguous" : "Invalid Diff"}: ${who}, looked for after its anchor: ${why}`, placed.error.suggestions);
   }
   return succeed({ lines: hunk.lines, at: placed.value });
+}
+
+/** The engine's words for a hunk of the diff built here, turned into the patch's own hunk and line. */
+function inPatchTerms(error: Failure, hunks: readonly AnchoredHunk[], single?: number): Failure {
+  const message = error.message.replace(/hunk (\d+) of \d+( \(the @@ header on line \d+ of the diff\))?/g, (_, n: string) => {
+    const i = single ?? Number(n) - 1;
+    const h = hunks[i];
+    return h ? `hunk ${i + 1} (line ${h.line} of the patch)` : `hunk ${n}`;
+  });
+  return { ...error, message };
 }
 
 /** Applies an update's hunks to `content`; every hunk lands, each where its anchor says, or nothing does. */
@@ -128,7 +138,7 @@ export function applyAnchoredHunks(content: string, hunks: readonly AnchoredHunk
   }
   const diff = planned.map((p) => diffOf(p.lines, p.at === undefined ? undefined : p.at + 1)).join("");
   const applied = applyModelPatch(content, `--- a/${path}\n+++ b/${path}\n${diff}`, { filePath: path, fileExists: () => false });
-  if (!applied.ok) return applied;
+  if (!applied.ok) return { ok: false, error: inPatchTerms(applied.error, hunks) };
   for (const report of applied.value.hunks) {
     const want = planned[report.index]?.at;
     if (want !== undefined && report.line !== want + 1) {
