@@ -1,9 +1,10 @@
 // Several files written to disk as one change: all of them or none, also when
-// the process dies half-way. Every new text is written to a temporary file
-// beside its target first; then a journal naming every rename is committed (the
-// point of no return); then the renames run. A process killed before the commit
-// leaves every file as it was (its temporary files are swept later); killed
-// after it, the next run finishes the renames from the journal (roll forward).
+// the process dies half-way. A journal in the root names every temporary file
+// before one is written ("staging"); every new text is written beside its
+// target; then the journal is marked committed (the point of no return); then
+// the renames run. The next run reads a dead process's journal: staging, its
+// temporary files are removed (roll back, every file as it was); committed, the
+// renames are finished (roll forward).
 // Between the kill and that next run the files are a mix of old and new, each
 // file whole: rename is atomic per file, not across files.
 import { randomBytes } from "node:crypto";
@@ -27,7 +28,7 @@ interface JournalEntry {
   temp: string | null;
 }
 
-const JOURNAL = /^\.lockstep-batch\.(\d+)-[0-9a-f]{8}\.json$/;
+const JOURNAL = /^\.lockstep-batch\.(\d+)-[0-9a-f]{8}\.json(\.tmp)?$/;
 const TEMP_SUFFIX = ".lockstep-batch";
 
 function alive(pid: number): boolean {
@@ -44,9 +45,46 @@ async function removeIfThere(file: string): Promise<void> {
   await fs.rm(file, { force: true }).catch(() => undefined);
 }
 
-/** Finishes what a journal names: every staged rename that has not happened, every delete. */
-async function rollForward(journalPath: string): Promise<void> {
-  const entries = (JSON.parse(await fs.readFile(journalPath, "utf8")) as { entries: JournalEntry[] }).entries;
+interface Journal {
+  version: 1;
+  state: "staging" | "committed";
+  entries: JournalEntry[];
+}
+
+/** Replaces the journal's content in one step (write beside it, sync, rename). */
+async function writeJournal(file: string, journal: Journal): Promise<void> {
+  const temp = file + ".tmp";
+  const handle = await fs.open(temp, "w");
+  try {
+    await handle.writeFile(JSON.stringify(journal), "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fs.rename(temp, file);
+  await syncDirectory(path.dirname(file));
+}
+
+/** Ends what a dead (or this) process's journal began: a staging one is undone, a committed one finished. */
+async function settleJournal(journalPath: string): Promise<void> {
+  let journal: Journal;
+  try {
+    journal = JSON.parse(await fs.readFile(journalPath, "utf8")) as Journal;
+  } catch {
+    // Torn before its first rename: nothing was staged under it.
+    await removeIfThere(journalPath);
+    return;
+  }
+  if (journal.state === "staging") {
+    for (const e of journal.entries) if (e.temp !== null) await removeIfThere(e.temp);
+    await fs.rm(journalPath);
+    return;
+  }
+  await rollForward(journalPath, journal.entries);
+}
+
+/** Finishes what a committed journal names: every staged rename that has not happened, every delete. */
+async function rollForward(journalPath: string, entries: readonly JournalEntry[]): Promise<void> {
   const dirs = new Set<string>();
   for (const e of entries) {
     if (e.temp === null) await removeIfThere(e.target);
@@ -80,21 +118,12 @@ export async function recoverBatches(root: string): Promise<number> {
   for (const name of names) {
     const m = JOURNAL.exec(name);
     if (!m || alive(Number(m[1]))) continue;
-    await rollForward(path.join(root, name));
+    // A journal's next content, killed before its rename: the rename is the step, so it never happened.
+    if (m[2] !== undefined) await removeIfThere(path.join(root, name));
+    else await settleJournal(path.join(root, name));
     done++;
   }
   return done;
-}
-
-/** Temporary files a dead process staged and never committed (its journal, if any, was rolled forward first). */
-async function sweepStaged(dirs: Iterable<string>): Promise<void> {
-  for (const dir of dirs) {
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
-    for (const name of names) {
-      const pid = /\.(\d+)-[0-9a-f]{8}\.lockstep-batch$/.exec(name)?.[1];
-      if (pid !== undefined && !alive(Number(pid))) await removeIfThere(path.join(dir, name));
-    }
-  }
 }
 
 function tempFor(abs: string): string {
@@ -110,8 +139,7 @@ async function holds(abs: string, expected: string | null): Promise<boolean> {
   }
 }
 
-async function stage(file: BatchFile): Promise<string> {
-  const temp = tempFor(file.abs);
+async function stage(file: BatchFile, temp: string): Promise<void> {
   let mode: number | undefined;
   try {
     mode = (await fs.stat(file.abs)).mode & 0o7777;
@@ -126,7 +154,6 @@ async function stage(file: BatchFile): Promise<string> {
   } finally {
     await handle.close();
   }
-  return temp;
 }
 
 /**
@@ -137,11 +164,11 @@ async function stage(file: BatchFile): Promise<string> {
  */
 export async function writeBatch(root: string, files: readonly BatchFile[]): Promise<Outcome<void>> {
   await recoverBatches(root);
-  await sweepStaged(new Set(files.map((f) => path.dirname(f.abs))));
   const sorted = [...files].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const releases: (() => Promise<void>)[] = [];
   const temps: string[] = [];
   let committed = false;
+  let journalPath: string | undefined;
   try {
     for (const f of sorted) {
       if (f.after !== null) await fs.mkdir(path.dirname(f.abs), { recursive: true });
@@ -160,25 +187,23 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
     };
     const first = await changed();
     if (first) return first;
-    const entries: JournalEntry[] = [];
-    for (const f of sorted) {
-      const temp = f.after === null ? null : await stage(f);
-      if (temp !== null) temps.push(temp);
-      entries.push({ target: f.abs, temp });
+    const journal = path.join(root, `.lockstep-batch.${process.pid}-${randomBytes(4).toString("hex")}.json`);
+    const entries: JournalEntry[] = sorted.map((f) => ({ target: f.abs, temp: f.after === null ? null : tempFor(f.abs) }));
+    // Named before written: a kill from here on leaves a journal that says which temporary files to remove.
+    await writeJournal(journal, { version: 1, state: "staging", entries });
+    journalPath = journal;
+    for (let i = 0; i < sorted.length; i++) {
+      const temp = entries[i]!.temp;
+      if (temp === null) continue;
+      temps.push(temp);
+      await stage(sorted[i]!, temp);
     }
     // A writer that is not lockstep does not take our locks: look once more, last thing before the commit.
     const late = await changed();
     if (late) return late;
-    const journal = path.join(root, `.lockstep-batch.${process.pid}-${randomBytes(4).toString("hex")}.json`);
-    const journalTemp = journal + ".tmp";
-    await fs.writeFile(journalTemp, JSON.stringify({ version: 1, entries }), { flag: "wx" });
-    const handle = await fs.open(journalTemp, "r");
-    await handle.sync();
-    await handle.close();
-    await fs.rename(journalTemp, journal);
-    await syncDirectory(root);
+    await writeJournal(journal, { version: 1, state: "committed", entries });
     committed = true;
-    await rollForward(journal);
+    await rollForward(journal, entries);
     return succeed(undefined);
   } catch (error) {
     if (committed) {
@@ -188,7 +213,10 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
     }
     return ioFailure(error, sorted[0]?.abs ?? root, "write");
   } finally {
-    if (!committed) for (const t of temps) await removeIfThere(t);
+    if (!committed) {
+      for (const t of temps) await removeIfThere(t);
+      if (journalPath !== undefined) await removeIfThere(journalPath);
+    }
     for (const release of releases) await release().catch(() => undefined);
   }
 }
