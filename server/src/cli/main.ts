@@ -98,6 +98,7 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   const ctx = await toolContext(values.root);
   await finishInterrupted(ctx);
   if (!file) {
+    if (diff.trim() === "") throw new UsageError("apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given");
     if (values["base-sha256"] !== undefined) throw new UsageError("--base-sha256 names one file's base; give FILE with it");
     return applyAcrossFiles(diff, values["dry-run"] ?? false, ctx);
   }
