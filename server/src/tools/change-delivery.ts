@@ -32,11 +32,14 @@ async function deliverOne(ctx: ToolContext, d: FileDelivery): Promise<Outcome<Fi
   return delivered.ok ? succeed(delivered.value.state) : delivered;
 }
 
-/** Puts a delivered file back: its new state reversed to the text it had. */
-async function undo(ctx: ToolContext, d: FileDelivery, now: FileState | undefined): Promise<boolean> {
+/** Puts a delivered file back to the text it had, only while it holds what was delivered (never over the user's typing). */
+async function undo(ctx: ToolContext, d: FileDelivery): Promise<boolean> {
   const signal = new AbortController().signal;
   if (d.before === null) return (await ctx.workspace.remove(d.path, d.after!, signal)).ok;
-  return (await ctx.workspace.deliver(d.path, now ?? null, d.before.content, signal)).ok;
+  if (d.after === null) return (await ctx.workspace.deliver(d.path, null, d.before.content, signal)).ok;
+  const now = await ctx.workspace.read({ ...d.path, exists: true });
+  if (!now.ok || now.value.content !== d.after) return false;
+  return (await ctx.workspace.deliver(d.path, now.value, d.before.content, signal)).ok;
 }
 
 export async function deliverAll(ctx: ToolContext, files: readonly FileDelivery[]): Promise<Outcome<Delivered>> {
@@ -70,7 +73,7 @@ export async function deliverAll(ctx: ToolContext, files: readonly FileDelivery[
     }
     // Put back what landed, latest first; say plainly if any could not be.
     const stuck: string[] = [];
-    for (let j = i - 1; j >= 0; j--) if (!(await undo(ctx, files[j]!, states[j]))) stuck.push(files[j]!.path.rel);
+    for (let j = i - 1; j >= 0; j--) if (!(await undo(ctx, files[j]!))) stuck.push(files[j]!.path.rel);
     const undone = i === 0 ? "" : stuck.length === 0 ? ` The ${i} file${i > 1 ? "s" : ""} already changed ${i > 1 ? "were" : "was"} put back.` : ` Could not put back: ${stuck.join(", ")}.`;
     return fail(one.error.code, `${files[i]!.path.rel}: ${one.error.message}${undone}`, one.error.suggestions);
   }
