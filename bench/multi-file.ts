@@ -96,7 +96,7 @@ function stale(c: Commit, rng: Rng): Tree | undefined {
 }
 
 function shifted(diff: string, by: number): string {
-  return diff.replace(/^@@ -(\d+)(,\d+)? \+(\d+)/gm, (m, o: string, oc: string | undefined, n: string) => (o === "0" ? m : `@@ -${Number(o) + by}${oc ?? ""} +${Number(n) + by}`));
+  return diff.replace(/^@@ -(\d+)(,\d+)? \+(\d+)/gm, (m, o: string, oc: string | undefined, n: string) => (o === "0" ? m : `@@ -${Math.max(1, Number(o) + by)}${oc ?? ""} +${Math.max(1, Number(n) + by)}`));
 }
 
 function unifiedCases(commits: readonly Commit[], rng: Rng): Case[] {

@@ -98,6 +98,8 @@ describe("multi-file unified diff", () => {
     expect(!binary.ok && binary.error.message).toContain("binary");
     const only = parseMultiFileDiff("Only in new: c.txt\ndiff -ru old/a new/a\n--- old/a\n+++ new/a\n@@ -1 +1 @@\n-x\n+y\n");
     expect(!only.ok && only.error.message).toContain("Only in new: c.txt");
+    const header = parseMultiFileDiff("--- a/x\n+++ b/x\n@@ --3,2 +-3,2 @@\n-a\n+b\n");
+    expect(!header.ok && header.error.message).toContain("`@@ --3,2 +-3,2 @@` (line 3) is not a hunk header");
     const copy = parseMultiFileDiff("diff --git a/a b/b\nsimilarity index 100%\ncopy from a\ncopy to b\n");
     expect(!copy.ok && copy.error.message).toContain("copies");
   });

@@ -111,6 +111,12 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
   for (let i = 0; i < headers.length; i++) {
     const l = headers[i]!;
     if (l.startsWith("@@")) {
+      // A header the engine cannot read would leave its hunk's lines out: refused, not dropped.
+      if (!HUNK_HEADER.test(l) && !/^@@+\s*(@@+.*)?$/.test(l)) {
+        return fail("invalid_diff", `Invalid Diff: \`${l.slice(0, 80)}\` (line ${section.start + i + 1}) is not a hunk header; nothing was applied.`, [
+          "Write each hunk header as `@@ -OLD,COUNT +NEW,COUNT @@`, or `@@ @@` without numbers.",
+        ]);
+      }
       hunks++;
       continue;
     }
