@@ -160,3 +160,15 @@ describe("lockstep apply-patch with an apply_patch envelope", () => {
     expect(await tree(root)).toEqual({ "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE });
   });
 });
+
+describe("a large change across files", () => {
+  it("of over 512 KB (the size the engine runs in its worker) lands whole", async () => {
+    const root = await workspace({ "stats.py": STATS });
+    const big = Array.from({ length: 40_000 }, (_, i) => `+line ${i} of a generated table`).join("\n");
+    const envelope = ["*** Begin Patch", "*** Update File: stats.py", "@@ def spread(xs):", "-    return max(xs) - min(xs)", "+    return 0", "*** Add File: table.txt", big, "*** End Patch", ""].join("\n");
+    const run = await lockstep(["apply-patch"], { cwd: root, stdin: envelope });
+    expect(run.envelope.ok).toBe(true);
+    expect((await fs.readFile(path.join(root, "table.txt"), "utf8")).split("\n")).toHaveLength(40_001);
+    expect(await fs.readFile(path.join(root, "stats.py"), "utf8")).toContain("return 0");
+  });
+});

@@ -3,7 +3,8 @@
 // base is checked, every hunk placed by the engine, and the files are written
 // all together or not at all, with one outcome per file in the answer.
 import * as z from "zod";
-import { applyChangeSet, type FilePlan } from "../edit/changeset/apply-change.js";
+import type { ChangeOutcome, FilePlan } from "../edit/changeset/apply-change.js";
+import { refKey, runEngine } from "./engine-offload.js";
 import { parseChange } from "../edit/changeset/parse-change.js";
 import type { FileState } from "../workspace/file-state.js";
 import { checkSeen, readChangeFiles, resolveChangeFiles, withAllLocks } from "./change-files.js";
@@ -71,7 +72,12 @@ async function applyChange(text: string, dry: boolean, ctx: ToolContext): Promis
     const unseen = checkSeen(ctx, edited, states);
     if (unseen) return failureEnvelope(unseen, { latest_file_states: statesOf(states, edited) });
 
-    const outcome = applyChangeSet(ops, (rel) => states.get(rel)?.content, relOf);
+    // Large changes are computed where a cancellation can stop them (see engine-offload).
+    const texts = Object.fromEntries([...states].map(([rel, s]) => [rel, s?.content ?? null]));
+    const paths = Object.fromEntries(ops.flatMap((o) => (o.op === "update" && o.moveTo ? [o.path, o.moveTo] : [o.path])).map((r) => [refKey(r), relOf(r)]));
+    const computed = await runEngine({ kind: "change", ops, files: texts, paths }, ctx.signal);
+    if ("error" in computed) return failureEnvelope(computed.error);
+    const outcome = computed as ChangeOutcome;
     if (!outcome.ok) {
       const refusedPaths = new Set(outcome.refused.map((r) => r.path));
       const reports: FileReport[] = [
