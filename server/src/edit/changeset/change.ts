@@ -37,11 +37,6 @@ export interface ChangeSet {
   operations: FileOperation[];
 }
 
-/** Where an operation's result is written: the move's destination, else its own path. */
-export function targetOf(op: FileOperation): PathRef {
-  return op.op === "update" && op.moveTo ? op.moveTo : op.path;
-}
-
 export function describeOperation(op: FileOperation, path: string, to?: string): string {
   if (op.op === "add") return `create ${path}`;
   if (op.op === "delete") return `delete ${path}`;

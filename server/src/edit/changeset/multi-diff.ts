@@ -168,11 +168,6 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
   return succeed({ op: "update", path: from, ...(to ? { moveTo: to } : {}), body, line });
 }
 
-/** Whether a text holds a diff for more than one file (or a create, delete or rename that only a multi-file reader applies). */
-export function countDiffFiles(text: string): number {
-  return sections(text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))).length;
-}
-
 /**
  * Reads every file section. A section the reader cannot apply (a copy, a
  * binary change, no path) refuses the whole diff, naming it: nothing is dropped.
