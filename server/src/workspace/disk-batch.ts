@@ -12,6 +12,7 @@ import { constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import { errnoCode, ioFailure, lockPath, syncDirectory, takeLock } from "./disk.js";
+import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
 
 export interface BatchFile {
   /** Real absolute path the sandbox checked. */
@@ -83,14 +84,18 @@ async function settleJournal(journalPath: string): Promise<void> {
   await rollForward(journalPath, journal.entries);
 }
 
-/** Finishes what a committed journal names: every staged rename that has not happened, every delete. */
-async function rollForward(journalPath: string, entries: readonly JournalEntry[]): Promise<void> {
+/**
+ * Finishes what a committed journal names: every staged rename that has not happened, every
+ * delete. `via` names a path through its held directory (the writer's own run); after a kill,
+ * the next run goes by name.
+ */
+async function rollForward(journalPath: string, entries: readonly JournalEntry[], via: (abs: string) => string = (abs) => abs): Promise<void> {
   const dirs = new Set<string>();
   for (const e of entries) {
-    if (e.temp === null) await removeIfThere(e.target);
+    if (e.temp === null) await removeIfThere(via(e.target));
     else {
       try {
-        await fs.rename(e.temp, e.target);
+        await fs.rename(via(e.temp), via(e.target));
       } catch (error) {
         // Renamed before the process died: nothing left to do for this one.
         if (errnoCode(error) !== "ENOENT") throw error;
@@ -131,6 +136,7 @@ function tempFor(abs: string): string {
 }
 
 async function holds(abs: string, expected: string | null): Promise<boolean> {
+  // `abs` may be a path through a held directory: still the file the sandbox checked.
   try {
     return (await fs.readFile(abs, "utf8")) === expected;
   } catch (error) {
@@ -139,10 +145,10 @@ async function holds(abs: string, expected: string | null): Promise<boolean> {
   }
 }
 
-async function stage(file: BatchFile, temp: string): Promise<void> {
+async function stage(file: BatchFile, temp: string, target: string): Promise<void> {
   let mode: number | undefined;
   try {
-    mode = (await fs.stat(file.abs)).mode & 0o7777;
+    mode = (await fs.stat(target)).mode & 0o7777;
   } catch {
     mode = undefined;
   }
@@ -166,18 +172,25 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
   await recoverBatches(root);
   const sorted = [...files].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const releases: (() => Promise<void>)[] = [];
+  // Every directory is held open and every path below it named through the handle (see pinned-directory.ts).
+  const held = new Map<string, HeldDirectory>();
+  const via = (abs: string): string => {
+    const h = held.get(path.dirname(abs));
+    return h ? path.join(h.via, path.basename(abs)) : abs;
+  };
   const temps: string[] = [];
   let committed = false;
   let journalPath: string | undefined;
   try {
     for (const f of sorted) {
-      if (f.after !== null) await fs.mkdir(path.dirname(f.abs), { recursive: true });
-      else await fs.access(path.dirname(f.abs), constants.W_OK);
-      releases.push(await takeLock(f.abs, lockPath(path.dirname(f.abs), f.abs)));
+      const dir = path.dirname(f.abs);
+      if (!held.has(dir)) held.set(dir, await holdDirectory(dir, { pin: true, create: f.after !== null }));
+      await fs.access(held.get(dir)!.via, constants.W_OK);
+      releases.push(await takeLock(via(f.abs), lockPath(held.get(dir)!.via, f.abs)));
     }
     const changed = async (): Promise<Outcome<never> | undefined> => {
       for (const f of sorted) {
-        if (!(await holds(f.abs, f.before))) {
+        if (!(await holds(via(f.abs), f.before))) {
           return fail("state_mismatch", `State Mismatch: ${f.abs} changed on disk while the change was being written (another program wrote it). Nothing was applied.`, [
             "Read the files again and rebuild the change from their latest state.",
           ]);
@@ -196,19 +209,24 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
       const temp = entries[i]!.temp;
       if (temp === null) continue;
       temps.push(temp);
-      await stage(sorted[i]!, temp);
+      await stage(sorted[i]!, via(temp), via(sorted[i]!.abs));
     }
     // A writer that is not lockstep does not take our locks: look once more, last thing before the commit.
     const late = await changed();
     if (late) return late;
     await writeJournal(journal, { version: 1, state: "committed", entries });
     committed = true;
-    await rollForward(journal, entries);
+    await rollForward(journal, entries, via);
     return succeed(undefined);
   } catch (error) {
     if (committed) {
       return fail("io_error", `I/O error after the change was committed: ${error instanceof Error ? error.message : String(error)}. The next lockstep apply-patch in this folder finishes it.`, [
         "Run the command again (any apply-patch); it completes the interrupted change first.",
+      ]);
+    }
+    if (error instanceof DirectorySwapped) {
+      return fail("permission_denied", `${error.dir} changed while the change was being written (a symbolic link was put in its place). Nothing was written.`, [
+        "Check the directory; if it is meant to be a link, give the path it leads to.",
       ]);
     }
     return ioFailure(error, sorted[0]?.abs ?? root, "write");
@@ -218,5 +236,6 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
       if (journalPath !== undefined) await removeIfThere(journalPath);
     }
     for (const release of releases) await release().catch(() => undefined);
+    for (const h of held.values()) await h.close();
   }
 }
