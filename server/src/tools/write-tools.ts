@@ -74,7 +74,7 @@ export const safePatch = defineTool({
     const others = foreignSections(args.unified_diff, args.file_path);
     if (others.length > 0) {
       return errorEnvelope("invalid_diff", `Invalid Diff: the diff also changes ${others.map((o) => `\`${o}\``).join(", ")}, not only \`${args.file_path}\`; nothing was applied.`, [
-        "Send one safe_patch call per file with only its hunks, or the whole diff to apply_patch (all files or none).",
+        "Send one safe_patch call per file, each with only that file's hunks.",
       ]);
     }
     const existing = await existingHeaderFiles(ctx, args.unified_diff);
