@@ -157,6 +157,12 @@ export function parseUnifiedDiff(text: string): Outcome<FilePatch[]> {
     const line = lines[i]!;
     // Only a line starting with `@@` can be a header: the regular expressions run on those alone.
     const header = !line.startsWith("@@") ? null : (HUNK_HEADER.exec(line) ?? (/^@@\s*$/.test(line) ? undefined : null));
+    if (header === null && line.startsWith("@@")) {
+      // Read as anything else, its hunk's lines would be left out and the rest applied.
+      return fail("invalid_diff", `Invalid Diff: line ${i + 1} \`${line.slice(0, 80)}\` is not a hunk header; nothing was applied.`, [
+        "Write each hunk header as `@@ -OLD,COUNT +NEW,COUNT @@`, or `@@ @@` without numbers.",
+      ]);
+    }
     if (header !== null) {
       closeHunk();
       sawHeader = true;
