@@ -336,9 +336,15 @@ export class AgentService {
   }
 
   /** Edit blocks the model wrote in its answer are applied like any other change (approved, hash-safe). */
-  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext, text = job.text): Promise<Envelope | undefined> {
-    if (hasEnvelope(text)) return this.applyEnvelopeInAnswer(job, ctx, text);
-    if (!text.includes("««« EDIT") && !/^<{5,9} SEARCH\s*$/m.test(text)) return undefined;
+  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext, text = job.text, envelopes = true): Promise<Envelope | undefined> {
+    const envelope = envelopes && hasEnvelope(text) ? await this.applyEnvelopeInAnswer(job, ctx, text) : undefined;
+    if (!text.includes("««« EDIT") && !/^<{5,9} SEARCH\s*$/m.test(text)) return envelope;
+    // Both spellings in one answer: the blocks are applied too, and the follow-up hears of both.
+    if (envelope) {
+      const blocks = await this.applyEditBlocksInAnswer(job, ctx, text, false);
+      const all = [...((envelope.data?.["blocks"] ?? []) as unknown[]), ...((blocks?.data?.["blocks"] ?? []) as unknown[])];
+      return { ...envelope, data: { ...envelope.data, blocks: all } } as Envelope;
+    }
     const result = await invokeTool("apply_edit_blocks", { text }, ctx);
     const changed = (result.data?.["files_changed"] ?? []) as string[];
     for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);
