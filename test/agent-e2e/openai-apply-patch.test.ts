@@ -70,4 +70,14 @@ describe("a model without tools answering with an envelope", () => {
     expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 10"));
     expect(client.buffer("b.ts")!.text).toBe(B.replace("c = 3", "c = 30"));
   });
+
+  it("applies both when the answer also holds an edit block", async () => {
+    const onlyA = ["*** Begin Patch", "*** Update File: a.ts", "@@", "-export const a = 1;", "+export const a = 10;", "*** End Patch"].join("\n");
+    const block = ["b.ts", "««« EDIT", "export const c = 3;", "═══════ REPL", "export const c = 30;", "»»» EDIT END"].join("\n");
+    const client = await agent([{ text: `Two changes.\n\n${onlyA}\n\nand\n\n${block}\n` }], { tools: false });
+    const job = await run(client, "multiply by ten in @a.ts and @b.ts");
+    expect(job["status"]).toBe("done");
+    expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 10"));
+    expect(client.buffer("b.ts")!.text).toBe(B.replace("c = 3", "c = 30"));
+  });
 });
