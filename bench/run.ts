@@ -1,7 +1,7 @@
 // `npm run bench`: robustness of lockstep's diff engine against its peers on
 // perturbed real diffs, then speed, scale and CLI start. Seeded and reproducible:
 // `node dist/bench/run.js --seed N` (or BENCH_SEED=N); `--files N` for another
-// corpus size, `--only robustness,ctx0,adversarial,speed,scale,cli,fuzz` for some sections.
+// corpus size, `--only robustness,ctx0,adversarial,multifile,speed,scale,cli,fuzz` for some sections.
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } } });
   const seed = Number(values.seed ?? process.env["BENCH_SEED"] ?? DEFAULT_SEED);
   const fileCount = Number(values.files ?? FILES);
-  const only = new Set((values.only ?? "robustness,ctx0,adversarial,speed,scale,cli,fuzz").split(","));
+  const only = new Set((values.only ?? "robustness,ctx0,adversarial,multifile,speed,scale,cli,fuzz").split(","));
   const root = projectRoot();
   const rng = new Rng(seed);
   const began = performance.now();
@@ -91,6 +91,13 @@ async function main(): Promise<void> {
     }
     for (const [key, g] of groups) console.log(`  WRONG ${g.n} x ${key}, e.g. ${g.files}.*`);
     failed ||= a.wrong > 0;
+  }
+  if (only.has("multifile")) {
+    log("changes across files");
+    const { runMultiFile } = await import("./multi-file.js");
+    const m = await runMultiFile(subjects, rng.fork("multi-file"), log);
+    console.log(m.text);
+    failed ||= m.lockstepWrong > 0;
   }
   if (only.has("speed")) {
     log("speed");

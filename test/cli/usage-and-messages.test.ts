@@ -31,7 +31,7 @@ describe("exit status and output", () => {
     expect(run.envelope.ok).toBe(code === null);
     if (code !== null) expect(run.envelope.error?.code).toBe(code);
     // The usage goes to stderr: the command's own synopsis, or the whole list for an unknown command.
-    if (status === 2) expect(run.stderr).toContain(args[0] === "frobnicate" ? "lockstep apply-patch FILE" : `lockstep ${args[0]!} `);
+    if (status === 2) expect(run.stderr).toContain(args[0] === "frobnicate" ? "lockstep apply-patch [FILE]" : `lockstep ${args[0]!} `);
   });
 });
 
@@ -112,7 +112,7 @@ describe("messages for people", () => {
     expect(run.status).toBe(2);
     const out = run.stdout + run.stderr;
     expect(out).toMatch(/^lockstep is a language server: your editor starts it \(see README\)\. Commands for the shell:/);
-    expect(out).toContain("lockstep apply-patch FILE");
+    expect(out).toContain("lockstep apply-patch [FILE]");
   });
 
   it("a --replay file that is not JSON is named, with what it should be", async () => {

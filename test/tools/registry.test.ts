@@ -17,6 +17,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   safe_patch: { file_path: "hello.txt", unified_diff: "@@ @@\n-hello\n+hi\n", base_content_sha256: GOOD_SHA },
   edit: { file_path: "hello.txt", old_string: "hello", new_string: "hi" },
   apply_edit_blocks: { text: lines("dir/new.txt", "««« EDIT", "═══════ REPL", "x", "»»» EDIT END") },
+  apply_patch: { input: lines("*** Begin Patch", "*** Update File: hello.txt", "@@", "-hello", "+hi", "*** End Patch") },
   get_diagnostics: { file_path: "hello.txt" },
 };
 

@@ -1,6 +1,7 @@
 // Agent runs as jobs: `ask` starts one and answers with its id at once (eglot
 // waits synchronously on commands, Helix times requests out); the run streams
 // events and `job` reports what it did; `cancel` stops it within a second.
+import { hasEnvelope } from "../edit/changeset/envelope-parse.js";
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
@@ -220,6 +221,9 @@ export class AgentService {
         const kind = findTool(call.name, ctx.conditions)?.kind ?? "read";
         const changed = result.ok && kind === "modify" && result.data["applied"] === true && state?.file_path;
         if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);
+        // A change across files (apply_patch) names each file's new state.
+        const states = result.ok && result.data["applied"] === true ? ((result.data["latest_file_states"] ?? []) as { file_path: string }[]) : [];
+        for (const s of states) if (!job.files_changed.includes(s.file_path)) job.files_changed.push(s.file_path);
         job.tool_calls.push({ name: call.name, kind, ...(file ? { file_path: file } : {}), ok: result.ok, message });
         this.deps.emit({ job_id: job.id, kind: "tool_result", tool: call.name, ok: result.ok, message, ...(file ? { file_path: file } : {}) });
         return result;
@@ -328,9 +332,33 @@ export class AgentService {
     }
   }
 
+  /**
+   * An apply_patch envelope in the answer (OpenAI's models write one even without tools): applied
+   * all or none through the apply_patch tool; its files are reported as blocks, so a failure gets
+   * the same follow-up round as edit blocks.
+   */
+  private async applyEnvelopeInAnswer(job: JobRecord, ctx: ToolContext, text: string): Promise<Envelope> {
+    const result = await invokeTool("apply_patch", { input: text }, ctx);
+    const files = (result.data?.["files"] ?? []) as { file_path: string; status: string; message: string }[];
+    const changed = result.ok ? files.map((f) => f.file_path) : [];
+    for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);
+    const message = result.ok ? String(result.data["message"]) : result.error.message;
+    job.tool_calls.push({ name: "apply_patch", kind: "modify", ok: result.ok, message });
+    this.deps.emit({ job_id: job.id, kind: "tool_result", tool: "apply_patch", ok: result.ok, message });
+    const blocks = files.length > 0 ? files.map((f) => ({ ...f, status: f.status === "applied" ? "applied" : "failed" })) : [{ file_path: "(patch)", status: "failed", message }];
+    return { ...result, data: { ...result.data, blocks: result.ok ? blocks : blocks.map((b) => ({ ...b, status: "failed" })) } } as Envelope;
+  }
+
   /** Edit blocks the model wrote in its answer are applied like any other change (approved, hash-safe). */
-  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext, text = job.text): Promise<Envelope | undefined> {
-    if (!text.includes("««« EDIT") && !/^<{5,9} SEARCH\s*$/m.test(text)) return undefined;
+  private async applyEditBlocksInAnswer(job: JobRecord, ctx: ToolContext, text = job.text, envelopes = true): Promise<Envelope | undefined> {
+    const envelope = envelopes && hasEnvelope(text) ? await this.applyEnvelopeInAnswer(job, ctx, text) : undefined;
+    if (!text.includes("««« EDIT") && !/^<{5,9} SEARCH\s*$/m.test(text)) return envelope;
+    // Both spellings in one answer: the blocks are applied too, and the follow-up hears of both.
+    if (envelope) {
+      const blocks = await this.applyEditBlocksInAnswer(job, ctx, text, false);
+      const all = [...((envelope.data?.["blocks"] ?? []) as unknown[]), ...((blocks?.data?.["blocks"] ?? []) as unknown[])];
+      return { ...envelope, data: { ...envelope.data, blocks: all } } as Envelope;
+    }
     const result = await invokeTool("apply_edit_blocks", { text }, ctx);
     const changed = (result.data?.["files_changed"] ?? []) as string[];
     for (const f of changed) if (!job.files_changed.includes(f)) job.files_changed.push(f);

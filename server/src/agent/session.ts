@@ -6,6 +6,7 @@ import type { Message, Usage } from "./model.js";
 
 export class Session implements SessionContext {
   readonly filesInContext = new Set<string>();
+  readonly seenSha256 = new Map<string, string>();
   /** Tools the user chose "Always allow … this session" for. */
   readonly alwaysAllowed = new Set<string>();
   history: Message[] = [];
@@ -17,6 +18,7 @@ export class Session implements SessionContext {
   reset(): void {
     this.generation++;
     this.filesInContext.clear();
+    this.seenSha256.clear();
     this.alwaysAllowed.clear();
     this.history = [];
     this.usage.input_tokens = 0;

@@ -7,7 +7,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep --version                    print the version
   lockstep [--stdio] --wrap -- CMD [ARGS...]
                                         the same, in front of your own language server CMD
-  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR] [--json]
+  lockstep apply-patch [FILE] [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR] [--json]
   lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
@@ -28,13 +28,17 @@ envelope {"ok": ...} on stdout when it is not a terminal or with --json.
 Exit status: 0 success, 1 refused or failed, 2 usage error.`;
 
 const COMMANDS: Record<string, string> = {
-  "apply-patch": `lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  "apply-patch": `lockstep apply-patch [FILE] [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
 
 Applies a unified diff (on stdin, or --diff F) to FILE. Hunks are placed by their content;
 all land or none. With --base-sha256 the patch applies only while FILE still has that sha256.
+Without FILE: a diff across files (git diff, diff -ruN) or an apply_patch envelope
+(*** Begin Patch … *** End Patch), every file written or none. With FILE, a patch that also
+changes other files is refused, naming them.
 
   git diff | lockstep apply-patch src/app.ts --dry-run
-  lockstep apply-patch src/app.ts --diff fix.patch --base-sha256 3f2a…`,
+  lockstep apply-patch src/app.ts --diff fix.patch --base-sha256 3f2a…
+  git diff | lockstep apply-patch`,
   edit: `lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
               [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
 

@@ -2,6 +2,8 @@
 // from the shell. Every tool command prints exactly one envelope as JSON on
 // stdout (a short summary for a person instead when stdout is a terminal, unless
 // --json) and exits 0 when it applied, 1 when it refused, 2 on a usage error.
+import { hasEnvelope } from "../edit/changeset/envelope-parse.js";
+import { applyAcrossFiles, finishInterrupted, otherFilesRefusal } from "./apply-patch-cli.js";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { parseArgs, promisify } from "node:util";
@@ -99,10 +101,22 @@ const common = { root: { type: "string" }, "dry-run": { type: "boolean" }, "base
 async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...common, diff: { type: "string" } } });
   const [file, ...extra] = positionals;
-  if (!file || extra.length > 0) throw new UsageError("apply-patch takes exactly one FILE");
+  if (extra.length > 0) throw new UsageError("apply-patch takes at most one FILE");
   const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await optionFile(values.diff, "--diff");
   checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
+  await finishInterrupted(ctx);
+  if (!file) {
+    if (diff.trim() === "") throw new UsageError("apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given");
+    if (values["base-sha256"] !== undefined) throw new UsageError("--base-sha256 names one file's base; give FILE with it");
+    return applyAcrossFiles(diff, values["dry-run"] ?? false, ctx);
+  }
+  const others = otherFilesRefusal(diff, file);
+  if (others) return others;
+  if (hasEnvelope(diff)) {
+    if (values["base-sha256"] !== undefined) throw new UsageError("an apply_patch envelope is checked against the files as they are; leave out --base-sha256");
+    return applyAcrossFiles(diff, values["dry-run"] ?? false, ctx);
+  }
   const current = values["base-sha256"] ?? (await currentSha(ctx, file));
   // A missing file takes only a diff that creates it; anything else is "no such file", not a failed match.
   if (current === undefined && /^[ -]/m.test(diff.replace(/^(---|\+\+\+) .*$/gm, ""))) {

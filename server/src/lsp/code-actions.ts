@@ -5,6 +5,8 @@ import type { CodeAction, Command } from "vscode-languageserver";
 import { CodeActionKind } from "vscode-languageserver";
 import { countEditBlocks } from "../edit/blocks/edit-blocks.js";
 import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
+import { hasEnvelope, parseEnvelope } from "../edit/changeset/envelope-parse.js";
+import { parseMultiFileDiff } from "../edit/changeset/multi-diff.js";
 import { COMMAND_PREFIX } from "./commands.js";
 
 function action(title: string, kind: string, command: string, argument: unknown): CodeAction {
@@ -19,6 +21,18 @@ export function editBlockActions(text: string): CodeAction[] {
   return [
     action(`Apply ${blocks}`, CodeActionKind.Source, "apply_edit_blocks", { text }),
     action(`Check ${blocks} (dry run)`, CodeActionKind.Source, "apply_edit_blocks", { text, dry_run: true }),
+  ];
+}
+
+/** An apply_patch envelope in a buffer (a model's answer, a pasted patch): applied across files, all or none. */
+export function envelopeActions(text: string): CodeAction[] {
+  if (!hasEnvelope(text)) return [];
+  const ops = parseEnvelope(text);
+  if (!ops.ok) return [];
+  const files = `${ops.value.length} file${ops.value.length > 1 ? "s" : ""}`;
+  return [
+    action(`Apply apply_patch envelope (${files}, all or none)`, CodeActionKind.Source, "apply_patch", { input: text }),
+    action(`Check apply_patch envelope (${files}, dry run)`, CodeActionKind.Source, "apply_patch", { input: text, dry_run: true }),
   ];
 }
 
@@ -47,15 +61,23 @@ export async function patchActions(
   for (const diff of patchTexts(uri, languageId, text)) {
     const parsed = parseUnifiedDiff(diff);
     if (!parsed.ok) continue;
+    // A diff across files: the whole change (all or none), and each file's own section on its own.
+    const sections = parseMultiFileDiff(diff);
+    const several = sections.ok && sections.value.length > 1;
+    const sectionOf = new Map<string, string>();
+    if (sections.ok && several) {
+      for (const op of sections.value) if (op.op === "update" && op.body?.kind === "diff" && !op.moveTo) sectionOf.set(op.path.path, op.body.text);
+      actions.push(action(`Apply the change to ${sections.value.length} files (all or none)`, CodeActionKind.Source, "apply_patch", { input: diff }));
+    }
     for (const patch of parsed.value) {
       const target = patch.newPath ?? patch.oldPath;
       if (target === undefined) continue;
       const state = await shaOf(target);
-      if (!state) continue;
+      if (!state || (several && !sectionOf.has(target))) continue;
       actions.push(
         action(`Apply patch to ${state.file_path}`, CodeActionKind.Source, "safe_patch", {
           file_path: state.file_path,
-          unified_diff: diff,
+          unified_diff: sectionOf.get(target) ?? diff,
           base_content_sha256: state.sha256,
         }),
       );

@@ -1,6 +1,7 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
+import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { ModelEditCorrector } from "../agent/corrector.js";
@@ -113,7 +114,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
     log: debug,
     limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
     toolCalling: () => settings.current.tools,
-    conditions: () => conditions,
+    conditions: () => ({ ...conditions, ...patchToolCondition(settings.current) }),
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });

@@ -24,6 +24,10 @@ export const settingsSchema = z.object({
   diagnosticsWaitMs: z.number().int().min(0).default(1500).describe("Wrap mode: how long a change's result waits for the wrapped server's diagnostics of the new text (diagnostics_after). 0 turns the wait off."),
   sessions: z.boolean().default(true).describe("Keep each conversation on disk (one file per session, under the user's state directory), so it can be listed, resumed and its runs reverted after a restart. false keeps nothing on disk."),
   sessionsDir: z.string().min(1).optional().describe("Where the sessions are kept (a folder per project inside it). Default $XDG_STATE_HOME/lockstep, else ~/.local/state/lockstep."),
+  patchTool: z
+    .enum(["none", "apply_patch"])
+    .default("none")
+    .describe("For provider openai: apply_patch offers the model OpenAI's apply_patch tool (one text argument holding the *** Begin Patch envelope GPT-4.1, GPT-5 and Codex models are trained to write), for changes across files, all or none; none leaves it out."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 

@@ -6,6 +6,8 @@
 import { Worker } from "node:worker_threads";
 import { applyEditBlock, type EditBlock } from "../edit/blocks/edit-blocks.js";
 import { applyModelPatch } from "../edit/patch/patch.js";
+import { applyChangeSet, type ChangeOutcome } from "../edit/changeset/apply-change.js";
+import type { FileOperation } from "../edit/changeset/change.js";
 import { replaceInText, type ReplaceRequest, type ReplaceResult } from "../edit/replace/replace.js";
 import { fail, succeed, type Failure, type Outcome } from "../edit/shared/outcome.js";
 
@@ -37,7 +39,21 @@ export interface BlocksResult {
   outcomes: ({ ok: true; anchorLine: number } | { ok: false; error: Failure })[];
 }
 
-export type EngineJob = PatchJob | ReplaceJob | BlocksJob;
+/** A change across files: the operations, each file's text (null: absent) and each named path's workspace path. */
+export interface ChangeJob {
+  kind: "change";
+  ops: FileOperation[];
+  files: Record<string, string | null>;
+  /** `refKey(ref)` → workspace-relative path. */
+  paths: Record<string, string>;
+}
+
+/** The key a path the change names is looked up by (a worker gets plain data, not a function). */
+export function refKey(ref: { path: string; stripped?: string }): string {
+  return `${ref.path}\u0000${ref.stripped ?? ""}`;
+}
+
+export type EngineJob = PatchJob | ReplaceJob | BlocksJob | ChangeJob;
 
 /** A patch's answer as the tool uses it: the per-hunk reports stay in the thread that made them (20,000 objects cost the server's thread to receive). */
 export interface PatchAnswer {
@@ -51,6 +67,8 @@ interface EngineAnswers {
   patch: Outcome<PatchAnswer>;
   replace: Outcome<ReplaceResult>;
   blocks: Outcome<BlocksResult>;
+  /** Or the worker's own failure (cancelled, crashed). */
+  change: ChangeOutcome | Outcome<never>;
 }
 
 type EngineAnswer<J extends EngineJob> = EngineAnswers[J["kind"]];
@@ -66,6 +84,7 @@ export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
     return succeed({ content, diff, moved }) as EngineAnswer<J>;
   }
   if (job.kind === "blocks") return applyBlocks(job) as EngineAnswer<J>;
+  if (job.kind === "change") return applyChangeSet(job.ops, (p) => job.files[p] ?? undefined, (ref) => job.paths[refKey(ref)]!) as EngineAnswer<J>;
   return replaceInText(job.content, (job as ReplaceJob).request) as EngineAnswer<J>;
 }
 
@@ -87,6 +106,7 @@ const OFFLOAD_FILE_CHARS = 4 * 1024 * 1024;
 const OFFLOAD_BLOCK_WORK = 16 * 1024 * 1024;
 
 function heavy(job: EngineJob): boolean {
+  if (job.kind === "change") return Object.values(job.files).reduce((n, t) => n + (t?.length ?? 0), 0) >= OFFLOAD_FILE_CHARS || JSON.stringify(job.ops).length >= OFFLOAD_INPUT_CHARS;
   if (job.content.length >= OFFLOAD_FILE_CHARS) return true;
   if (job.kind === "patch") return job.diff.length >= OFFLOAD_INPUT_CHARS;
   if (job.kind === "replace") return job.request.old_string.length + job.request.new_string.length >= OFFLOAD_INPUT_CHARS;

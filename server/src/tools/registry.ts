@@ -3,6 +3,7 @@
 import * as z from "zod";
 import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
+import { applyPatch } from "./apply-patch-tool.js";
 import { getDiagnostics } from "./diagnostics-tools.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";
 import { listFiles, readFile, readManyFiles } from "./read-tools.js";
@@ -12,7 +13,7 @@ import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
 
 /** Every tool, conditional ones included; `toolsFor` says which exist in a running server. */
-export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, getDiagnostics];
+export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, applyPatch, getDiagnostics];
 
 /** The tools that exist under these conditions (a tool without `available` always does). */
 export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[] = TOOLS): Tool[] {
@@ -21,7 +22,7 @@ export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[]
 
 /** The tools a model is given: every existing tool but the commands-only ones. */
 export function modelTools(conditions: ToolConditions = {}): Tool[] {
-  return toolsFor(conditions).filter((t) => t.audience !== "commands");
+  return toolsFor(conditions).filter((t) => t.audience !== "commands" || t.offered?.(conditions) === true);
 }
 
 export function findTool(name: string, conditions: ToolConditions = {}): Tool | undefined {

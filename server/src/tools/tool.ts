@@ -34,6 +34,8 @@ export interface CorrectionAnswer {
 export interface SessionContext {
   /** Workspace-relative paths whose content the model received in this session. */
   readonly filesInContext: Set<string>;
+  /** The sha256 of each file as the model last received it (a read or a write's answer); a change across files is checked against it. */
+  readonly seenSha256?: Map<string, string>;
 }
 
 export interface ToolContext {
@@ -108,6 +110,8 @@ export interface ToolConditions {
   wrapped?: boolean;
   /** The agent's model provider, when one is configured. */
   provider?: string;
+  /** The settings offer the model OpenAI's apply_patch tool (provider openai, `patchTool`). */
+  patchTool?: "apply_patch";
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
@@ -117,6 +121,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   kind: ToolKind;
   /** `commands`: an LSP and CLI command only, never declared to a model (edit blocks come from its text). */
   audience?: "everyone" | "commands";
+  /** For a commands-only tool: whether the model is offered it under these conditions all the same. */
+  offered?(conditions: ToolConditions): boolean;
   /** For a tool that exists only under a condition: whether it exists under these. Absent: always. */
   available?(conditions: ToolConditions): boolean;
   /** Where `available` says no: what the caller is told, with how to get the tool. */

@@ -6,6 +6,7 @@ import { fail, succeed } from "../edit/shared/outcome.js";
 import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
 import type { ReplaceRequest, ReplaceResult } from "../edit/replace/replace.js";
 import type { Outcome } from "../edit/shared/outcome.js";
+import { foreignSections } from "./diff-scope.js";
 import { runEngine, type PatchJob } from "./engine-offload.js";
 import { errorEnvelope } from "./envelope.js";
 import { modifyFile, type Computed } from "./modify.js";
@@ -68,6 +69,12 @@ export const safePatch = defineTool({
     if (hunks > MAX_HUNKS) {
       return errorEnvelope("invalid_argument", `Invalid Argument: the diff has ${hunks} hunks, over the limit of ${MAX_HUNKS} for one call. Nothing was applied.`, [
         "Split the change into several safe_patch calls, or write the whole file with write_file.",
+      ]);
+    }
+    const others = foreignSections(args.unified_diff, args.file_path);
+    if (others.length > 0) {
+      return errorEnvelope("invalid_diff", `Invalid Diff: the diff also changes ${others.map((o) => `\`${o}\``).join(", ")}, not only \`${args.file_path}\`; nothing was applied.`, [
+        "Send one safe_patch call per file, each with only that file's hunks.",
       ]);
     }
     const existing = await existingHeaderFiles(ctx, args.unified_diff, args.file_path);

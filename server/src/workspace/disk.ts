@@ -168,7 +168,7 @@ const LOCK_WAIT_MS = LOCK_STALE_MS + 2_000;
  * The lock, retried while another writer holds it (ELOCKED) and for no other
  * error: a directory removed meanwhile fails at once instead of after every retry.
  */
-async function takeLock(target: string, lockfilePath: string): Promise<() => Promise<void>> {
+export async function takeLock(target: string, lockfilePath: string): Promise<() => Promise<void>> {
   const deadline = performance.now() + LOCK_WAIT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
     try {
@@ -336,7 +336,7 @@ function temporaryPath(abs: string): string {
 const TEMP_SUFFIX = ".lockstep-tmp";
 
 /** The hidden lock beside `abs` (in its held directory `at`) that every lockstep process takes before writing it. */
-function lockPath(at: string, abs: string): string {
+export function lockPath(at: string, abs: string): string {
   return path.join(at, `.${path.basename(abs).slice(0, 100)}.lockstep-lock`);
 }
 
@@ -369,7 +369,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Makes the rename itself durable. Best effort: some platforms cannot open a directory. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await fs.open(dir, "r");

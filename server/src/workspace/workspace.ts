@@ -203,12 +203,7 @@ export class Workspace {
   async deliver(path: ResolvedPath, before: FileState | null, after: string, signal: AbortSignal): Promise<Outcome<Delivered>> {
     const editor = this.options.editor;
     const doc = editor?.document(path.uri);
-    const toEditor =
-      editor !== undefined &&
-      editor.canApplyEdit &&
-      (doc !== undefined || (this.options.closedFileEdits ?? "editor") === "editor") &&
-      (before !== null || editor.createFiles);
-    if (!toEditor) return this.writeDisk(path, before, after);
+    if (this.deliversToDisk(path, before === null) || !editor) return this.writeDisk(path, before, after);
 
     // The edits are offsets into `before`: the editor must apply them to exactly that version.
     let version = before?.open && before.version !== null ? before.version : null;
@@ -271,6 +266,14 @@ export class Workspace {
     }
     const delivered = this.stateOf(path, after, null, doc !== undefined);
     return succeed({ state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true }, applied: true, via: "editor" });
+  }
+
+  /** Whether a change to this file goes to disk rather than to the editor (no editor takes it). */
+  deliversToDisk(path: ResolvedPath, creating: boolean): boolean {
+    const editor = this.options.editor;
+    if (!editor?.canApplyEdit) return true;
+    const open = editor.document(path.uri) !== undefined;
+    return !((open || (this.options.closedFileEdits ?? "editor") === "editor") && (!creating || editor.createFiles));
   }
 
   /**

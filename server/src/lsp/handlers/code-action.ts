@@ -2,7 +2,7 @@
 // the buffer, `lockstep:` instructions and "Fix with lockstep" on diagnostics.
 import type { CodeAction, CodeActionParams } from "vscode-languageserver";
 import { agentActions } from "../agent-actions.js";
-import { editBlockActions, patchActions } from "../code-actions.js";
+import { editBlockActions, envelopeActions, patchActions } from "../code-actions.js";
 import type { ServerContext } from "../server-context.js";
 
 export function codeActionHandler(ctx: ServerContext) {
@@ -11,7 +11,7 @@ export function codeActionHandler(ctx: ServerContext) {
     const workspace = ctx.state.workspace;
     if (!doc || !workspace) return [];
     const text = doc.getText();
-    const actions: CodeAction[] = [...(await ctx.reviewView.actions(params.textDocument.uri, params.range)), ...editBlockActions(text)];
+    const actions: CodeAction[] = [...(await ctx.reviewView.actions(params.textDocument.uri, params.range)), ...editBlockActions(text), ...envelopeActions(text)];
     // A patch's base is its target's state now: if that changes before the user picks the action, the hash check refuses it.
     const stateOf = async (target: string): Promise<{ file_path: string; sha256: string } | undefined> => {
       const resolved = await workspace.resolve(target, "read");

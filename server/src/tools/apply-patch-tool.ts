@@ -1,0 +1,182 @@
+// apply_patch: one change across files, written as a multi-file unified diff
+// (`git diff`, `diff -ruN`) or as OpenAI's `apply_patch` envelope. Every file's
+// base is checked, every hunk placed by the engine, and the files are written
+// all together or not at all, with one outcome per file in the answer.
+import * as z from "zod";
+import type { ChangeOutcome, FilePlan } from "../edit/changeset/apply-change.js";
+import { refKey, runEngine } from "./engine-offload.js";
+import { parseChange } from "../edit/changeset/parse-change.js";
+import type { FileState } from "../workspace/file-state.js";
+import { checkSeen, readChangeFiles, resolveChangeFiles, withAllLocks } from "./change-files.js";
+import { deliverAll, type FileDelivery } from "./change-delivery.js";
+import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
+import { changeSummary } from "./modify.js";
+import { dryRun } from "./schemas.js";
+import { defineTool, type ToolContext } from "./tool.js";
+
+const MAX_INPUT_CHARS = 8 * 1024 * 1024;
+const MAX_FILES = 1_000;
+
+type FileStatus = "applied" | "validated" | "failed" | "not_applied" | "reviewed";
+
+interface FileReport {
+  file_path: string;
+  op: FilePlan["op"];
+  to?: string;
+  status: FileStatus;
+  message: string;
+}
+
+function statesOf(states: Map<string, FileState | undefined>, paths: readonly string[]): FileState[] {
+  return paths.map((p) => states.get(p)).filter((s): s is FileState => s !== undefined);
+}
+
+function report(plan: FilePlan, status: FileStatus, message: string): FileReport {
+  return { file_path: plan.path, op: plan.op, ...(plan.to !== undefined ? { to: plan.to } : {}), status, message };
+}
+
+function what(plan: FilePlan): string {
+  if (plan.op === "add") return "created";
+  if (plan.op === "delete") return "deleted";
+  if (plan.op === "move") return `moved to ${plan.to}${plan.hunks > 0 ? ` (${plan.hunks} hunk${plan.hunks > 1 ? "s" : ""})` : ""}`;
+  return `${plan.hunks} hunk${plan.hunks === 1 ? "" : "s"}`;
+}
+
+/** The deliveries a plan makes: a move is its destination created and its source deleted. */
+function deliveriesOf(plan: FilePlan, states: Map<string, FileState | undefined>, paths: Map<string, FileDelivery["path"]>): FileDelivery[] {
+  const before = states.get(plan.path) ?? null;
+  if (plan.op === "move") {
+    return [
+      { path: paths.get(plan.to!)!, before: null, after: plan.after },
+      { path: paths.get(plan.path)!, before, after: null },
+    ];
+  }
+  return [{ path: paths.get(plan.path)!, before, after: plan.after }];
+}
+
+async function applyChange(text: string, dry: boolean, ctx: ToolContext): Promise<Envelope> {
+  const parsed = parseChange(text);
+  if (!parsed.ok) return failureEnvelope(parsed.error);
+  const ops = parsed.value.operations;
+  if (ops.length > MAX_FILES) {
+    return errorEnvelope("invalid_argument", `Invalid Argument: the change touches ${ops.length} files, over the limit of ${MAX_FILES} for one call. Nothing was applied.`, ["Split it into several calls."]);
+  }
+  const files = await resolveChangeFiles(ctx, ops);
+  if (!files.ok) return failureEnvelope(files.error);
+  const { relOf, resolved } = files.value;
+  return withAllLocks(ctx, [...resolved.values()], async () => {
+    const read = await readChangeFiles(ctx, files.value);
+    if (!read.ok) return failureEnvelope(read.error);
+    const states = read.value;
+    const edited = ops.filter((o) => o.op !== "add").map((o) => relOf(o.path));
+    const unseen = checkSeen(ctx, edited, states);
+    if (unseen) return failureEnvelope(unseen, { latest_file_states: statesOf(states, edited) });
+
+    // Large changes are computed where a cancellation can stop them (see engine-offload).
+    const texts = Object.fromEntries([...states].map(([rel, s]) => [rel, s?.content ?? null]));
+    const paths = Object.fromEntries(ops.flatMap((o) => (o.op === "update" && o.moveTo ? [o.path, o.moveTo] : [o.path])).map((r) => [refKey(r), relOf(r)]));
+    const computed = await runEngine({ kind: "change", ops, files: texts, paths }, ctx.signal);
+    if ("error" in computed) return failureEnvelope(computed.error);
+    const outcome = computed as ChangeOutcome;
+    if (!outcome.ok) {
+      const refusedPaths = new Set(outcome.refused.map((r) => r.path));
+      const reports: FileReport[] = [
+        ...outcome.refused.map((r) => ({ file_path: r.path, op: r.op, status: "failed" as const, message: r.error.message })),
+        ...outcome.planned.filter((p) => !refusedPaths.has(p.path)).map((p) => report(p, "not_applied", "Fits, but not applied: the change applies to all files or none.")),
+      ];
+      const first = outcome.refused[0]!;
+      const others = outcome.refused.length > 1 ? ` (${outcome.refused.length} files refused; see files)` : "";
+      return failureEnvelope(
+        { code: first.error.code, message: `${first.path}: ${first.error.message}${others} Nothing was applied to any file.`, suggestions: first.error.suggestions },
+        { files: reports, latest_file_states: statesOf(states, [...refusedPaths]), ...(states.get(first.path) ? { latest_file_state: states.get(first.path) } : {}) },
+      );
+    }
+    const plans = outcome.files;
+    if (dry) {
+      return okEnvelope({
+        message: `Dry run: the change applies cleanly to ${plans.length} file${plans.length === 1 ? "" : "s"}; nothing was written.`,
+        applied: false,
+        files: plans.map((p) => report(p, "validated", `Fits (${what(p)}); nothing written.`)),
+      });
+    }
+    return approveAndDeliver(ctx, plans, states, resolved);
+  });
+}
+
+/** Asks about every file before anything is written; a rejection leaves every file as it was. */
+async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<Envelope> {
+  const reviewed = new Set<FilePlan>();
+  for (const plan of plans) {
+    const target = plan.to ?? plan.path;
+    const path = resolved.get(target)!;
+    const before = states.get(plan.path) ?? null;
+    const change = changeSummary("apply_patch", target, before?.content ?? "", plan.after ?? "");
+    const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: plan.op === "move" ? null : before }, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}), ctx.signal);
+    if (decision === "reject") {
+      return errorEnvelope("rejected", `Rejected: the user declined the change to ${target}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
+        files: plans.map((p) => report(p, "not_applied", p === plan ? "Declined by the user." : "Not applied: another file's change was declined.")),
+      });
+    }
+    // Reviewed hunk by hunk: what the user took has landed through the review desk already.
+    if (typeof decision === "object") reviewed.add(plan);
+  }
+  if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
+  // The user may have typed while deciding: the change lands only on the texts it was computed on.
+  for (const [rel, path] of resolved) {
+    const now = await ctx.workspace.read(path);
+    const was = states.get(rel);
+    if ((now.ok ? now.value.sha256 : undefined) !== was?.sha256 && ![...reviewed].some((p) => p.path === rel || p.to === rel)) {
+      return errorEnvelope("state_mismatch", `State Mismatch: ${rel} changed while the change was waiting for approval; nothing was applied to any file.`, [
+        "Rebuild the change from latest_file_state (attached) and send it again.",
+      ], now.ok ? { latest_file_state: now.value } : undefined);
+    }
+  }
+  const toDeliver = plans.filter((p) => !reviewed.has(p));
+  const deliveries = toDeliver.flatMap((p) => deliveriesOf(p, states, resolved));
+  const delivered = deliveries.length === 0 ? undefined : await deliverAll(ctx, deliveries);
+  if (delivered && !delivered.ok) {
+    return failureEnvelope({ ...delivered.error, message: `${delivered.error.message} Nothing was applied to any file.` }, { files: plans.map((p) => report(p, "not_applied", "Not applied: the change could not be delivered.")) });
+  }
+  const latest: FileState[] = [];
+  deliveries.forEach((d, i) => {
+    const state = delivered?.ok ? delivered.value.states[i] : undefined;
+    if (state) {
+      latest.push(state);
+      ctx.session?.seenSha256?.set(state.file_path, state.sha256);
+    }
+    if (d.after !== null) ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: "apply_patch", file_path: d.path.rel, uri: d.path.uri, before: d.before?.content ?? null, after: d.after });
+  });
+  const reports = plans.map((p) => (reviewed.has(p) ? report(p, "reviewed", "Reviewed hunk by hunk: the hunks the user accepted have landed.") : report(p, "applied", `Applied (${what(p)}).`)));
+  return okEnvelope({ message: `Patch applied successfully: ${plans.length} file${plans.length === 1 ? "" : "s"} (${plans.map((p) => `${p.path} ${what(p)}`).join("; ")}).`, applied: true, files: reports, latest_file_states: latest });
+}
+
+export const applyPatch = defineTool({
+  name: "apply_patch",
+  kind: "modify",
+  // A command and a CLI verb for everyone; offered to the model where the settings ask (OpenAI models are trained on it).
+  audience: "commands",
+  offered: (conditions) => conditions.patchTool === "apply_patch",
+  description: [
+    "Change several files at once, all or none: create, delete, rename and edit files in one call.",
+    "input is either OpenAI's apply_patch envelope (`*** Begin Patch`, then `*** Update File: PATH` with `@@ anchor` lines and hunks of context ( ), removed (-) and added (+) lines, `*** Add File: PATH` with + lines, `*** Delete File: PATH`, `*** Move to: PATH` after an update, `*** End Patch`) or a unified diff across files as `git diff` writes it.",
+    "Build every hunk from the newest state of its file in the conversation (read files first); each anchor and each hunk must match exactly one place. If any file's hunk does not fit, or a file changed since you read it, nothing is written and the current states come back.",
+  ].join(" "),
+  params: z
+    .object({
+      input: z
+        .string()
+        .min(1, "must contain the patch")
+        .max(MAX_INPUT_CHARS, `is too large (over ${MAX_INPUT_CHARS / 1024 / 1024} MB); split the change`)
+        .describe("The whole patch: an apply_patch envelope (*** Begin Patch … *** End Patch) or a unified diff across files."),
+      dry_run: dryRun,
+    })
+    .strict(),
+  run(args, ctx) {
+    return applyChange(args.input, args.dry_run ?? false, ctx);
+  },
+});
+
+/** The tool condition the settings ask for: the apply_patch tool is offered to OpenAI models when `patchTool` says so. */
+export function patchToolCondition(settings: { provider: string; patchTool: string }): { patchTool?: "apply_patch" } {
+  return settings.provider === "openai" && settings.patchTool === "apply_patch" ? { patchTool: "apply_patch" } : {};
+}
