@@ -2,7 +2,10 @@
 // (states that read one character, joined by empty moves) run over the name
 // with the set of live states, so a test costs at most states × name length,
 // whatever the pattern. A regular expression built from `*****x` backtracks
-// exponentially in the stars; this cannot. Runs of `*` are one star here.
+// exponentially in the stars; this cannot. Runs of `*` are one star here, and
+// the sets of live states met are cached with their transitions (a bounded,
+// lazily built deterministic automaton), so a common glob costs about a map
+// lookup per character of the name.
 //
 // The language is the glob the walker always had: `*` and `?` stay within a
 // name, `**` spans directories (`**/` at a name's start: any directories),
@@ -165,39 +168,82 @@ class Automaton {
   }
 }
 
-/** Compiles `glob` to a test of a whole name; linear in states × name, so never exponential. */
+/** A set of automaton states reached after some characters, with the sets the next characters lead to. */
+interface Step {
+  /** The states that read a character. */
+  states: number[];
+  accepting: boolean;
+  /** The step each ASCII character leads to, once worked out; other characters in `nextWide`. */
+  next: (Step | undefined)[];
+  nextWide: Map<number, Step>;
+}
+
+/** Steps kept per matcher; past this the cache starts again (the cost per character stays bounded by the states). */
+const MAX_STEPS = 2048;
+
+/**
+ * Compiles `glob` to a test of a whole name. The automaton's sets of live states
+ * are cached as they are met (a lazily built deterministic automaton), so a name
+ * usually costs one map lookup per character, and never more than the states.
+ */
 export function globMatcher(glob: string): (name: string) => boolean {
   const a = new Automaton();
   const { start, end: accept } = a.seq(parse(glob));
   const { tests, next } = a;
   const seen = new Int32Array(tests.length).fill(-1);
-  let live: number[] = [];
-  let stack: number[] = [];
-  /** Adds `s` and every state an empty move reaches from it to `set`, once per step. */
-  const close = (s: number, step: number, set: number[]): void => {
-    stack.push(s);
+  let generation = 0;
+  let steps = new Map<string, Step>();
+  /** The cache started again: the first step is worked out anew, so the old steps can go. */
+  let restarted = false;
+
+  /** The step of the states reached from `from` by empty moves: those that read a character, and whether it may end here. */
+  const stepOf = (from: readonly number[]): Step => {
+    const mark = ++generation;
+    const states: number[] = [];
+    let accepting = false;
+    const stack = [...from];
     while (stack.length > 0) {
       const t = stack.pop()!;
-      if (seen[t] === step) continue;
-      seen[t] = step;
-      if (tests[t] !== undefined || t === accept) set.push(t);
-      else for (const n of next[t]!) if (seen[n] !== step) stack.push(n);
+      if (seen[t] === mark) continue;
+      seen[t] = mark;
+      if (t === accept) accepting = true;
+      if (tests[t] !== undefined) states.push(t);
+      else for (const n of next[t]!) if (seen[n] !== mark) stack.push(n);
     }
-  };
-  return (name) => {
-    seen.fill(-1);
-    live = [];
-    stack = [];
-    close(start, 0, live);
-    for (let i = 0; i < name.length && live.length > 0; i++) {
-      const code = name.charCodeAt(i);
-      const following: number[] = [];
-      for (const s of live) {
-        const test = tests[s];
-        if (test?.(code)) for (const n of next[s]!) close(n, i + 1, following);
+    states.sort((x, y) => x - y);
+    const key = `${accepting ? "a" : ""}${states.join(",")}`;
+    let step = steps.get(key);
+    if (!step) {
+      if (steps.size >= MAX_STEPS) {
+        steps = new Map();
+        restarted = true;
       }
-      live = following;
+      step = { states, accepting, next: [], nextWide: new Map() };
+      steps.set(key, step);
     }
-    return live.includes(accept);
+    return step;
+  };
+  let first = stepOf([start]);
+
+  return (name) => {
+    if (restarted) {
+      restarted = false;
+      first = stepOf([start]);
+    }
+    let step = first;
+    for (let i = 0; i < name.length; i++) {
+      if (step.states.length === 0) return false;
+      const code = name.charCodeAt(i);
+      let following = code < 128 ? step.next[code] : step.nextWide.get(code);
+      if (!following) {
+        const reached: number[] = [];
+        for (const s of step.states) if (tests[s]!(code)) reached.push(...next[s]!);
+        following = stepOf(reached);
+        if (code < 128) step.next[code] = following;
+        else step.nextWide.set(code, following);
+      }
+      step = following;
+    }
+    return step.accepting;
   };
 }
