@@ -42,7 +42,7 @@ interface StagedChange {
   /** Decisions on one change are carried out one after another. */
   queue: Promise<void>;
   /** Decisions not carried out yet: all those waiting when a turn comes are carried out together (one read, one diff, one write). */
-  waiting: { decision: ReviewDecision; targets: StagedHunk[] }[];
+  waiting: { decision: ReviewDecision; targets: StagedHunk[]; signal: AbortSignal }[];
   lastState?: FileState;
   lastBaseVersion?: number | null;
   finish: () => void;
@@ -203,8 +203,8 @@ export class ReviewDesk {
     if (decision === "always" && id !== changeId) {
       return fail("invalid_argument", `Invalid Argument: "always" is decided for a whole change (${changeId}), not for one hunk.`, [`Decide ${changeId} with always, or ${id} with apply.`]);
     }
-    s.waiting.push({ decision, targets });
-    const run = s.queue.then(() => this.carryOut(s, signal));
+    s.waiting.push({ decision, targets, signal });
+    const run = s.queue.then(() => this.carryOut(s));
     s.queue = run.then(() => undefined, () => undefined);
     if (await run) {
       this.deps.changed(s.change.uri);
@@ -220,9 +220,10 @@ export class ReviewDesk {
    * changes the file between decisions queued together), at the cost of one.
    * False when an earlier turn carried them out already.
    */
-  private async carryOut(s: StagedChange, signal: AbortSignal): Promise<boolean> {
+  private async carryOut(s: StagedChange): Promise<boolean> {
     const batch = s.waiting.splice(0);
     if (batch.length === 0) return false;
+    const signal = allAborted(batch.map((b) => b.signal));
     const toApply = new Set<StagedHunk>();
     for (const { decision, targets } of batch) {
       for (const h of targets) {
@@ -322,4 +323,14 @@ function advanceBase(s: StagedChange, landed: ReadonlySet<StagedHunk>): void {
     else if (!h.outcome && shift !== 0) h.at = { ...h.at, start: h.at.start + shift, end: h.at.end + shift };
   }
   s.base = base;
+}
+
+/** Aborts once every one of `signals` has: a decision carried out with others is cancelled only when all of them are. */
+function allAborted(signals: readonly AbortSignal[]): AbortSignal {
+  if (signals.length === 1) return signals[0]!;
+  const all = new AbortController();
+  let left = signals.filter((sg) => !sg.aborted).length;
+  if (left === 0) all.abort();
+  for (const sg of signals) if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
+  return all.signal;
 }
