@@ -2,7 +2,7 @@
 // which sessions `lockstep mcp` finds, which stale files a start removes, and the
 // editor's name as gemini-cli will show it.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -55,6 +55,37 @@ describe("discovery files", () => {
     writeFileSync(foreign, JSON.stringify({ port: 50007, workspacePath: "/w", authToken: "x", ideInfo: { name: "vscode", displayName: "VS Code" } }), { mode: 0o600 });
     expect(await sweepStale()).toEqual([dead]);
     expect([existsSync(dead), existsSync(live), existsSync(foreign)]).toEqual([false, true, true]);
+  });
+
+  it("temporary files of writers that are gone are swept, with the stale files; a live writer's and other files stay", async () => {
+    const live = await writeDiscovery(8, info(50008, "/w"));
+    const dir = discoveryDir();
+    const deadTemporary = path.join(dir, `.lockstep-${Number(deadPid())}-00aa11bb22cc.tmp`);
+    const liveTemporary = path.join(dir, `.lockstep-${process.ppid}-00aa11bb22cc.tmp`);
+    const other = path.join(dir, ".other-companion.tmp");
+    for (const f of [deadTemporary, liveTemporary, other]) writeFileSync(f, JSON.stringify(info(1, "/w")), { mode: 0o600 });
+    expect(await sweepStale()).toEqual([deadTemporary]);
+    expect([existsSync(deadTemporary), existsSync(liveTemporary), existsSync(other), existsSync(live)]).toEqual([false, true, true, true]);
+  });
+
+  it("lockstep mcp's lookup sweeps the dead servers' files it comes across", async () => {
+    const ws = realpathSync(mkdtempSync(path.join(scratch, "ws-")));
+    const dead = await writeDiscovery(9, info(50009, ws, Number(deadPid())));
+    expect(await findSessions(ws)).toEqual([]);
+    expect(existsSync(dead)).toBe(false);
+  });
+
+  it("the directory is made enterable by its owner only, even when it existed open to others", async () => {
+    mkdirSync(discoveryDir(), { recursive: true });
+    chmodSync(discoveryDir(), 0o755);
+    await writeDiscovery(10, info(50010, "/w"));
+    expect(statSync(discoveryDir()).mode & 0o777).toBe(0o700);
+  });
+
+  it("a write that fails leaves no temporary file behind", async () => {
+    mkdirSync(path.join(discoveryDir(), "gemini-ide-server-11-50011.json"), { recursive: true }); // the rename cannot replace a directory
+    await expect(writeDiscovery(11, info(50011, "/w"))).rejects.toThrow();
+    expect(readdirSync(discoveryDir()).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 
   it("name the editor from LSP's clientInfo, with a fallback when it sends none", () => {

@@ -3,6 +3,8 @@
 // says goodbye (DELETE) or just leaves (its event stream stays closed).
 import { afterEach, describe, expect, it } from "vitest";
 import { listenLoopback, newToken, type Endpoint } from "../../server/src/companion/http-endpoint.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { HttpSessions } from "../../server/src/companion/http-sessions.js";
 import type { McpTool } from "../../server/src/companion/tool-catalog.js";
 import { AgentClient } from "../support/companion-client.js";
@@ -20,15 +22,58 @@ afterEach(async () => {
   endpoint = undefined;
 });
 
+const slow: McpTool = {
+  name: "slow",
+  description: "Answers after a while.",
+  inputSchema: { type: "object", properties: { ms: { type: "number" } } },
+  call: async (args) => {
+    await new Promise((resolve) => setTimeout(resolve, Number(args["ms"])));
+    return { content: [{ type: "text", text: "done" }] };
+  },
+};
+
 /** Sessions behind a real endpoint; `events` records what the sessions report. */
-async function serve(idleMs: number): Promise<{ sessions: HttpSessions; token: string; port: number; opened: string[]; closed: Promise<string> }> {
+async function serve(
+  idleMs: number,
+  maxSessions?: number,
+): Promise<{ sessions: HttpSessions; token: string; port: number; opened: string[]; closed: Promise<string>; allClosed: string[] }> {
   const opened: string[] = [];
+  const allClosed: string[] = [];
   let onClosed: (id: string) => void = () => undefined;
   const closed = new Promise<string>((resolve) => (onClosed = resolve));
-  const sessions = new HttpSessions({ tools: () => [echo], instructions: "test" }, { streamOpened: (id) => opened.push(id), closed: (id) => onClosed(id) }, idleMs);
+  const sessions = new HttpSessions(
+    { tools: () => [echo, slow], instructions: "test" },
+    {
+      streamOpened: (id) => opened.push(id),
+      closed: (id) => {
+        allClosed.push(id);
+        onClosed(id);
+      },
+    },
+    idleMs,
+    maxSessions,
+  );
   const token = newToken();
   endpoint = await listenLoopback(token, async () => sessions.handle);
-  return { sessions, token, port: endpoint.port, opened, closed };
+  return { sessions, token, port: endpoint.port, opened, closed, allClosed };
+}
+
+/**
+ * An agent that initializes with the SDK's own transport and then does nothing:
+ * no `initialized`, so the transport never opens its event stream. The session id, or the HTTP error.
+ */
+async function initializeOnly(port: number, token: string): Promise<{ id?: string; error?: string }> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const answered = new Promise<void>((resolve) => (transport.onmessage = () => resolve()));
+  await transport.start();
+  const initialize: JSONRPCMessage = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "idle-agent", version: "0" } } };
+  try {
+    await transport.send(initialize);
+    await answered;
+    return { id: transport.sessionId! };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -78,5 +123,44 @@ describe("HTTP sessions", () => {
     });
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(/Session not found/);
+  });
+
+  it("ends sessions that initialize and never open an event stream, once idle, like any other", async () => {
+    const { sessions, token, port, allClosed } = await serve(150);
+    const ids = await Promise.all(Array.from({ length: 20 }, () => initializeOnly(port, token)));
+    expect(ids.every((r) => r.id !== undefined)).toBe(true);
+    await until(() => allClosed.length === 20, "the 20 idle sessions to end");
+    expect(new Set(allClosed)).toEqual(new Set(ids.map((r) => r.id)));
+    expect(sessions.count).toBe(0);
+  });
+
+  it("keeps a session whose request is still in progress, however long, and its agent without a stream", async () => {
+    const { sessions, token, port, allClosed } = await serve(100);
+    const agent = await AgentClient.connect(port, token);
+    expect(await agent.call("slow", { ms: 600 })).toEqual({ isError: false, text: "done" });
+    expect(allClosed).toEqual([]);
+    expect(sessions.count).toBe(1);
+    await agent.close();
+  });
+
+  it("caps the live sessions: one more initialize is answered 503 with what to do, and a session that ends makes room", async () => {
+    const { sessions, token, port } = await serve(60_000, 3);
+    const agents = await Promise.all([0, 1, 2].map((i) => AgentClient.connect(port, token, `agent-${i}`)));
+    expect(sessions.count).toBe(3);
+    const refused = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "one-too-many", version: "0" } } }),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(await refused.text()).toMatch(/3 live MCP sessions, the most it keeps \(3\)\. End a session you no longer use/);
+    // The SDK client hears the refusal with its message.
+    await expect(AgentClient.connect(port, token, "sdk-too-many")).rejects.toThrow(/Service Unavailable: this endpoint has 3 live MCP sessions/);
+    await agents[0]!.transport.terminateSession();
+    await until(() => sessions.count === 2, "the ended session to go");
+    const another = await AgentClient.connect(port, token, "agent-3");
+    expect(await another.call("echo", { say: "in" })).toEqual({ isError: false, text: "in from agent-3" });
+    for (const a of [...agents, another]) await a.close();
   });
 });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { companionFacts, discoveryDirIn, fileGone, readDiscovery, waitUntil } from "../support/companion-client.js";
 import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
+import { spawnSync } from "node:child_process";
 
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-lifecycle-")));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -50,5 +51,19 @@ describe("the discovery file's life", () => {
     expect(existsSync(file)).toBe(false);
     expect(existsSync(foreign)).toBe(true);
     expect(existsSync(next.file)).toBe(true);
+  });
+
+  it("a temporary file a killed writer left (holding a token) is removed at the next start; a dead server's file planted later, at exit", async () => {
+    const dead = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+    mkdirSync(discoveryDirIn(tmp), { recursive: true });
+    const temporary = path.join(discoveryDirIn(tmp), `.lockstep-${dead}-0a1b2c3d4e5f.tmp`);
+    writeFileSync(temporary, JSON.stringify({ port: 1, authToken: "f".repeat(64), lockstep: { pid: dead } }), { mode: 0o600 });
+    const { client } = await started();
+    expect(existsSync(temporary)).toBe(false);
+    // A server that dies with SIGKILL while this one runs: its file goes when this one exits.
+    const stale = path.join(discoveryDirIn(tmp), "gemini-ide-server-4-50004.json");
+    writeFileSync(stale, JSON.stringify({ port: 50004, workspacePath: "/", authToken: "t", ideInfo: { name: "x", displayName: "X" }, lockstep: { pid: dead, version: "0" } }), { mode: 0o600 });
+    expect(await client.shutdown()).toBe(0);
+    expect(existsSync(stale)).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ToolConditions, ToolContext } from "../tools/tool.js";
 import { VERSION } from "../version.js";
 import { DiffDesk, type DiffReviewer } from "./diff-desk.js";
-import { discoveryPath, removeDiscovery, sweepStale, writeDiscovery, type IdeInfo } from "./discovery.js";
+import { discoveryPath, removeDiscovery, sweepStale, sweepStaleSync, writeDiscovery, type IdeInfo } from "./discovery.js";
 import type { HttpSessions } from "./http-sessions.js";
 import { listenLoopback, newToken, type Endpoint } from "./http-endpoint.js";
 import { OpenFiles } from "./open-files.js";
@@ -48,16 +48,21 @@ export function editorInstructions(ide: IdeInfo, roots: readonly string[]): stri
 let exitHooked = false;
 const liveFiles = new Set<string>();
 
-/** One set of handlers per process: the files still announced are removed on exit and on the usual signals. */
+/**
+ * One set of handlers per process: the files still announced are removed on
+ * exit and on the usual signals, and so are the files of servers that died since.
+ */
 function hookExit(): void {
   if (exitHooked) return;
   exitHooked = true;
-  process.on("exit", () => {
+  const remove = (): void => {
     for (const file of liveFiles) removeDiscovery(file);
-  });
+    sweepStaleSync();
+  };
+  process.on("exit", remove);
   for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
     process.once(signal, () => {
-      for (const file of liveFiles) removeDiscovery(file);
+      remove();
       process.exit(code);
     });
   }

@@ -4,7 +4,6 @@
 // session's endpoint, so the agent reads the unsaved buffers and its writes are
 // approved in the editor. Without one it serves the same tools on the disk.
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Sandbox } from "../workspace/sandbox.js";
@@ -12,6 +11,7 @@ import { Workspace } from "../workspace/workspace.js";
 import { findSessions, type FoundSession } from "./discovery.js";
 import { MCP_PATH } from "./http-endpoint.js";
 import { createMcpServer } from "./mcp-server.js";
+import { BoundedStdioTransport } from "./stdio-lines.js";
 import { registryTools } from "./tool-catalog.js";
 
 export const MCP_USAGE = `lockstep mcp [--port N] [--root DIR] [--disk]
@@ -36,23 +36,23 @@ export async function runMcpCommand(args: string[], stderr: Err): Promise<number
   if (values.port !== undefined && !/^\d+$/.test(values.port)) throw new Error(`--port takes a port number (got ${values.port})`);
   const root = values.root ?? process.cwd();
   const port = values.port === undefined ? undefined : Number(values.port);
-  if (values.disk) return serveDisk(root, "started with --disk.");
+  if (values.disk) return serveDisk(root, "started with --disk.", stderr);
   const [session] = await findSessions(root, port);
   if (session) return relay(session, stderr);
   if (port !== undefined) {
     stderr(`lockstep mcp: no editor session on port ${port} whose workspace holds ${root}. Run \`lockstep mcp\` without --port to use the disk, or check the port with the lockstep.session command in the editor.\n`);
     return 1;
   }
-  return serveDisk(root, "no editor session with lockstep holds this directory.");
+  return serveDisk(root, "no editor session with lockstep holds this directory.", stderr);
 }
 
-async function serveDisk(root: string, why: string): Promise<number> {
+async function serveDisk(root: string, why: string, stderr: Err): Promise<number> {
   const sandbox = await Sandbox.create([root]);
   const workspace = new Workspace(sandbox);
   // The agent asks its user before calling a tool; there is no editor here to ask again.
   const tools = registryTools((call) => ({ workspace, signal: call.signal, approve: async () => "apply" }));
   const server = createMcpServer({ tools: () => tools, instructions: diskInstructions(sandbox.roots[0]!, why) }, () => "stdio");
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioTransport(stderr);
   const closed = new Promise<number>((resolve) => (transport.onclose = () => resolve(0)));
   await server.connect(transport);
   process.stdin.once("end", () => void server.close());
@@ -65,7 +65,7 @@ const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | numb
 async function relay(session: FoundSession, stderr: Err): Promise<number> {
   const { port, authToken } = session.info;
   const upstream = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${MCP_PATH}`), { requestInit: { headers: { Authorization: `Bearer ${authToken}` } } });
-  const downstream = new StdioServerTransport();
+  const downstream = new BoundedStdioTransport(stderr);
   const initializeIds = new Set<string | number>();
   let lost: string | undefined;
 

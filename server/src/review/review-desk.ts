@@ -4,8 +4,16 @@
 // stays); a hunk whose own lines the user changed is a conflict, never forced.
 // Knows nothing of LSP: the editor sees this desk through `located` (where each
 // hunk is now) and decides through `decide`.
+//
+// Cost: a decision diffs the base against the text once, however many hunks it
+// takes, and each hunk finds its place by binary search (edit/merge/rebase.ts).
+// Once hunks land, the base moves on with them (the pending hunks' places in it
+// shift by what landed before them), so the next decision diffs only the
+// user's own typing, not every hunk taken so far. Long loops yield now and
+// then, so a change of thousands of hunks never holds other requests.
 import { changeHunks, hunkDiff, hunkSummary, type ChangeHunk } from "../edit/merge/hunks.js";
-import { MovedText } from "../edit/merge/rebase.js";
+import { applyLocated, MovedText, type Located } from "../edit/merge/rebase.js";
+import { linesWithEol } from "../edit/shared/text.js";
 import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -17,19 +25,24 @@ export type ReviewDecision = "apply" | "reject" | "always";
 
 interface StagedHunk {
   id: string;
+  /** As proposed, on the text the change was computed on (what the user is shown). */
   hunk: ChangeHunk;
+  /** The same hunk on `base` as it is now (its place moves as the hunks before it land). */
+  at: ChangeHunk;
   outcome?: HunkOutcome;
 }
 
 interface StagedChange {
   id: string;
   change: ProposedChange;
-  /** The text the change was computed on ("" for a file it creates). */
-  base: string;
+  /** The lines the change was computed on ("" for a file it creates), with the hunks that landed since. */
+  base: readonly string[];
   hunks: StagedHunk[];
   always: boolean;
   /** Decisions on one change are carried out one after another. */
   queue: Promise<void>;
+  /** Decisions not carried out yet: all those waiting when a turn comes are carried out together (one read, one diff, one write). */
+  waiting: { decision: ReviewDecision; targets: StagedHunk[]; signal: AbortSignal }[];
   lastState?: FileState;
   lastBaseVersion?: number | null;
   finish: () => void;
@@ -80,7 +93,7 @@ export class ReviewDesk {
   stage(change: ProposedChange, signal: AbortSignal): Promise<StagedOutcome> {
     const id = `c${++this.counter}`;
     const base = change.before?.content ?? "";
-    const hunks = changeHunks(base, change.after).map((hunk, i) => ({ id: `${id}.${i + 1}`, hunk }));
+    const hunks = changeHunks(base, change.after).map((hunk, i) => ({ id: `${id}.${i + 1}`, hunk, at: hunk }));
     return new Promise<StagedOutcome>((resolve) => {
       const withdraw = (): void => {
         for (const h of entry.hunks) h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the call was cancelled" };
@@ -89,10 +102,11 @@ export class ReviewDesk {
       const entry: StagedChange = {
         id,
         change,
-        base,
+        base: linesWithEol(base),
         hunks,
         always: false,
         queue: Promise.resolve(),
+        waiting: [],
         finish: () => {
           if (!this.staged.delete(id)) return;
           signal.removeEventListener("abort", withdraw);
@@ -127,10 +141,12 @@ export class ReviewDesk {
       if (s.change.uri !== uri) continue;
       const now = await this.currentText(s);
       const moved = now === undefined ? undefined : new MovedText(s.base, now);
+      let n = 0;
       for (const h of s.hunks) {
         if (h.outcome) continue;
-        const placed = moved?.place(h.hunk);
-        const start = placed?.ok ? placed.value.line : Math.min(h.hunk.start, Math.max(0, (moved?.now.length ?? 1) - 1));
+        if (++n % YIELD_EVERY === 0) await turn();
+        const placed = moved?.locate(h.at);
+        const start = placed?.ok ? placed.value.at : Math.min(h.at.start, Math.max(0, (moved?.now.length ?? 1) - 1));
         const span = h.hunk.removed.length;
         out.push({
           change_id: s.id,
@@ -150,9 +166,11 @@ export class ReviewDesk {
   /** lockstep.review: what waits for a decision, in one file or everywhere. */
   async pending(uri?: string): Promise<PendingChange[]> {
     const out: PendingChange[] = [];
-    for (const s of this.staged.values()) {
+    const byFile = new Map<string, Map<string, LocatedHunk>>();
+    for (const s of [...this.staged.values()]) {
       if (uri !== undefined && s.change.uri !== uri) continue;
-      const where = new Map((await this.located(s.change.uri)).map((l) => [l.hunk_id, l]));
+      let where = byFile.get(s.change.uri);
+      if (!where) byFile.set(s.change.uri, (where = new Map((await this.located(s.change.uri)).map((l) => [l.hunk_id, l]))));
       out.push({
         change_id: s.id,
         job_id: s.change.job_id ?? null,
@@ -179,26 +197,47 @@ export class ReviewDesk {
   async decide(id: string, decision: ReviewDecision, signal: AbortSignal): Promise<Outcome<HunkOutcome[]>> {
     const changeId = id.split(".")[0]!;
     const s = this.staged.get(changeId);
-    const targets = s?.hunks.filter((h) => (id === changeId || h.id === id) && !h.outcome);
+    // A hunk id is its change's id and its 1-based number: found by index, not by a scan of every hunk.
+    const one = id === changeId ? undefined : s?.hunks[Number(id.slice(changeId.length + 1)) - 1];
+    const targets = id === changeId ? s?.hunks.filter((h) => !h.outcome) : one?.id === id && !one.outcome ? [one] : [];
     if (!s || !targets || targets.length === 0) {
       return fail("not_found", `Not Found: nothing pending under ${id}; it was decided or withdrawn already.`, ["lockstep.review lists what still waits for a decision."]);
     }
     if (decision === "always" && id !== changeId) {
       return fail("invalid_argument", `Invalid Argument: "always" is decided for a whole change (${changeId}), not for one hunk.`, [`Decide ${changeId} with always, or ${id} with apply.`]);
     }
-    const run = s.queue.then(async () => {
-      if (decision === "reject") {
-        for (const h of targets) h.outcome ??= { hunk_id: h.id, status: "rejected" };
-      } else {
-        if (decision === "always") s.always = true;
-        await this.apply(s, targets.filter((h) => !h.outcome), signal);
-      }
-    });
-    s.queue = run.catch(() => undefined);
-    await run;
-    this.deps.changed(s.change.uri);
-    if (s.hunks.every((h) => h.outcome)) s.finish();
+    s.waiting.push({ decision, targets, signal });
+    const run = s.queue.then(() => this.carryOut(s));
+    s.queue = run.then(() => undefined, () => undefined);
+    if (await run) {
+      this.deps.changed(s.change.uri);
+      if (s.hunks.every((h) => h.outcome)) s.finish();
+    }
     return succeed(targets.map((h) => h.outcome!));
+  }
+
+  /**
+   * The decisions waiting on a change, in the order they came: rejections mark
+   * their hunks at once, and the hunks to apply land together, placed on the
+   * file as it is now. The same outcome as one decision after another (nothing
+   * changes the file between decisions queued together), at the cost of one.
+   * False when an earlier turn carried them out already.
+   */
+  private async carryOut(s: StagedChange): Promise<boolean> {
+    const batch = s.waiting.splice(0);
+    if (batch.length === 0) return false;
+    const signal = allAborted(batch.map((b) => b.signal));
+    const toApply = new Set<StagedHunk>();
+    for (const { decision, targets } of batch) {
+      for (const h of targets) {
+        if (h.outcome || toApply.has(h)) continue;
+        if (decision === "reject") h.outcome = { hunk_id: h.id, status: "rejected" };
+        else toApply.add(h);
+      }
+      if (decision === "always") s.always = true;
+    }
+    if (toApply.size > 0) await this.apply(s, s.hunks.filter((h) => toApply.has(h)), signal);
+    return true;
   }
 
   /** Server shutdown or session reset: whatever waits is declined. */
@@ -237,17 +276,21 @@ export class ReviewDesk {
     const read = await ws.read(path.value);
     if (!read.ok && !(read.error.code === "not_found" && s.change.before === null)) return hunks.forEach((h) => conflict(h, read.ok ? "" : read.error.message));
     const current = read.ok ? read.value : null;
-    let text = current?.content ?? "";
+    // One diff of base → now for every hunk decided; each is placed on the text as it is, all land in one pass.
+    const moved = new MovedText(s.base, current?.content ?? "");
     const landing: StagedHunk[] = [];
+    const located: Located[] = [];
     for (const h of hunks) {
-      const placed = new MovedText(s.base, text).place(h.hunk);
+      if (landing.length % YIELD_EVERY === YIELD_EVERY - 1) await turn();
+      const placed = moved.locate(h.at);
       if (!placed.ok) conflict(h, placed.error.message);
       else {
-        text = placed.value.lines.join("");
         landing.push(h);
+        located.push(placed.value);
       }
     }
     if (landing.length === 0) return;
+    const text = applyLocated(moved.now, located).join("");
     const delivered = await ws.deliver(path.value, current, text, signal);
     if (!delivered.ok) {
       const status = delivered.error.code === "rejected" ? "rejected" : "conflict";
@@ -255,8 +298,42 @@ export class ReviewDesk {
       return;
     }
     for (const h of landing) h.outcome = { hunk_id: h.id, status: "applied" };
+    advanceBase(s, new Set(landing));
     s.lastState = delivered.value.state;
     s.lastBaseVersion = current?.version ?? null;
     this.deps.journal.record({ job_id: s.change.job_id ?? null, tool: s.change.tool, file_path: s.change.file_path, uri: s.change.uri, before: current?.content ?? null, after: text });
   }
+}
+
+/** Hunks located per turn of the event loop: a change of thousands of hunks lets other requests in between. */
+const YIELD_EVERY = 256;
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The hunks that landed applied to the change's base too, and the pending
+ * hunks' places in it moved by what landed before them: the base then differs
+ * from the file only by the user's own typing, so the next decision's diff is small.
+ */
+function advanceBase(s: StagedChange, landed: ReadonlySet<StagedHunk>): void {
+  const base = applyLocated(
+    s.base,
+    s.hunks.filter((h) => landed.has(h)).map((h) => ({ hunk: h.at, at: h.at.start })),
+  );
+  let shift = 0;
+  for (const h of s.hunks) {
+    if (landed.has(h)) shift += h.at.added.length - h.at.removed.length;
+    else if (!h.outcome && shift !== 0) h.at = { ...h.at, start: h.at.start + shift, end: h.at.end + shift };
+  }
+  s.base = base;
+}
+
+/** Aborts once every one of `signals` has: a decision carried out with others is cancelled only when all of them are. */
+function allAborted(signals: readonly AbortSignal[]): AbortSignal {
+  if (signals.length === 1) return signals[0]!;
+  const all = new AbortController();
+  let left = signals.filter((sg) => !sg.aborted).length;
+  if (left === 0) all.abort();
+  for (const sg of signals) if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
+  return all.signal;
 }

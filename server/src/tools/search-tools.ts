@@ -3,7 +3,7 @@
 // walk through workspace/walk.ts, with the same ignore rules as read_many_files.
 import * as z from "zod";
 import { expandGlob, scopeOf } from "../workspace/walk.js";
-import { includeFilter } from "../workspace/walk/glob.js";
+import { includeFilter, MAX_GLOB_LENGTH, patternLength } from "../workspace/walk/glob.js";
 import { compileSearch } from "../workspace/walk/line-search.js";
 import { searchTree } from "../workspace/walk/search-tree.js";
 import { failureEnvelope, okEnvelope } from "./envelope.js";
@@ -30,7 +30,12 @@ export const searchFiles = defineTool({
     .object({
       pattern: z.string().min(1, "must be a regular expression to search for").describe("JavaScript regular expression, e.g. \"function\\s+parseConfig\" or \"TODO|FIXME\"."),
       path: searchPath,
-      include: z.string().trim().min(1, "must be a glob such as \"*.ts\" (leave it out to search every file)").optional().describe("Glob filter on files: \"*.ts\" or \"*.{ts,tsx}\" by file name at any depth; \"src/**/*.ts\" by path."),
+      include: z
+        .string()
+        .trim()
+        .min(1, "must be a glob such as \"*.ts\" (leave it out to search every file)")
+        .refine((p) => patternLength(p) <= MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters long (runs of * counted as one)`)
+        .optional().describe("Glob filter on files: \"*.ts\" or \"*.{ts,tsx}\" by file name at any depth; \"src/**/*.ts\" by path."),
       case_sensitive: z.boolean().optional().describe("Force case-sensitive (true) or case-insensitive (false) matching."),
       max_results: z.number().int().min(1).max(SEARCH_MAX_RESULTS).optional().describe(`Most matches to return (default ${SEARCH_DEFAULT_RESULTS}).`),
     })

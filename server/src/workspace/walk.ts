@@ -93,7 +93,7 @@ export async function expandGlob(
     const walkFrom = glob.prefix === "" ? start : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
     const baseLength = walkFrom.rel === "" ? 0 : walkFrom.rel.length + 1;
     for await (const file of walkFiles(walkFrom, { signal: options.signal, namesSkipped: glob.namesSkipped, depth: glob.depth, otherRoots: nestedRoots(sandbox.roots, start.root) })) {
-      if (!glob.regex.test(file.rel.slice(baseLength))) continue;
+      if (!glob.match(file.rel.slice(baseLength))) continue;
       // Past the limit only the count goes on: a pattern matching a million files holds no million names.
       if (++total <= options.limit) found.push(file);
     }

@@ -1,9 +1,11 @@
 // Glob patterns as the walker reads them: refused before anything is read when
-// their expansion could leave the root, otherwise compiled to one regular
-// expression tested against walked names. A glob is never expanded into paths:
+// their expansion could leave the root (or are too long to be a pattern),
+// otherwise compiled to a matcher that never backtracks (glob-matcher.ts)
+// tested against walked names. A glob is never expanded into paths:
 // it only filters entries a walk found below a root, so `..`, `.` and names of
 // other places can never come out of it.
 import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+import { globMatcher } from "./glob-matcher.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
@@ -15,12 +17,20 @@ export function isGlob(pattern: string): boolean {
 export interface CompiledGlob {
   /** The literal directories before the first glob character ("" for none): where the walk starts. */
   prefix: string;
-  /** Tested against a file's path relative to the walk's base (the directory the pattern is relative to). */
-  regex: RegExp;
+  /** Tests a file's path relative to the walk's base (the directory the pattern is relative to); linear in pattern × path. */
+  match: (rel: string) => boolean;
   /** Directory levels below `prefix` the walk needs (Infinity with `**` or a brace holding `/`). */
   depth: number;
   /** The pattern names node_modules or .git itself, so those are walked. */
   namesSkipped: boolean;
+}
+
+/** The longest pattern matched (with runs of `*` counted as one): a matcher's cost grows with its pattern. */
+export const MAX_GLOB_LENGTH = 1024;
+
+/** A pattern's length as its matcher sees it: a run of stars is one star. */
+export function patternLength(pattern: string): number {
+  return pattern.replace(/\*+/g, "*").length;
 }
 
 /**
@@ -38,6 +48,11 @@ export function checkPattern(pattern: string): Outcome<string> {
     }
   }
   if (rel.includes("\0")) return refuse(pattern, "holds a NUL character");
+  if (patternLength(rel) > MAX_GLOB_LENGTH) {
+    return fail("invalid_argument", `The pattern is ${patternLength(rel)} characters long (runs of * counted as one); patterns longer than ${MAX_GLOB_LENGTH} are not matched.`, [
+      "Use a shorter pattern, such as \"src/**/*.ts\".",
+    ]);
+  }
   if (rel.includes("..")) return refuse(pattern, 'holds ".." and could reach outside the workspace');
   if (rel.startsWith("~")) return refuse(pattern, "starts with ~ (a home directory)");
   if (!bracesAreSafe(rel)) return refuse(pattern, 'has a brace group with an empty alternative or one that starts or ends with a dot, which could spell ".."');
@@ -73,7 +88,7 @@ export function compileGlob(rel: string): CompiledGlob {
   const unbounded = rest.includes("**") || /\{[^}]*\/[^}]*\}/.test(rest);
   return {
     prefix,
-    regex: new RegExp(`^${globSource(rest)}$`),
+    match: globMatcher(rest),
     depth: unbounded ? Infinity : rest.split("/").length - 1,
     namesSkipped: /(^|\/)(node_modules|\.git)(\/|$)/.test(rel),
   };
@@ -81,57 +96,7 @@ export function compileGlob(rel: string): CompiledGlob {
 
 /** A glob filter such as `*.ts` (any depth, by file name) or `src/**\/*.ts` (by path). */
 export function includeFilter(include: string): (rel: string) => boolean {
-  const regex = new RegExp(`^${globSource(include.replace(/\\/g, "/").replace(/^(\.\/)+/, ""))}$`);
-  if (!include.includes("/")) return (rel) => regex.test(rel.slice(rel.lastIndexOf("/") + 1));
-  return (rel) => regex.test(rel);
-}
-
-function classIsValid(cls: string): boolean {
-  try {
-    new RegExp(cls);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The regular-expression source of a glob: `*` and `?` stay within a name, `**` spans directories. */
-function globSource(glob: string): string {
-  let out = "";
-  let braces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const atStart = i === 0 || glob[i - 1] === "/";
-        i++;
-        if (atStart && glob[i + 1] === "/") {
-          out += "(?:[^/]*/)*";
-          i++;
-        } else out += ".*";
-      } else out += "[^/]*";
-    } else if (c === "?") out += "[^/]";
-    else if (c === "[") {
-      const close = glob.indexOf("]", i + 2);
-      if (close === -1) out += "\\[";
-      else {
-        let body = glob.slice(i + 1, close);
-        const negate = body.startsWith("!") || body.startsWith("^");
-        if (negate) body = body.slice(1);
-        const cls = `[${negate ? "^" : ""}${body.replace(/[\\\]^]/g, "\\$&")}]`;
-        if (classIsValid(cls)) {
-          out += `(?!/)${cls}`;
-          i = close;
-        } else out += "\\["; // a class such as [z-a] matches nothing in a shell either; here it is literal text
-      }
-    } else if (c === "{" && glob.indexOf("}", i) !== -1) {
-      braces++;
-      out += "(?:";
-    } else if (c === "}" && braces > 0) {
-      braces--;
-      out += ")";
-    } else if (c === "," && braces > 0) out += "|";
-    else out += c.replace(/[.+^$()|\\{}\]]/g, "\\$&");
-  }
-  return out + ")".repeat(braces);
+  const match = globMatcher(include.replace(/\\/g, "/").replace(/^(\.\/)+/, ""));
+  if (!include.includes("/")) return (rel) => match(rel.slice(rel.lastIndexOf("/") + 1));
+  return match;
 }
