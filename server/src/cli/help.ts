@@ -16,6 +16,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
+  lockstep acp [--provider P] [--model M] [--approval ask|auto]   the agent over ACP (Zed, JetBrains, …)
 
 Every command takes --help. Tool commands print one JSON envelope {"ok": ...} on stdout.
 Exit status: 0 success, 1 refused or failed, 2 usage error.`;
@@ -76,6 +77,14 @@ Serves lockstep's tools over MCP on stdio, relaying to the editor session for th
 or on the disk when there is none (--disk: always the disk).
 
   claude mcp add lockstep -- lockstep mcp`,
+  acp: `lockstep acp [--provider gemini|openai] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]
+
+Runs lockstep's agent over the Agent Client Protocol (v1) on stdio, for editors that host
+agents: Zed, JetBrains, CodeCompanion, avante, agent-shell. Settings come from the user file,
+.lockstep.json at the session's cwd and LOCKSTEP_* variables; flags win. Configuration per
+editor: docs/acp.md.
+
+  {"agent_servers": {"lockstep": {"command": "npx", "args": ["lockstep", "acp"]}}}   (Zed settings.json)`,
 };
 
 /** The help for one command, or undefined for a command that has none. */

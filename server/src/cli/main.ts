@@ -254,6 +254,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       return 2;
     }
   }
+  if (command === "acp") {
+    try {
+      const { runAcpCommand } = await import("../acp/command.js");
+      return await runAcpCommand(rest, io.stderr);
+    } catch (error) {
+      io.stderr(`lockstep acp: ${mcpProblem(error)}\n\n${commandHelp("acp") ?? USAGE}\n`);
+      return 2;
+    }
+  }
   const run = TOOL_COMMANDS[command];
   if (!run) {
     io.stderr(`lockstep: unknown command '${command}'\n\n${USAGE}\n`);

@@ -1,0 +1,134 @@
+// The ACP front door: binds the protocol's methods to lockstep's sessions and
+// does nothing else. A handler converts params, calls the session, converts the
+// result; the agent, the tools and the workspace are the language server's own.
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
+import { Sandbox } from "../workspace/sandbox.js";
+import { VERSION } from "../version.js";
+import { loadAcpSettings } from "./settings.js";
+import { AcpSession, type AcpPort } from "./session.js";
+import type { ClientFiles } from "./editor-link.js";
+
+/** ACP v1: an agent answers with the client's version when it speaks it, else with the latest it speaks. */
+export const PROTOCOL_VERSION = 1;
+
+export interface AcpOptions {
+  env: NodeJS.ProcessEnv;
+  /** Flags of `lockstep acp`, in settings' names. */
+  flags: Record<string, unknown>;
+  debug: boolean;
+  stderr: (s: string) => void;
+}
+
+/** The variable holding the key of each provider, for authMethods. */
+function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
+  return settings.apiKeyEnv ?? (settings.provider === "openai" ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+}
+
+const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
+
+export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
+  const sessions = new Map<string, AcpSession>();
+  let client: ClientCapabilities = {};
+  const log = (what: string, value: unknown): void => {
+    if (options.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+  };
+  const find = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw noSession(sessionId);
+    return session;
+  };
+  // Settings at the process's directory name the provider the authMethods speak of; each session reads its own root's.
+  const startSettings = loadAcpSettings({ root: process.cwd(), env: options.env, flags: options.flags }).settings;
+  const authMethods: AuthMethod[] = [
+    { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
+  ];
+
+  const app = agent({ name: "lockstep" })
+    .onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
+      client = params.clientCapabilities ?? {};
+      log("initialize", params);
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: false,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { close: {} },
+        },
+        authMethods,
+        agentInfo: { name: "lockstep", title: "lockstep", version: VERSION },
+      };
+    })
+    .onRequest(methods.agent.authenticate, () => {
+      const variable = keyVariable(startSettings);
+      if (startSettings.replay === undefined && startSettings.baseUrl === undefined && !options.env[variable]) {
+        throw RequestError.authRequired(undefined, `${variable} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
+      }
+      return {};
+    })
+    .onRequest(methods.agent.session.new, async ({ params }) => {
+      const root = await checkedCwd(params.cwd);
+      const loaded = loadAcpSettings({ root, env: options.env, flags: options.flags });
+      for (const problem of loaded.problems) options.stderr(`lockstep acp: settings: ${problem}\n`);
+      const id = randomUUID();
+      const session = new AcpSession(id, params.cwd, await Sandbox.create([root]), loaded.settings, port);
+      await session.connectMcp(params.mcpServers);
+      sessions.set(id, session);
+      // Said once the client knows the session: the command that shows its status.
+      setImmediate(() => void port.update(id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
+      return { sessionId: id, configOptions: session.configOptions(), _meta: { lockstep: session.status() } };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params }) => {
+      const outcome = await find(params.sessionId).prompt(params.prompt);
+      if (outcome.ok) return outcome.response;
+      if (outcome.code === "busy") throw RequestError.invalidRequest(undefined, outcome.message);
+      if (outcome.code === "invalid") throw RequestError.invalidParams(undefined, outcome.message);
+      if (outcome.code === "auth") throw RequestError.authRequired(undefined, outcome.message);
+      throw new RequestError(-32603, outcome.message);
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+      const session = find(params.sessionId);
+      if (typeof params.value !== "string") throw RequestError.invalidParams(undefined, `${params.configId} takes one of its listed values, not a boolean.`);
+      const set = session.setConfigOption(params.configId, params.value);
+      if (!set.ok) throw RequestError.invalidParams(undefined, set.message);
+      return { configOptions: session.configOptions() };
+    })
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = find(params.sessionId);
+      sessions.delete(params.sessionId);
+      await session.close();
+      return {};
+    });
+
+  const connection = app.connect(stream);
+  const port: AcpPort = {
+    update: (sessionId: string, update: SessionUpdate) => connection.client.notify(methods.client.session.update, { sessionId, update }),
+    requestPermission: (params, signal) => connection.client.request(methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+    files: (sessionId): ClientFiles | undefined => {
+      if (client.fs?.readTextFile !== true) return undefined;
+      const read = async (file: string): Promise<string> => (await connection.client.request(methods.client.fs.readTextFile, { sessionId, path: file })).content;
+      if (client.fs.writeTextFile !== true) return { read };
+      return { read, write: async (file, content) => void (await connection.client.request(methods.client.fs.writeTextFile, { sessionId, path: file, content })) };
+    },
+    log,
+  };
+  void connection.closed.finally(() => {
+    for (const session of sessions.values()) void session.close();
+  });
+  return connection;
+}
+
+/** The session's root: the client's cwd, absolute and an existing directory, else a clear error. */
+async function checkedCwd(cwd: string): Promise<string> {
+  if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path; got ${JSON.stringify(cwd)}. Nothing was started.`);
+  const found = await stat(cwd).catch(() => undefined);
+  if (!found) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} does not exist. Open a project directory and start the session there.`);
+  if (!found.isDirectory()) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory. Start the session in the project's directory.`);
+  return cwd;
+}
