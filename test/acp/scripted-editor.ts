@@ -15,13 +15,13 @@ export const BIN = path.resolve("bin/lockstep.js");
 export interface EditorOptions {
   /** Which fs methods the editor offers (none: the agent uses the disk). */
   fs?: { read: boolean; write: boolean };
-  /** The replay script the model plays. */
+  /** The replay script the model plays; without one, the settings (env) name the model. */
   turns?: unknown[];
   /** Extra arguments of `lockstep acp`. */
   args?: string[];
   env?: Record<string, string>;
   /** The answer to each permission request: an optionId, or "cancelled". */
-  permission?: (request: RequestPermissionRequest) => string;
+  permission?: (request: RequestPermissionRequest) => string | Promise<string>;
   files?: FileTree;
 }
 
@@ -55,8 +55,9 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   await writeTree(root, options.files ?? {});
   const scriptDir = mkdtempSync(path.join(os.tmpdir(), "lockstep-acp-script-"));
   const script = path.join(scriptDir, "script.json");
-  writeFileSync(script, JSON.stringify({ turns: options.turns ?? [{ text: ["ok"] }] }));
-  const child = spawn(process.execPath, [BIN, "acp", "--replay", script, ...(options.args ?? [])], {
+  writeFileSync(script, JSON.stringify({ turns: options.turns ?? [] }));
+  const replay = options.turns === undefined ? [] : ["--replay", script];
+  const child = spawn(process.execPath, [BIN, "acp", ...replay, ...(options.args ?? [])], {
     cwd: root,
     env: { ...process.env, XDG_CONFIG_HOME: scriptDir, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -88,9 +89,9 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
       buffers.set(params.path, params.content);
       return {};
     })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(methods.client.session.requestPermission, async ({ params }) => {
       permissions.push(params);
-      const answer = options.permission?.(params) ?? "allow_once";
+      const answer = (await options.permission?.(params)) ?? "allow_once";
       return answer === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
     })
     .onNotification(methods.client.session.update, ({ params }) => {
