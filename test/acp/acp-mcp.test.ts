@@ -1,0 +1,44 @@
+// The MCP servers an ACP client passes with session/new: connected, named in the
+// session's status, their tools offered to the model and asked about like a change.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { methods } from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+
+afterEach(closeAll);
+
+const FIXTURE = path.resolve("test/acp/fixtures/shout-mcp-server.mjs");
+
+describe("lockstep acp and the client's MCP servers", () => {
+  it("offers a client's stdio MCP server's tool to the model, asks before each call, and names the server in the status", async () => {
+    const editor = await startEditor({
+      turns: [{ calls: [{ name: "mcp__loud__shout", args: { text: "hello" } }] }, { calls: [{ name: "mcp__loud__shout", args: { text: "again" } }] }, { text: ["Shouted."] }],
+      permission: (request) => (String(request.toolCall.rawInput && (request.toolCall.rawInput as { text?: string }).text) === "again" ? "reject_once" : "allow_once"),
+    });
+    const log = path.join(editor.root, "shout.log");
+    const mcpServers = [{ name: "loud", command: process.execPath, args: [FIXTURE], env: [{ name: "SHOUT_LOG", value: log }] }];
+    const created = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers });
+    expect(created._meta?.["lockstep"]).toMatchObject({ mcp_servers: [{ name: "loud", transport: "stdio", status: "connected", tools: ["shout"] }] });
+    const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "shout hello" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    await editor.waitForUpdate((u) => messageText([u]).includes("Shouted."));
+    expect(editor.permissions).toHaveLength(2);
+    const results = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
+    expect(results.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed"]);
+    expect(JSON.stringify(results[0]!.update)).toContain("HELLO");
+    expect(JSON.stringify(results[1]!.update.content)).toContain("Rejected");
+    // Only the allowed call ran.
+    expect(readFileSync(log, "utf8")).toBe("hello\n");
+  });
+
+  it("names a server that cannot start in the status, and the session still works", async () => {
+    const editor = await startEditor({ turns: [{ text: ["fine"] }] });
+    const created = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers: [{ name: "broken", command: path.join(editor.root, "no-such-binary"), args: [], env: [] }] });
+    const status = created._meta?.["lockstep"] as { mcp_servers: { name: string; status: string; error?: string }[] };
+    expect(status.mcp_servers[0]).toMatchObject({ name: "broken", status: "failed" });
+    expect(status.mcp_servers[0]!.error).toBeTruthy();
+    expect((await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
+    expect(existsSync(path.join(editor.root, "no-such-binary"))).toBe(false);
+  });
+});
