@@ -178,6 +178,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   responsive: { label: "read_file while a large patch runs", run: async () => (await import("./responsive.js")).responsiveRows() },
   relay: { label: "wrap mode: hover through lockstep against the wrapped server directly; diagnostics_after's wait", run: async () => (await import("./relay.js")).relayRows() },
   search: { label: "search_files, find_files, read_many_files against git grep and cat; history bytes", run: async () => (await import("./search.js")).searchRows() },
+  acp: { label: "lockstep acp: prompt to first update; reads and writes through the client against the disk", run: async () => (await import("./acp.js")).acpRows() },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */

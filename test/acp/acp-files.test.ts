@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, startEditor } from "./scripted-editor.js";
+import { closeAll, contentText, startEditor } from "./scripted-editor.js";
 
 afterEach(closeAll);
 
@@ -39,6 +39,6 @@ describe("lockstep acp and the client's file capabilities", () => {
     await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "bump" }] });
     expect(readFileSync(file, "utf8")).toBe("x = 1\n");
     const failed = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed");
-    expect(JSON.stringify(failed.update.content)).toMatch(/unsaved changes.*save the file/);
+    expect(contentText(failed)).toMatch(/unsaved changes.*save the file/);
   });
 });

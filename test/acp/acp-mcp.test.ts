@@ -2,9 +2,9 @@
 // session's status, their tools offered to the model and asked about like a change.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { methods } from "@agentclientprotocol/sdk";
+import { methods, type McpServer } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { closeAll, contentText, messageText, startEditor } from "./scripted-editor.js";
 
 afterEach(closeAll);
 
@@ -17,7 +17,7 @@ describe("lockstep acp and the client's MCP servers", () => {
       permission: (request) => (String(request.toolCall.rawInput && (request.toolCall.rawInput as { text?: string }).text) === "again" ? "reject_once" : "allow_once"),
     });
     const log = path.join(editor.root, "shout.log");
-    const mcpServers = [{ name: "loud", command: process.execPath, args: [FIXTURE], env: [{ name: "SHOUT_LOG", value: log }] }];
+    const mcpServers: McpServer[] = [{ name: "loud", command: process.execPath, args: [FIXTURE], env: [{ name: "SHOUT_LOG", value: log }] }];
     const created = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers });
     expect(created._meta?.["lockstep"]).toMatchObject({ mcp_servers: [{ name: "loud", transport: "stdio", status: "connected", tools: ["shout"] }] });
     const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "shout hello" }] });
@@ -27,7 +27,7 @@ describe("lockstep acp and the client's MCP servers", () => {
     const results = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
     expect(results.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed"]);
     expect(JSON.stringify(results[0]!.update)).toContain("HELLO");
-    expect(JSON.stringify(results[1]!.update.content)).toContain("Rejected");
+    expect(contentText(results[1]!)).toContain("Rejected");
     // Only the allowed call ran.
     expect(readFileSync(log, "utf8")).toBe("hello\n");
   });

@@ -7,7 +7,7 @@ import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
 import { sha256Of } from "../support/workspace-fixture.js";
-import { closeAll, startEditor } from "./scripted-editor.js";
+import { closeAll, contentText, startEditor } from "./scripted-editor.js";
 
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {
@@ -53,7 +53,7 @@ describe("lockstep acp asks before each change", () => {
     const second = JSON.stringify(fake.requests[1]);
     expect(second).toContain('\\"code\\":\\"rejected\\"');
     const failed = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed");
-    expect(JSON.stringify(failed.update.content)).toContain("Rejected, not applied");
+    expect(contentText(failed)).toContain("Rejected, not applied");
   });
 
   it("asks nothing with approval auto (a session config option), and still shows the diff", async () => {

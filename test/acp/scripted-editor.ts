@@ -8,7 +8,16 @@ import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream, RequestError, type ClientConnection, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
-import { writeTree, type FileTree } from "../support/workspace-fixture.js";
+
+/** Files to create: root-relative path → text. (Not workspace-fixture's: this file also serves the bench, outside vitest.) */
+export type FileTree = Record<string, string>;
+
+async function writeTree(dir: string, tree: FileTree): Promise<void> {
+  for (const [rel, content] of Object.entries(tree)) {
+    await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await fs.writeFile(path.join(dir, rel), content);
+  }
+}
 
 export const BIN = path.resolve("bin/lockstep.js");
 
@@ -145,4 +154,9 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
 /** The text of every agent_message_chunk, joined. */
 export function messageText(updates: SessionNotification[]): string {
   return updates.map((u) => (u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? u.update.content.text : "")).join("");
+}
+
+/** An update's content items as JSON text, for matching words in them. */
+export function contentText(u: SessionNotification): string {
+  return JSON.stringify((u.update as { content?: unknown }).content ?? null);
 }
