@@ -67,6 +67,17 @@ describe("lockstep acp asks before each change", () => {
     await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.content ?? []).some((c) => c.type === "diff" && c.newText === "a = 2\n"));
   });
 
+  it("takes approval as a session mode too (clients that show modes)", async () => {
+    const editor = await startEditor({ files: { "a.ts": "a = 1\n" }, turns: [{ calls: [{ name: "read_file", args: { file_path: "a.ts" } }] }, { calls: [edit("a.ts", "a = 1", "a = 2")] }, { text: ["ok"] }] });
+    const created = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers: [] });
+    expect(created.modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto" }] });
+    await editor.conn.agent.request(methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "auto" });
+    await expect(editor.conn.agent.request(methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "yolo" })).rejects.toThrow(/modes are ask and auto/);
+    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "bump" }] });
+    expect(editor.permissions).toEqual([]);
+    expect(editor.writes.map((w) => w.content)).toEqual(["a = 2\n"]);
+  });
+
   it("stops the turn within a second of session/cancel, with the change waiting for permission never written", async () => {
     let cancelled: () => void = () => undefined;
     const withdrawn = new Promise<string>((resolve) => (cancelled = () => resolve("cancelled")));

@@ -79,10 +79,13 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
       sessions.set(id, session);
       // Said once the client knows the session: the command that shows its status.
       setImmediate(() => void port.update(id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
-      return { sessionId: id, configOptions: session.configOptions(), _meta: { lockstep: session.status() } };
+      return { sessionId: id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: session.status() } };
     })
-    .onRequest(methods.agent.session.prompt, async ({ params }) => {
-      const outcome = await find(params.sessionId).prompt(params.prompt);
+    .onRequest(methods.agent.session.prompt, async ({ params, signal }) => {
+      const session = find(params.sessionId);
+      // A client that cancels the request itself ($/cancel_request) cancels the turn, as session/cancel does.
+      signal.addEventListener("abort", () => session.cancel(), { once: true });
+      const outcome = await session.prompt(params.prompt);
       if (outcome.ok) return outcome.response;
       if (outcome.code === "busy") throw RequestError.invalidRequest(undefined, outcome.message);
       if (outcome.code === "invalid") throw RequestError.invalidParams(undefined, outcome.message);
@@ -97,7 +100,15 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
       if (typeof params.value !== "string") throw RequestError.invalidParams(undefined, `${params.configId} takes one of its listed values, not a boolean.`);
       const set = session.setConfigOption(params.configId, params.value);
       if (!set.ok) throw RequestError.invalidParams(undefined, set.message);
+      if (params.configId === "approval") void port.update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: session.modes().currentModeId });
       return { configOptions: session.configOptions() };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = find(params.sessionId);
+      const set = session.setConfigOption("approval", params.modeId);
+      if (!set.ok) throw RequestError.invalidParams(undefined, `No mode ${params.modeId}: lockstep's modes are ask and auto.`);
+      void port.update(params.sessionId, { sessionUpdate: "config_option_update", configOptions: session.configOptions() });
+      return {};
     })
     .onRequest(methods.agent.session.close, async ({ params }) => {
       const session = find(params.sessionId);

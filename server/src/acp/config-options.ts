@@ -1,6 +1,6 @@
 // Provider, model and approval as ACP session config options: what the client
 // shows as selectors, and the settings a choice changes. Pure.
-import type { SessionConfigOption } from "@agentclientprotocol/sdk";
+import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
 import type { Settings } from "../lsp/settings.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
@@ -59,4 +59,15 @@ export function applyConfigOption(s: Settings, configId: string, value: string):
     return { ok: true, settings: { ...s, model: undefined, provider: value as Settings["provider"] } };
   }
   return { ok: true, settings: { ...s, model: value } };
+}
+
+/** Approval also as session modes, for clients that show modes rather than config options. */
+export function approvalModes(s: Settings): SessionModeState {
+  return {
+    currentModeId: s.approval === "auto" ? "auto" : "ask",
+    availableModes: [
+      { id: "ask", name: "Ask", description: "Each change is shown as a diff and asked about before it lands." },
+      { id: "auto", name: "Auto", description: "Changes land at once, still shown and hash-checked." },
+    ],
+  };
 }

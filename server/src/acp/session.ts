@@ -2,7 +2,7 @@
 // buffers where it offers them), lockstep's own agent (AgentService: the same
 // jobs and turn loop the language server runs) and its events turned into
 // session/update notifications. Knows the protocol only through `AcpPort`.
-import type { McpServer, PromptResponse, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
+import type { McpServer, PromptResponse, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService, type StreamEvent, type ToolCallEvent } from "../agent/jobs.js";
 import type { FunctionCall } from "../agent/model.js";
@@ -14,7 +14,7 @@ import type { Approver, ProposedChange } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
-import { configOptions, applyConfigOption } from "./config-options.js";
+import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
@@ -85,6 +85,10 @@ export class AcpSession {
 
   configOptions(): SessionConfigOption[] {
     return configOptions(this.settings);
+  }
+
+  modes(): SessionModeState {
+    return approvalModes(this.settings);
   }
 
   /** Sets one config option; a message when the id or value is not one this session offers. */
