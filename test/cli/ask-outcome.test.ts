@@ -23,9 +23,12 @@ async function demoCopy(): Promise<string> {
   return dir;
 }
 
-async function ask(root: string, extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ask(root: string, extra: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, ...extra, "fix median"], { env: { ...process.env, GEMINI_API_KEY: "" } });
+    const pending = run(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, ...extra, "fix median"], { env: { ...process.env, GEMINI_API_KEY: "" } });
+    // No terminal: the answers are read a line each from standard input, and its end answers no.
+    pending.child.stdin?.end(input);
+    const { stdout, stderr } = await pending;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -38,10 +41,33 @@ describe("lockstep ask's exit status", () => {
     const root = await demoCopy();
     const before = await readFile(path.join(root, "src/stats.js"), "utf8");
     const result = await ask(root, []);
-    expect(result.stdout).toContain("No terminal to ask and no --yes: rejected.");
+    expect(result.stdout).toContain("No answer (end of input): rejected.");
     expect(result.stderr).toContain("no change landed: every change the agent proposed was rejected or failed");
     expect(result.code).toBe(1);
     expect(await readFile(path.join(root, "src/stats.js"), "utf8")).toBe(before);
+  });
+
+  it("takes the answers a line each from a pipe: y applies, and y keeps the changes", async () => {
+    const root = await demoCopy();
+    const before = await readFile(path.join(root, "src/stats.js"), "utf8");
+    const result = await ask(root, [], "y\ny\ny\ny\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Kept: src/stats.js on disk as changed.");
+    expect(await readFile(path.join(root, "src/stats.js"), "utf8")).not.toBe(before);
+  });
+
+  it("keeps nothing when the input ends at 'Keep the changes?', and says what is on disk", async () => {
+    const root = await demoCopy();
+    const before = await readFile(path.join(root, "src/stats.js"), "utf8");
+    // As many yeses as the recorded run asks approvals (counted on a --yes run), then the end of the input.
+    const approvals = ((await ask(await demoCopy(), ["--yes"])).stdout.match(/→ Apply \(--yes\)/g) ?? []).length;
+    expect(approvals).toBeGreaterThan(0);
+    const result = await ask(root, [], "y\n".repeat(approvals));
+    expect(result.stdout).toContain("Keep the changes to src/stats.js?");
+    expect(result.stdout).toContain("No answer (end of input): undoing the run");
+    expect(result.stdout).toContain("On disk: src/stats.js as before the run.");
+    expect(await readFile(path.join(root, "src/stats.js"), "utf8")).toBe(before);
+    expect(result.code).toBe(1);
   });
 
   it("exits 0 when the changes landed (--yes)", async () => {

@@ -4,21 +4,25 @@ import { VERSION } from "../version.js";
 export const USAGE = `lockstep ${VERSION}: a language server with a state-verified coding agent
 
   lockstep [--stdio] [--debug]          run the language server over stdio (the default)
+  lockstep --version                    print the version
   lockstep [--stdio] --wrap -- CMD [ARGS...]
                                         the same, in front of your own language server CMD
-  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR]
+  lockstep apply-patch FILE [--diff F|-] [--base-sha256 HEX] [--dry-run] [--root DIR] [--json]
   lockstep edit FILE (--old TEXT|--old-file F) (--new TEXT|--new-file F)
                 [--expected-replacements N] [--base-sha256 HEX] [--dry-run] [--root DIR]
   lockstep apply-blocks [--dry-run] [--stage] [--root DIR]     (model output on stdin)
   lockstep read FILE... [--root DIR]
   lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
   lockstep find GLOB [--path DIR] [--root DIR]
-  lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
+               [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
+  lockstep config [--root DIR] [--json] [the settings flags of ask]   the settings in force, and where each came from
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
   lockstep acp [--provider P] [--model M] [--approval ask|auto]   the agent over ACP (Zed, JetBrains, …)
 
-Every command takes --help. Tool commands print one JSON envelope {"ok": ...} on stdout.
+Every command takes --help. Tool commands print a short summary on a terminal, and one JSON
+envelope {"ok": ...} on stdout when it is not a terminal or with --json.
 Exit status: 0 success, 1 refused or failed, 2 usage error.`;
 
 const COMMANDS: Record<string, string> = {
@@ -58,14 +62,27 @@ PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files,
 Lists the files whose path matches GLOB (relative to --path, else the root), with the same ignore rules.
 
   lockstep find 'src/**/*.test.ts'`,
-  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--replay FILE] [--provider gemini|openai] [--base-url URL] [--model NAME] [--no-tools]
+  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
+             [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
 
-Runs the agent on PROMPT in this directory's files, asking before each change (--yes: no asking).
---provider openai talks to any OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenRouter);
---no-tools serves a model without tool calling: it writes edit blocks, lockstep applies them.
+Runs the agent on PROMPT in this directory's files, asking before each change (one key on a
+terminal, one line from a pipe; --yes: no asking). Settings come from ~/.config/lockstep/config.json
+($XDG_CONFIG_HOME), then .lockstep.json at the root, then LOCKSTEP_* variables, then these flags;
+lockstep config shows them. --provider openai talks to any OpenAI-compatible endpoint (Ollama,
+llama.cpp, vLLM, OpenRouter); --api-key-env names the variable holding its key; --no-tools serves
+a model without tool calling: it writes edit blocks, lockstep applies them.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
   lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"`,
+  config: `lockstep config [--root DIR] [--json] [--provider P] [--model NAME] [--base-url URL] [--api-key-env VAR] [--approval A] [--transcript FILE] [--no-tools] [--replay FILE]
+
+Prints the settings lockstep ask would use in DIR and where each came from: default, the user file
+($XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json), the project file
+(.lockstep.json), a LOCKSTEP_* variable, or a flag. The API key's variable is named, never its value.
+Exit 1 when a setting is in error.
+
+  lockstep config
+  lockstep config --json`,
   demo: `lockstep demo [--keep]
 
 Runs a recorded session offline on a copy of the demo project (--keep: leave the copy).

@@ -1,6 +1,7 @@
 // The `lockstep` command: the language server (default), and the same tools
 // from the shell. Every tool command prints exactly one envelope as JSON on
-// stdout and exits 0 when it applied, 1 when it refused, 2 on a usage error.
+// stdout (a short summary for a person instead when stdout is a terminal, unless
+// --json) and exits 0 when it applied, 1 when it refused, 2 on a usage error.
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { parseArgs, promisify } from "node:util";
@@ -11,6 +12,7 @@ import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { VERSION } from "../version.js";
 import { commandHelp, USAGE } from "./help.js";
+import { formatHuman, styleFor } from "./human-output.js";
 
 // The worker threads that run large engine jobs load this bundle and call this.
 export { runEngineJob } from "../tools/engine-offload.js";
@@ -30,7 +32,12 @@ const defaultIo: Io = {
 /** Input beyond this is refused before it is all read: no model writes an 8 MB diff. */
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 
+/** What the command reads on standard input, for the hint on a terminal (set by main). */
+let stdinWhat = "the input";
+
 async function readStdin(): Promise<string> {
+  // A person at a terminal would otherwise see nothing happen.
+  if (process.stdin.isTTY) process.stderr.write(`Paste ${stdinWhat}, then press Ctrl-D on a new line (Ctrl-C cancels).\n`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
@@ -41,7 +48,9 @@ async function readStdin(): Promise<string> {
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new UsageError(`standard input was empty: give ${stdinWhat} on stdin (e.g. git diff | lockstep apply-patch FILE) or in a file (--diff F)`);
+  return text;
 }
 
 async function toolContext(root: string | undefined): Promise<ToolContext> {
@@ -241,7 +250,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const { runServer } = await import("../lsp/server.js");
     return runServer(wrapAt >= 0 ? argv.slice(0, wrapAt) : argv, wrap);
   }
-  if (command === "ask" || command === "demo") {
+  if (command === "ask" || command === "demo" || command === "config") {
     const { runTerminalClient } = await import("./terminal-client.js");
     return runTerminalClient(command, rest, io);
   }
@@ -264,14 +273,19 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     }
   }
   const run = TOOL_COMMANDS[command];
+  // A person at a terminal reads a summary; a program (stdout not a terminal, or --json) the envelope.
+  const human = !rest.includes("--json") && io === defaultIo && process.stdout.isTTY === true;
+  const print = (envelope: Envelope): void => io.stdout(human ? formatHuman(command, envelope, styleFor(process.stdout)) : JSON.stringify(envelope) + "\n");
+  const printUsage = (envelope: Envelope): void => void (human || io.stdout(JSON.stringify(envelope) + "\n"));
   if (!run) {
     io.stderr(`lockstep: unknown command '${command}'\n\n${USAGE}\n`);
-    io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Unknown command '${command}'. Run lockstep --help.`)) + "\n");
+    printUsage(errorEnvelope("invalid_argument", `Unknown command '${command}'. Run lockstep --help.`));
     return 2;
   }
+  stdinWhat = command === "apply-patch" ? "the diff" : command === "apply-blocks" ? "the model's answer (its edit blocks)" : "the input";
   try {
-    const envelope = await run(rest, io);
-    io.stdout(JSON.stringify(envelope) + "\n");
+    const envelope = await run(rest.filter((a) => a !== "--json"), io);
+    print(envelope);
     return envelope.ok ? 0 : 1;
   } catch (error) {
     const usage = error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
@@ -279,15 +293,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
     if (usage) {
       io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? USAGE}\n`);
-      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep ${command} --help.`)) + "\n");
+      printUsage(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep ${command} --help.`));
       return 2;
     }
     if (error instanceof RefusedInput) {
-      io.stdout(JSON.stringify(errorEnvelope("invalid_argument", message)) + "\n");
+      print(errorEnvelope("invalid_argument", message));
       return 1;
     }
     const code = error instanceof Error && "code" in error && error.code === "ENOENT" ? "not_found" : "io_error";
-    io.stdout(JSON.stringify(errorEnvelope(code, `lockstep ${command}: ${message}`)) + "\n");
+    print(errorEnvelope(code, `lockstep ${command}: ${message}`));
     return 1;
   }
 }

@@ -7,7 +7,6 @@ import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createPatch } from "diff";
@@ -15,8 +14,11 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
+import { loadSettings } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { commandHelp } from "./help.js";
+import { Prompter } from "./prompt.js";
+import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
 interface Io {
   stdout: (s: string) => void;
@@ -30,7 +32,7 @@ function packageRoot(): string {
   return dir;
 }
 
-const color = (code: number) => (s: string): string => (process.stdout.isTTY ? `\x1b[${code}m${s}\x1b[0m` : s);
+const color = (code: number) => (s: string): string => (process.stdout.isTTY && !process.env["NO_COLOR"] ? `\x1b[${code}m${s}\x1b[0m` : s);
 const dim = color(2);
 const green = color(32);
 const red = color(31);
@@ -50,8 +52,10 @@ export interface AskOptions {
   yes: boolean;
   replay?: string;
   replayDelayMs?: number;
-  /** Model settings from --provider, --base-url and --model. */
-  model?: { provider?: string; baseUrl?: string; model?: string; tools?: boolean };
+  /** The settings in force (lockstep's settings files, LOCKSTEP_* and flags), sent as initializationOptions. */
+  settings?: Record<string, unknown>;
+  /** Where the answers to the prompts come from (a terminal: one key; else one line each). */
+  prompter?: Prompter;
   debug?: boolean;
   /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
   onEvent?: (event: StreamEvent) => Promise<void>;
@@ -83,26 +87,25 @@ async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: I
   return { applied: true };
 }
 
-async function askUser(params: ShowMessageRequestParams, yes: boolean, io: Io): Promise<MessageActionItem | null> {
+async function askUser(params: ShowMessageRequestParams, options: AskOptions, io: Io): Promise<MessageActionItem | null> {
   const actions = params.actions ?? [];
   const apply = actions.find((a) => a.title === "Apply");
-  if (yes) {
+  const reject = actions.find((a) => a.title === "Reject") ?? null;
+  if (options.yes) {
     io.stdout(dim(`\n? ${params.message} → Apply (--yes)\n`));
     return apply ?? null;
   }
-  if (!process.stdin.isTTY) {
+  if (!options.prompter) {
     io.stdout(`\n? ${params.message}\n  No terminal to ask and no --yes: rejected.\n`);
-    return actions.find((a) => a.title === "Reject") ?? null;
+    return reject;
   }
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = (await rl.question(`\n? ${params.message} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
-    if (answer.startsWith("a")) return actions.find((a) => a.title.startsWith("Always")) ?? apply ?? null;
-    if (answer.startsWith("y")) return apply ?? null;
-    return actions.find((a) => a.title === "Reject") ?? null;
-  } finally {
-    rl.close();
+  const answer = await options.prompter.choose(`\n? ${params.message} [y]es / [n]o / [a]lways: `, ["y", "n", "a"]);
+  if (!("key" in answer)) {
+    io.stdout(`  No answer (${answer.end === "interrupt" ? "Ctrl-C" : "end of input"}): rejected.\n`);
+    return reject;
   }
+  if (answer.key === "a") return actions.find((a) => a.title.startsWith("Always")) ?? apply ?? null;
+  return answer.key === "y" ? (apply ?? null) : reject;
 }
 
 function render(event: StreamEvent, io: Io): void {
@@ -135,29 +138,38 @@ function nothingLanded(job: JobView): boolean {
   return (job.tool_calls ?? []).some((c) => c.kind === "modify") && (job.files_changed ?? []).length === 0;
 }
 
-/** At the end of a run that changed files, on a terminal: keep them, or undo the whole run (lockstep.revert). */
-async function offerUndo(conn: MessageConnection, jobId: string, job: JobView, options: AskOptions, io: Io): Promise<void> {
+/**
+ * At the end of a run that changed files, when there is someone to ask: keep them, or undo the
+ * whole run (lockstep.revert). No answer (Ctrl-C, Ctrl-D, the end of the input) keeps nothing:
+ * the run is undone, and what is on disk is said file by file. Resolves with whether the changes were kept.
+ */
+async function offerUndo(conn: MessageConnection, jobId: string, job: JobView, options: AskOptions, io: Io): Promise<"kept" | "undone" | "no-answer"> {
   const changed = job.files_changed ?? [];
-  if (changed.length === 0 || options.yes || !process.stdin.isTTY) return;
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  let answer: string;
-  try {
-    answer = (await rl.question(`\n? Keep the changes to ${changed.join(", ")}? [Y]es / [u]ndo the whole run: `)).trim().toLowerCase();
-  } finally {
-    rl.close();
+  if (changed.length === 0 || options.yes || !options.prompter || options.settings?.["approval"] === "auto") return "kept";
+  const answer = await options.prompter.choose(`\n? Keep the changes to ${changed.join(", ")}? [Y]es / [u]ndo the whole run: `, ["y", "u"], "y");
+  if ("key" in answer && answer.key === "y") {
+    io.stdout(dim(`Kept: ${changed.join(", ")} on disk as changed.\n`));
+    return "kept";
   }
-  if (!answer.startsWith("u")) return;
+  if (!("key" in answer)) io.stdout(`No answer (${answer.end === "interrupt" ? "Ctrl-C" : "end of input"}): undoing the run, nothing is kept that you did not keep.\n`);
   const reverted = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.revert", arguments: [{ job_id: jobId }] })) as {
     ok: boolean;
     data?: { files?: { file_path: string; status: string; message: string }[] };
     error?: { message: string };
   };
-  if (!reverted.ok) return io.stdout(red(`✘ ${reverted.error?.message ?? "revert failed"}\n`));
-  for (const f of reverted.data?.files ?? []) io.stdout(`${f.status === "reverted" ? green("↶") : f.status === "conflict" ? red("✘") : dim("·")} ${f.message}\n`);
+  if (!reverted.ok) {
+    io.stdout(red(`✘ ${reverted.error?.message ?? "revert failed"}\nOn disk: the run's changes to ${changed.join(", ")} are still there.\n`));
+  } else {
+    for (const f of reverted.data?.files ?? []) io.stdout(`${f.status === "reverted" ? green("↶") : f.status === "conflict" ? red("✘") : dim("·")} ${f.message}\n`);
+    const back = (reverted.data?.files ?? []).filter((f) => f.status === "reverted").map((f) => f.file_path);
+    const left = (reverted.data?.files ?? []).filter((f) => f.status !== "reverted").map((f) => f.file_path);
+    io.stdout(`On disk: ${back.length > 0 ? `${back.join(", ")} as before the run` : "nothing was undone"}${left.length > 0 ? `; ${left.join(", ")} still changed (see above)` : ""}.\n`);
+  }
+  return "key" in answer ? "undone" : "no-answer";
 }
 
 /** Runs one agent request through a spawned server; resolves with the job's final status. */
-export async function askThroughServer(options: AskOptions, io: Io): Promise<{ status: string; job: Record<string, unknown> }> {
+export async function askThroughServer(options: AskOptions, io: Io): Promise<{ status: string; job: Record<string, unknown>; kept: "kept" | "undone" | "no-answer" }> {
   const child = spawn(process.execPath, [path.join(packageRoot(), "bin", "lockstep.js"), "--stdio", ...(options.debug ? ["--debug"] : [])], {
     cwd: options.root,
     stdio: ["pipe", "pipe", options.debug ? "inherit" : "ignore"],
@@ -167,7 +179,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
   let events = Promise.resolve();
   conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
-  conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options.yes, io));
+  conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
   conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(dim(`[lockstep] ${p.message}\n`)));
   conn.onNotification("lockstep/stream", (event: StreamEvent) => {
@@ -190,8 +202,8 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
         window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
       },
       initializationOptions: {
+        ...options.settings,
         ...(options.replay ? { replay: options.replay, replayDelayMs: options.replayDelayMs ?? 0 } : {}),
-        ...options.model,
       },
     });
     await conn.sendNotification("initialized", {});
@@ -204,8 +216,8 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     const end = await Promise.race([done, exited.then(() => undefined)]);
     if (!end) throw new Error("the language server exited before the job finished");
     const job = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.job", arguments: [{ job_id: started.data.job_id }] })) as { data?: Record<string, unknown> };
-    await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, options, io);
-    return { status: end.status, job: job.data ?? {} };
+    const kept = await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, options, io);
+    return { status: end.status, job: job.data ?? {}, kept };
   } finally {
     await conn.sendRequest("shutdown").catch(() => undefined);
     await conn.sendNotification("exit").catch(() => undefined);
@@ -221,16 +233,7 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      root: { type: "string" },
-      yes: { type: "boolean" },
-      replay: { type: "string" },
-      debug: { type: "boolean" },
-      provider: { type: "string" },
-      "base-url": { type: "string" },
-      model: { type: "string" },
-      "no-tools": { type: "boolean" },
-    },
+    options: { root: { type: "string" }, yes: { type: "boolean" }, ...SETTINGS_OPTIONS },
   });
   const prompt = positionals.join(" ").trim();
   if (!prompt) {
@@ -243,31 +246,29 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   if (values.provider !== undefined && !["gemini", "openai"].includes(values.provider)) {
     throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini or openai (any OpenAI-compatible endpoint, with --base-url)`);
   }
-  const { status, job } = await askThroughServer(
-    {
-      root,
-      prompt,
-      yes: values.yes ?? false,
-      debug: values.debug ?? false,
-      ...(values.replay ? { replay: path.resolve(values.replay) } : {}),
-      model: {
-        ...(values.provider !== undefined ? { provider: values.provider } : {}),
-        ...(values["base-url"] !== undefined ? { baseUrl: values["base-url"] } : {}),
-        ...(values.model !== undefined ? { model: values.model } : {}),
-        ...(values["no-tools"] ? { tools: false } : {}),
-      },
-    },
-    io,
-  );
-  const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
-  if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
-    io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+  // The settings files, LOCKSTEP_* and the flags: every mistake is said now, in the words it was written in, before anything is sent.
+  const loaded = loadSettings({ root, ...settingsFlags(values) });
+  for (const p of loaded.problems.filter((p) => p.severity === "warning")) io.stderr(`lockstep ask: ${p.message}\n`);
+  const errors = loaded.problems.filter((p) => p.severity === "error");
+  if (errors.length > 0) throw new AskUsage(`${errors.map((p) => p.message).join("\n  ")}\n  (lockstep config shows the settings in force and where each came from)`);
+  const settings = loaded.settings;
+  // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
+  const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
+  try {
+    const { status, job, kept } = await askThroughServer({ root, prompt, yes: values.yes ?? false, debug: settings.debug, settings: { ...settings }, ...(prompter ? { prompter } : {}) }, io);
+    const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
+    if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
+      io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+    }
+    if (status === "done" && nothingLanded(job as JobView)) {
+      io.stderr(red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));
+      return 1;
+    }
+    if (kept === "no-answer") return 1;
+    return status === "done" ? 0 : 1;
+  } finally {
+    prompter?.close();
   }
-  if (status === "done" && nothingLanded(job as JobView)) {
-    io.stderr(red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));
-    return 1;
-  }
-  return status === "done" ? 0 : 1;
 }
 
 export async function runTerminalClient(command: string, args: string[], io: Io): Promise<number> {
@@ -275,6 +276,10 @@ export async function runTerminalClient(command: string, args: string[], io: Io)
     if (command === "demo") {
       const { runDemo } = await import("./demo.js");
       return await runDemo(args, io);
+    }
+    if (command === "config") {
+      const { configCommand } = await import("./config-command.js");
+      return await configCommand(args, io, (message) => new AskUsage(message));
     }
     return await askCommand(args, io);
   } catch (error) {

@@ -1,9 +1,11 @@
-// The settings in force: initializationOptions first, then the `lockstep` section
-// of workspace/configuration, fetched whole at start and on every change. A bad
+// The settings in force: the project file (.lockstep.json at the first root) as the
+// base, initializationOptions over it, then the `lockstep` section of
+// workspace/configuration, fetched whole at start and on every change. A bad
 // field keeps its default and is named to the user once.
 import type { Connection } from "vscode-languageserver";
 import type { ClientFlags } from "./capabilities.js";
-import { DEFAULT_SETTINGS, readSettings, type Settings } from "./settings.js";
+import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
+import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "./settings.js";
 
 export class LiveSettings {
   current: Settings = DEFAULT_SETTINGS;
@@ -13,6 +15,20 @@ export class LiveSettings {
     private readonly flags: () => ClientFlags,
     private readonly warn: (message: string) => void,
   ) {}
+
+  /** The project's .lockstep.json as the base the editor's own settings go over: one file serves every surface. */
+  readProjectFile(root: string): void {
+    const file = projectFilePath(root);
+    const read = readSettingsFile(file);
+    if (read.kind === "invalid") return this.warn(`lockstep settings: ${read.message}. The editor's settings and the defaults are used.`);
+    if (read.kind === "absent") return;
+    const { settings, problems: all } = readSettings(read.values, DEFAULT_SETTINGS);
+    this.current = settings;
+    // What the file lacks (a model for openai) the editor's settings may give: apply() says it if they do not.
+    const lacking = new Set(combinationProblems(settings));
+    const problems = all.filter((p) => !lacking.has(p));
+    if (problems.length > 0) this.warn(`lockstep settings in ${file}: ${problems.join("; ")}. Defaults are used for those.`);
+  }
 
   apply(raw: unknown): void {
     const read = readSettings(raw, this.current);

@@ -14,7 +14,7 @@ export const settingsSchema = z.object({
     .describe("ask: the user approves every change the agent makes (a prompt, or a staged change where the editor has no prompts); review: every change is staged hunk by hunk, accepted or rejected through code actions; auto: changes land at once."),
   closedFileEdits: z.enum(["editor", "disk"]).default("editor").describe("Where changes to files that are not open go: to the editor as a reviewable edit, or straight to disk."),
   transcript: z.string().optional().describe("Path of a markdown file the agent's conversations are written to (for editors without custom notifications)."),
-  replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling Gemini: the offline demo and tests use it."),
+  replay: z.string().optional().describe("Path of a recorded session (JSON) to play instead of calling a model: the offline demo and tests use it."),
   replayDelayMs: z.number().int().min(0).default(0).describe("Pause between the replayed model's text chunks, so a recorded session streams like a live one."),
   debug: z.boolean().default(false).describe("Log every command and result as JSON to stderr."),
   applyEditTimeoutMs: z.number().int().positive().default(10_000).describe("How long to wait for the editor to answer an edit."),
@@ -55,7 +55,7 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
 }
 
 /** Settings that are each valid but do not go together: said at once, not when the agent first runs. */
-function combinationProblems(s: Settings): string[] {
+export function combinationProblems(s: Settings): string[] {
   const out: string[] = [];
   if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
     out.push("`model` is required with provider `openai`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)");

@@ -80,6 +80,32 @@ describe("the openai adapter", () => {
     fake = await startFakeOpenAi([{ text: "hi" }]);
     const events = await collect(model(fake.url, {}).stream(REQUEST, new AbortController().signal));
     expect(events).toEqual([{ type: "text", text: "hi" }]);
+    // No placeholder key goes out: a server that wants one answers 401, which then says no key was sent.
+    expect(fake.authorizations[0]).toBeUndefined();
+  });
+
+  it("with apiKeyEnv naming an unset variable, fails before any request is sent", async () => {
+    fake = await startFakeOpenAi([{ text: "hi" }]);
+    const m = createOpenAiModel({ model: "m", baseUrl: fake.url, apiKeyEnv: "OPENROUTER_API_KEY", env: { OPENROUTER_API_KEY: " " } });
+    await expect(collect(m.stream(REQUEST, new AbortController().signal))).rejects.toMatchObject({ code: "no_api_key", message: expect.stringContaining("OPENROUTER_API_KEY") as string });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("sends the key of the variable apiKeyEnv names", async () => {
+    fake = await startFakeOpenAi([{ text: "hi" }]);
+    await collect(createOpenAiModel({ model: "m", baseUrl: fake.url, apiKeyEnv: "OPENROUTER_API_KEY", env: { OPENROUTER_API_KEY: KEY } }).stream(REQUEST, new AbortController().signal));
+    expect(fake.authorizations[0]).toBe(`Bearer ${KEY}`);
+  });
+
+  it("says nothing answered at the URL, and how to start Ollama, when the connection is refused", async () => {
+    const closed = await startFakeOpenAi([{ text: "never" }]);
+    const url = closed.url;
+    await closed.close();
+    const m = createOpenAiModel({ model: "m", baseUrl: url, env: {}, maxRetries: 0 });
+    const error = (await collect(m.stream(REQUEST, new AbortController().signal)).catch((e: unknown) => e)) as ModelError;
+    expect(error.code).toBe("network");
+    expect(error.message).toContain(`Nothing answered at ${url}`);
+    expect(error.message).toContain("ollama serve");
   });
 
   it("without baseUrl and without a key, says which variable to set", async () => {

@@ -51,7 +51,11 @@ export class ModelFactory {
       });
     } else {
       const { createGeminiModel } = await import("./gemini.js");
-      const apiKey = s.apiKeyEnv === undefined ? undefined : process.env[s.apiKeyEnv];
+      const apiKey = s.apiKeyEnv === undefined ? undefined : process.env[s.apiKeyEnv]?.trim();
+      // A variable named on purpose and empty is a mistake, not a cue to fall back on another key.
+      if (s.apiKeyEnv !== undefined && !apiKey) {
+        throw new ModelError("no_api_key", `apiKeyEnv names ${s.apiKeyEnv}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`);
+      }
       model = createGeminiModel({ ...(s.model === undefined ? {} : { model: s.model }), timeoutMs: s.modelTimeoutMs, ...(apiKey ? { apiKey } : {}) });
     }
     this.cached = { key, model };

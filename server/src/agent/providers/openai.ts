@@ -31,13 +31,19 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
   let client: OpenAI | undefined;
   const getClient = async (): Promise<OpenAI> => {
     if (client) return client;
+    // A variable named on purpose and empty is a mistake, said before anything is sent (not a request with no key).
+    if (apiKey === undefined && options.apiKeyEnv !== undefined) {
+      throw new ModelError("no_api_key", `apiKeyEnv names ${keyName}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`);
+    }
     if (apiKey === undefined && options.baseUrl === undefined) {
       throw new ModelError("no_api_key", `No API key: set ${keyName} in the environment of the lockstep server, or set baseUrl to a local endpoint that needs none.`);
     }
     // Loaded on first use, from node_modules: most sessions never call a model.
     const { default: OpenAiClient } = await import("openai");
     client = new OpenAiClient({
-      apiKey: apiKey ?? "none", // a local server ignores it; the SDK insists on one
+      // The SDK insists on a key (and would read OPENAI_API_KEY itself); with none, no Authorization header is sent at all.
+      apiKey: apiKey ?? "unused",
+      ...(apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
       ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: options.maxRetries ?? 3,
@@ -45,7 +51,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     return client;
   };
 
-  const fail = (error: unknown, signal: AbortSignal): ModelError => classify(error, signal, scrub, where);
+  const fail = (error: unknown, signal: AbortSignal): ModelError => classify(error, signal, scrub, where, apiKey !== undefined);
 
   return {
     name: options.model,
@@ -154,15 +160,31 @@ function fromMessage(message: Message): ChatMessage[] {
   return out;
 }
 
-function classify(error: unknown, signal: AbortSignal, scrub: (text: string) => string, where: string): ModelError {
+/** Nothing answered at the URL: say so, with the likely fix (a local server not started, or a wrong baseUrl). */
+function unreachable(where: string, error: unknown, message: string): string {
+  // fetch wraps the socket's error: APIConnectionError → TypeError "fetch failed" → the Error (or, for a name with two addresses, an AggregateError) with the code.
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e !== undefined && e !== null && chain.length < 4; e = (e as { cause?: unknown }).cause) chain.push(e, ...((e as { errors?: unknown[] }).errors ?? []));
+  const refused = chain.some((e) => (e as { code?: unknown }).code === "ECONNREFUSED");
+  if (!refused) return `Could not reach ${where}: ${message}. Check that the server runs and baseUrl is right.`;
+  const ollama = /:11434\b/.test(where) ? " For Ollama: run `ollama serve`, and `ollama pull MODEL` for the model named in `model`." : " Start the model server (Ollama: `ollama serve`, and the model pulled with `ollama pull MODEL`), or correct baseUrl.";
+  return `Nothing answered at ${where} (connection refused): no server is listening there.${ollama}`;
+}
+
+function classify(error: unknown, signal: AbortSignal, scrub: (text: string) => string, where: string, keySent: boolean): ModelError {
   if (signal.aborted) return new ModelError("cancelled", "The model request was cancelled.");
   if (error instanceof ModelError) return error;
   const e = error as { status?: number; name?: string; message?: string };
   const message = scrub(String(e.message ?? error));
-  if (e.name === "APIConnectionTimeoutError") return new ModelError("timeout", `${where} did not answer in time. Try again, or raise modelTimeoutMs.`);
-  if (e.name === "APIConnectionError" || e.name === "APIUserAbortError") return new ModelError("network", `Could not reach ${where}: ${message}. Check that the server runs and baseUrl is right.`);
+  // The SDK's errors keep the name "Error": their class tells them apart.
+  const kind = (error as { constructor?: { name?: string } }).constructor?.name ?? e.name;
+  if (kind === "APIConnectionTimeoutError" || e.name === "APIConnectionTimeoutError") return new ModelError("timeout", `${where} did not answer in time. Try again, or raise modelTimeoutMs.`);
+  if ([kind, e.name].some((n) => n === "APIConnectionError" || n === "APIUserAbortError")) return new ModelError("network", unreachable(where, error, message));
   if (typeof e.status === "number") {
-    if (e.status === 401 || e.status === 403) return new ModelError("no_api_key", `${where} refused the key (HTTP ${e.status}): ${message}. Check the key in the environment variable apiKeyEnv names.`);
+    if (e.status === 401 || e.status === 403) {
+      const sent = keySent ? "Check the key in the environment variable apiKeyEnv names." : "No key was sent: set apiKeyEnv to the environment variable that holds the endpoint's key (e.g. OPENROUTER_API_KEY).";
+      return new ModelError("no_api_key", `${where} refused the request (HTTP ${e.status}): ${message}. ${sent}`);
+    }
     // Ollama: "… does not support tools"; vLLM and others say it in their own words, all with "tool".
     if (e.status === 400 && /\btools?\b/i.test(message) && /support|not enabled|unsupported|not available/i.test(message)) {
       return new ModelError("tools_unsupported", `${where} says the model cannot call tools: ${message}`);

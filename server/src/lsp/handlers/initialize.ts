@@ -23,8 +23,10 @@ export function initializeHandler(ctx: ServerContext) {
   return async (params: InitializeParams): Promise<InitializeResult> => {
     const flags = clientFlags(params.capabilities);
     ctx.state.flags = flags;
+    const roots = rootsOf(params);
+    ctx.settings.readProjectFile(roots[0] ?? process.cwd());
     ctx.settings.apply(params.initializationOptions);
-    const sandbox = await Sandbox.create(rootsOf(params));
+    const sandbox = await Sandbox.create(roots);
     const settings = ctx.settings;
     ctx.state.workspace = new Workspace(sandbox, {
       editor: new LspEditorLink(ctx.connection, ctx.open, flags, () => settings.current.applyEditTimeoutMs),

@@ -1,0 +1,50 @@
+// `lockstep config`: the settings `lockstep ask` would use here, and where each came
+// from (default, the user file, the project file, a LOCKSTEP_ variable, a flag). The API
+// key's variable is named with whether it is set, never its value. Exit 1 when a
+// setting is in error (what `lockstep ask` would refuse), else 0.
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
+import { settingsSchema } from "../lsp/settings.js";
+import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
+
+interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+export async function configCommand(args: string[], io: Io, usage: (message: string) => Error): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" }, ...SETTINGS_OPTIONS } });
+  if (positionals.length > 0) throw usage(`config takes no words (got '${positionals[0]}'); it prints the settings in force`);
+  const root = path.resolve(values.root ?? process.cwd());
+  if (!(await stat(root).then((st) => st.isDirectory(), () => false))) throw usage(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
+  const loaded = loadSettings({ root, ...settingsFlags(values) });
+  const keys = Object.keys(settingsSchema.shape) as SettingKey[];
+  const failed = loaded.problems.some((p) => p.severity === "error");
+  if (values.json) {
+    const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
+    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems } }) + "\n");
+    return failed ? 1 : 0;
+  }
+  const exists = async (file: string): Promise<string> => ((await stat(file).then(() => true, () => false)) ? file : `${file} (none)`);
+  const out: string[] = [
+    `Settings for ${root}`,
+    "Each source over the one before: default < user file < project file < LOCKSTEP_* variables < flags.",
+    `  user file     ${await exists(loaded.files.user)}`,
+    `  project file  ${await exists(loaded.files.project)}`,
+    "",
+  ];
+  const width = Math.max(...keys.map((k) => k.length));
+  for (const key of keys) {
+    const value = loaded.settings[key];
+    const shown = value === undefined ? "(unset)" : typeof value === "string" ? value : JSON.stringify(value);
+    out.push(`  ${key.padEnd(width)}  ${shown.padEnd(28)}  ${originLabel(loaded.origins[key])}`);
+  }
+  const { variables, found, needed } = loaded.key;
+  out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
+  out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
+  for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${p.message}`);
+  io.stdout(out.join("\n") + "\n");
+  return failed ? 1 : 0;
+}

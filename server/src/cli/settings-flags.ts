@@ -1,0 +1,37 @@
+// The settings a command line may set (`lockstep ask`, `lockstep config`): the
+// options, and the flags they become for loadSettings, each named as the user typed it.
+import type { LoadSettingsOptions, SettingKey } from "../config/load-settings.js";
+
+export const SETTINGS_OPTIONS = {
+  provider: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  approval: { type: "string" },
+  transcript: { type: "string" },
+  replay: { type: "string" },
+  "no-tools": { type: "boolean" },
+  debug: { type: "boolean" },
+} as const;
+
+export type SettingsOptionValues = { [K in keyof typeof SETTINGS_OPTIONS]?: (typeof SETTINGS_OPTIONS)[K]["type"] extends "string" ? string : boolean };
+
+const FLAG_NAMES: Partial<Record<SettingKey, string>> = { tools: "--no-tools" };
+
+/** The command line's settings, for loadSettings: only those the user gave. */
+export function settingsFlags(values: SettingsOptionValues): Pick<LoadSettingsOptions, "flags" | "flagNames"> {
+  return {
+    flags: {
+      provider: values.provider,
+      model: values.model,
+      baseUrl: values["base-url"],
+      apiKeyEnv: values["api-key-env"],
+      approval: values.approval,
+      transcript: values.transcript,
+      replay: values.replay,
+      tools: values["no-tools"] === true ? false : undefined,
+      debug: values.debug === true ? true : undefined,
+    },
+    flagNames: FLAG_NAMES,
+  };
+}

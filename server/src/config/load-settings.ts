@@ -1,0 +1,218 @@
+// The settings in force outside an editor, and where each came from.
+//
+//   loadSettings({ root, env?, flags?, flagNames?, editor?, cwd? }) → LoadedSettings
+//
+// Sources, each over the one before (a key set by a later source wins):
+//   1. default        the schema's defaults (lsp/settings.ts, the one schema every surface uses)
+//   2. user file      $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json
+//   3. project file   .lockstep.json at `root`
+//   4. environment    LOCKSTEP_ + the key in upper snake case, for every key:
+//                     LOCKSTEP_PROVIDER, LOCKSTEP_MODEL, LOCKSTEP_BASE_URL, LOCKSTEP_API_KEY_ENV,
+//                     LOCKSTEP_APPROVAL, LOCKSTEP_TRANSCRIPT, LOCKSTEP_TOOLS (true/false), …
+//   5. flags          `flags` (key → value as parsed from the command line; strings are read
+//                     like variables), named in messages by `flagNames` (default --kebab-case)
+//   6. editor         `editor`: initializationOptions or workspace/configuration, when a caller has them
+//
+// The result holds the settings, the origin of every key, and the problems: a bad value keeps
+// the value from the source below it and is named where it was written (file:line, variable,
+// flag); errors (a malformed file, a bad value, a combination that cannot run, an API-key
+// variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
+// (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
+import path from "node:path";
+import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "../lsp/settings.js";
+import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
+
+export type SettingKey = keyof Settings;
+
+export type Origin =
+  | { kind: "default" }
+  | { kind: "user" | "project"; file: string; line?: number | undefined }
+  | { kind: "env"; variable: string }
+  | { kind: "flag"; flag: string }
+  | { kind: "editor" };
+
+export interface SettingsProblem {
+  severity: "error" | "warning";
+  message: string;
+  key?: SettingKey;
+}
+
+export interface LoadSettingsOptions {
+  /** The workspace: where .lockstep.json is read. */
+  root: string;
+  /** Where LOCKSTEP_*, HOME, XDG_CONFIG_HOME and the API key variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Values from the command line; undefined entries are skipped. */
+  flags?: Partial<Record<SettingKey, unknown>>;
+  /** How the command line spells each key's flag, for messages (default `--` + kebab-case). */
+  flagNames?: Partial<Record<SettingKey, string>>;
+  /** An editor's own settings, over everything else. */
+  editor?: unknown;
+  /** Relative paths from the environment and flags resolve here (default process.cwd()). */
+  cwd?: string;
+}
+
+export interface LoadedSettings {
+  settings: Settings;
+  origins: Record<SettingKey, Origin>;
+  problems: SettingsProblem[];
+  /** The files looked at, whether or not they exist. */
+  files: { user: string; project: string };
+  /** The variables the API key is read from, in order, and the first that is set (its name, never its value). */
+  key: { variables: string[]; found: string | undefined; needed: boolean };
+}
+
+const KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
+const PATH_KEYS: ReadonlySet<SettingKey> = new Set(["replay", "transcript"]);
+
+export const envVariableOf = (key: SettingKey): string => `LOCKSTEP_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+export const flagOf = (key: SettingKey): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** A key's value written as text (a variable, a flag) read as the schema's type: booleans and numbers from their words. */
+function fromText(key: SettingKey, text: string): unknown {
+  const sample = DEFAULT_SETTINGS[key];
+  if (typeof sample === "boolean") return /^(1|true|yes|on)$/i.test(text.trim()) ? true : /^(0|false|no|off)$/i.test(text.trim()) ? false : text;
+  if (typeof sample === "number") return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  return text;
+}
+
+/** How a message names a key where it was written: `--model`, `LOCKSTEP_MODEL`, `"model" in FILE:3`. */
+export function whereSet(key: SettingKey, origin: Origin): string {
+  switch (origin.kind) {
+    case "default":
+      return `\`${key}\` (default)`;
+    case "user":
+    case "project":
+      return `"${key}" in ${origin.file}${origin.line !== undefined ? `:${origin.line}` : ""}`;
+    case "env":
+      return origin.variable;
+    case "flag":
+      return origin.flag;
+    case "editor":
+      return `the editor's setting \`${key}\``;
+  }
+}
+
+/** The origin in a few words, for `lockstep config`. */
+export function originLabel(origin: Origin): string {
+  switch (origin.kind) {
+    case "default":
+      return "default";
+    case "user":
+    case "project":
+      return `${origin.file}${origin.line !== undefined ? `:${origin.line}` : ""}`;
+    case "env":
+      return origin.variable;
+    case "flag":
+      return origin.flag;
+    case "editor":
+      return "editor";
+  }
+}
+
+export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const values: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  const origins = Object.fromEntries(KEYS.map((k) => [k, { kind: "default" }])) as Record<SettingKey, Origin>;
+  const problems: SettingsProblem[] = [];
+
+  const set = (key: string, value: unknown, origin: Origin, baseDir: string): void => {
+    const field = settingsSchema.shape[key as SettingKey];
+    if (!field) {
+      const place = origin.kind === "user" || origin.kind === "project" ? `"${key}" in ${originLabel(origin)}` : origin.kind === "editor" ? `the editor's setting \`${key}\`` : originLabel(origin);
+      problems.push({ severity: "warning", message: `${place}: unknown setting; the settings are ${KEYS.join(", ")}` });
+      return;
+    }
+    const k = key as SettingKey;
+    const parsed = field.safeParse(value);
+    if (!parsed.success) {
+      problems.push({ severity: "error", key: k, message: `${whereSet(k, origin)}: ${parsed.error.issues[0]?.message ?? "invalid value"} (${JSON.stringify(value)})` });
+      return;
+    }
+    values[k] = PATH_KEYS.has(k) && typeof parsed.data === "string" ? path.resolve(baseDir, parsed.data) : parsed.data;
+    origins[k] = origin;
+  };
+
+  const files = { user: userFilePath(env), project: projectFilePath(options.root) };
+  for (const [kind, file] of [["user", files.user], ["project", files.project]] as const) {
+    const read = readSettingsFile(file);
+    if (read.kind === "invalid") problems.push({ severity: "error", message: read.message });
+    if (read.kind !== "read") continue;
+    for (const [key, value] of Object.entries(read.values)) set(key, value, { kind, file, line: read.lineOf(key) }, path.dirname(file));
+  }
+  for (const key of KEYS) {
+    const variable = envVariableOf(key);
+    const text = env[variable];
+    if (text !== undefined && text !== "") set(key, fromText(key, text), { kind: "env", variable }, cwd);
+  }
+  for (const [key, value] of Object.entries(options.flags ?? {})) {
+    if (value === undefined) continue;
+    const k = key as SettingKey;
+    set(key, typeof value === "string" ? fromText(k, value) : value, { kind: "flag", flag: options.flagNames?.[k] ?? flagOf(k) }, cwd);
+  }
+  if (options.editor !== undefined && options.editor !== null && typeof options.editor === "object" && !Array.isArray(options.editor)) {
+    for (const [key, value] of Object.entries(options.editor)) set(key, value, { kind: "editor" }, options.root);
+  }
+
+  const settings = settingsSchema.parse(values);
+  const flagNames = (k: SettingKey): string => options.flagNames?.[k] ?? flagOf(k);
+  problems.push(...combinationProblems(settings, origins, flagNames));
+  const key = keyVariables(settings, env);
+  problems.push(...keyProblems(settings, origins, key));
+  return { settings, origins, problems, files, key };
+}
+
+/** Where to set a missing key, in the words of the source that made it necessary. */
+function whereToAdd(key: SettingKey, because: Origin, flagName: (k: SettingKey) => string): string {
+  switch (because.kind) {
+    case "flag":
+      return `add ${flagName(key)}`;
+    case "env":
+      return `set ${envVariableOf(key)}`;
+    case "user":
+    case "project":
+      return `add "${key}" to ${because.file} (or ${flagName(key)})`;
+    default:
+      return `set \`${key}\``;
+  }
+}
+
+/** Settings that are each valid but do not go together, named where the user wrote them. */
+function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, flagName: (k: SettingKey) => string): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
+    out.push({
+      severity: "error",
+      key: "model",
+      message: `${whereSet("provider", origins.provider)} (openai) needs the endpoint's model named: ${whereToAdd("model", origins.provider, flagName)} NAME (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI)`,
+    });
+  }
+  if (s.provider === "gemini" && s.baseUrl !== undefined) {
+    out.push({
+      severity: "error",
+      key: "baseUrl",
+      message: `${whereSet("baseUrl", origins.baseUrl)} applies to provider openai only (provider is gemini, ${originLabel(origins.provider)}): ${whereToAdd("provider", origins.baseUrl, flagName)} openai, or for Gemini set GOOGLE_GEMINI_BASE_URL instead`,
+    });
+  }
+  return out;
+}
+
+/** The variables the provider reads its key from, in order: apiKeyEnv when named, else the provider's own. */
+export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSettings["key"] {
+  const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : s.provider === "openai" ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+  const found = variables.find((v) => (env[v] ?? "").trim() !== "");
+  // A recorded session needs no key; an openai endpoint of one's own (baseUrl) may need none unless one is named.
+  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || s.provider === "gemini" || s.baseUrl === undefined);
+  return { variables, found, needed };
+}
+
+function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: LoadedSettings["key"]): SettingsProblem[] {
+  if (!key.needed || key.found !== undefined) return [];
+  if (s.apiKeyEnv !== undefined) {
+    return [{ severity: "error", key: "apiKeyEnv", message: `${whereSet("apiKeyEnv", origins.apiKeyEnv)} names ${s.apiKeyEnv}, which is not set or empty in this environment: export ${s.apiKeyEnv}=… first (nothing was sent)` }];
+  }
+  const names = key.variables.join(" or ");
+  const hint = s.provider === "openai" ? `; for a local endpoint that needs no key, set baseUrl (${flagOf("baseUrl")}); for another key variable, apiKeyEnv (${flagOf("apiKeyEnv")})` : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
+  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}` }];
+}
