@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
-import { loadAcpSettings } from "./settings.js";
+import { loadSettings, type SettingKey } from "../config/load-settings.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
 
@@ -16,8 +16,9 @@ export const PROTOCOL_VERSION = 1;
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
-  /** Flags of `lockstep acp`, in settings' names. */
-  flags: Record<string, unknown>;
+  /** Flags of `lockstep acp`, in settings' names, and how the command line spells them. */
+  flags: Partial<Record<SettingKey, unknown>>;
+  flagNames?: Partial<Record<SettingKey, string>>;
   debug: boolean;
   stderr: (s: string) => void;
 }
@@ -33,7 +34,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
-    if (options.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+    if (options.debug || startSettings.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -41,7 +42,8 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
     return session;
   };
   // Settings at the process's directory name the provider the authMethods speak of; each session reads its own root's.
-  const startSettings = loadAcpSettings({ root: process.cwd(), env: options.env, flags: options.flags }).settings;
+  const settingsAt = (root: string) => loadSettings({ root, env: options.env, flags: options.flags, ...(options.flagNames ? { flagNames: options.flagNames } : {}) });
+  const startSettings = settingsAt(process.cwd()).settings;
   const authMethods: AuthMethod[] = [
     { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
   ];
@@ -71,15 +73,17 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const root = await checkedCwd(params.cwd);
-      const loaded = loadAcpSettings({ root, env: options.env, flags: options.flags });
-      for (const problem of loaded.problems) options.stderr(`lockstep acp: settings: ${problem}\n`);
+      // The terminal's settings (user file, the project's .lockstep.json, LOCKSTEP_*, flags); a bad value is named, not fatal.
+      const loaded = settingsAt(root);
+      for (const problem of loaded.problems) options.stderr(`lockstep acp: settings ${problem.severity}: ${problem.message}\n`);
       const id = randomUUID();
       const session = new AcpSession(id, params.cwd, await Sandbox.create([root]), loaded.settings, port);
       await session.connectMcp(params.mcpServers);
       sessions.set(id, session);
       // Said once the client knows the session: the command that shows its status.
       setImmediate(() => void port.update(id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
-      return { sessionId: id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: session.status() } };
+      const problems = loaded.problems.map((p) => `${p.severity}: ${p.message}`);
+      return { sessionId: id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => {
       const session = find(params.sessionId);

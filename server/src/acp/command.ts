@@ -4,6 +4,7 @@
 import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
+import type { SettingKey } from "../config/load-settings.js";
 import { serveAcp } from "./agent.js";
 
 export const ACP_USAGE = `lockstep acp [--provider gemini|openai] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]`;
@@ -15,7 +16,7 @@ export async function runAcpCommand(args: string[], stderr: (s: string) => void)
     options: { provider: { type: "string" }, model: { type: "string" }, "base-url": { type: "string" }, approval: { type: "string" }, replay: { type: "string" }, debug: { type: "boolean" } },
   });
   if (positionals.length > 0) throw new Error(`acp takes no positional arguments (got ${positionals.join(" ")}); the editor starts it and speaks ACP on stdin`);
-  const flags: Record<string, unknown> = {
+  const flags: Partial<Record<SettingKey, unknown>> = {
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values["base-url"] !== undefined ? { baseUrl: values["base-url"] } : {}),
