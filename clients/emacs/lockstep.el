@@ -307,7 +307,7 @@ now (else Eglot refuses the edit as made for an older version)."
 ;; this file defines, and their commands' autoloads name this file.
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review"))
+  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-sessions"))
     (load (expand-file-name part directory) nil t)))
 
 (lockstep-register)

@@ -23,6 +23,8 @@ const DESIGN_COMMANDS = [
   "lockstep.review",
   "lockstep.decide",
   "lockstep.revert",
+  "lockstep.sessions",
+  "lockstep.resume",
 ];
 
 describe("initialize", () => {
@@ -62,6 +64,8 @@ describe("initialize", () => {
               "lockstep.review",
               "lockstep.decide",
               "lockstep.revert",
+              "lockstep.sessions",
+              "lockstep.resume",
             ],
           },
           "textDocumentSync": {

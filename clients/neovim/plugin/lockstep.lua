@@ -65,3 +65,12 @@ end, { bang = true, desc = "Reject the proposed change under the cursor (! = eve
 command("LockstepRevert", function(opts)
   require("lockstep").revert(opts.args)
 end, { nargs = "?", desc = "Undo the changes of a lockstep job (default: the last one)" })
+
+-- Stored sessions (the server keeps each conversation on disk): pick one, or resume by id.
+command("LockstepSessions", function()
+  require("lockstep").sessions()
+end, { desc = "Pick a stored lockstep session of this project and resume it" })
+
+command("LockstepResume", function(opts)
+  require("lockstep").resume(opts.args)
+end, { nargs = "?", desc = "Resume a stored lockstep session (no id: pick one)" })

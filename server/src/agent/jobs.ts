@@ -11,9 +11,10 @@ import type { Approver } from "../review/proposal.js";
 import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
-import { isModelError, type FunctionCall, type FunctionDeclaration, type Model, type Usage } from "./model.js";
+import { isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
+import type { SessionSink } from "./session-sink.js";
 import { buildSystemPrompt, buildToollessPrompt } from "./system-prompt.js";
 import { runTurnLoop, type RunResult, type ToolRunner } from "./turn-loop.js";
 
@@ -82,6 +83,8 @@ export interface AgentDeps {
   observeTool?: (event: ToolCallEvent) => void;
   /** Tools the front door adds for this session (an ACP client's MCP servers). */
   externalTools?: () => ExternalTools | undefined;
+  /** Where the conversation is kept beyond the process (the session store), turn by turn. */
+  sink?: SessionSink;
 }
 
 export interface JobRecord {
@@ -166,6 +169,11 @@ export class AgentService {
     return (await readProjectInstructions(this.deps.workspace()))?.file_path ?? null;
   }
 
+  /** Whether a run is going on or waiting its turn. */
+  running(): boolean {
+    return [...this.jobs.values()].some((j) => j.status === "running");
+  }
+
   cancelAll(): void {
     for (const job of this.jobs.values()) job.controller.abort();
   }
@@ -181,6 +189,7 @@ export class AgentService {
   private end(job: JobRecord, status: JobStatus, error?: { code: string; message: string }): void {
     job.status = status;
     if (error) job.error = error;
+    this.deps.sink?.runEnded({ job_id: job.id, status, usage: job.usage, files_changed: job.files_changed, history: this.deps.session.history });
     this.deps.emit({ job_id: job.id, kind: "done", status, text: job.text, ...(error ? { message: error.message } : {}) });
   }
 
@@ -209,7 +218,11 @@ export class AgentService {
     this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
     const generation = session.generation;
-    const prompt = await this.promptText(params, ctx);
+    const read = (file: string): Promise<Envelope> => invokeTool("read_file", { file_path: file }, ctx);
+    // After a resume: the files the stored conversation showed that changed since, before the prompt.
+    const changedSince = (await this.deps.sink?.runStarted({ job_id: job.id, prompt: params.prompt, model: model.name }, session.history, read)) ?? "";
+    const prompt = changedSince + (await this.promptText(params, ctx));
+    const onTurnEnd = (history: readonly Message[], usage: Usage): void => this.deps.sink?.turnEnded(job.id, history, usage);
     let toolless = this.deps.toolCalling?.() === false;
     let calls = 0;
     const runner: ToolRunner = {
@@ -255,6 +268,7 @@ export class AgentService {
             job.text += delta;
             this.deps.emit({ job_id: job.id, kind: "text", text: delta });
           },
+          onTurnEnd,
         },
       }));
     let result = await loop();
@@ -332,7 +346,7 @@ export class AgentService {
       }
       const report = failed.map((b) => `- ${b.file_path}: ${b.status}${b.message ? `: ${b.message}` : ""}`).join("\n");
       const prompt = `These edit blocks did not apply:\n${report}\n\nThe files' current states:\n${states.map((st) => JSON.stringify(st)).join("\n")}\n\nWrite the blocks that did not apply again, from these states.`;
-      result = this.counted(job, await runTurnLoop({ model, tools: runner, system, history: this.deps.session.history, prompt: [{ text: prompt }], limits: this.deps.limits(), signal: ctx.signal, events: {} }));
+      result = this.counted(job, await runTurnLoop({ model, tools: runner, system, history: this.deps.session.history, prompt: [{ text: prompt }], limits: this.deps.limits(), signal: ctx.signal, events: { onTurnEnd: (history, usage) => this.deps.sink?.turnEnded(job.id, history, usage) } }));
       this.deps.session.history = result.history;
       if (result.status !== "done") return result;
       answer = result.text;

@@ -20,6 +20,8 @@ export interface TurnLoopEvents {
   onToolCall?(call: FunctionCall): void;
   onToolResult?(call: FunctionCall, result: Envelope): void;
   onTurn?(turn: number): void;
+  /** A turn is complete (the model's message and the answers to all its calls are in `history`). */
+  onTurnEnd?(history: readonly Message[], usage: Usage): void;
 }
 
 export interface TurnLoopLimits {
@@ -123,7 +125,10 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       ...calls.map(({ call, thoughtSignature }) => (thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature })),
     ];
     if (modelParts.length > 0) history.push({ role: "assistant", parts: modelParts });
-    if (calls.length === 0) return result("done");
+    if (calls.length === 0) {
+      events.onTurnEnd?.(history, usage);
+      return result("done");
+    }
 
     // ---- run the calls, in order, and answer them all in one message ----
     const responses: Part[] = [];
@@ -143,6 +148,7 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       responses.push({ functionResponse: { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, response: envelope } });
     }
     history.push({ role: "tool", parts: responses });
+    events.onTurnEnd?.(history, usage);
     if (stop !== undefined) return stop;
     if (signal.aborted) return cancelled();
   }

@@ -16,7 +16,10 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep find GLOB [--path DIR] [--root DIR]
   lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
                [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
+  lockstep ask --continue|--resume ID "PROMPT" ...   continue a stored session
   lockstep config [--root DIR] [--json] [the settings flags of ask]   the settings in force, and where each came from
+  lockstep sessions [--json] | sessions rm ID | sessions prune --days N
+  lockstep revert [RUN] [--yes] [--session ID]  undo a stored run (the last by default)
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
   lockstep acp [--provider P] [--model M] [--approval ask|auto]   the agent over ACP (Zed, JetBrains, …)
@@ -62,7 +65,7 @@ PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files,
 Lists the files whose path matches GLOB (relative to --path, else the root), with the same ignore rules.
 
   lockstep find 'src/**/*.test.ts'`,
-  ask: `lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
+  ask: `lockstep ask "PROMPT" [--continue | --resume ID] [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
              [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (one key on a
@@ -73,7 +76,8 @@ llama.cpp, vLLM, OpenRouter); --api-key-env names the variable holding its key; 
 a model without tool calling: it writes edit blocks, lockstep applies them.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
-  lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"`,
+  lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"
+  lockstep ask --continue "and now the tests"     (the newest stored session of this project)`,
   config: `lockstep config [--root DIR] [--json] [--provider P] [--model NAME] [--base-url URL] [--api-key-env VAR] [--approval A] [--transcript FILE] [--no-tools] [--replay FILE]
 
 Prints the settings lockstep ask would use in DIR and where each came from: default, the user file
@@ -83,6 +87,22 @@ Exit 1 when a setting is in error.
 
   lockstep config
   lockstep config --json`,
+  sessions: `lockstep sessions [--json] [--root DIR] | sessions rm ID | sessions prune --days N
+
+Lists this project's stored sessions, newest first: id, last change, turns, files changed,
+tokens and title (the first prompt). rm deletes one; prune deletes those unchanged for N days.
+They live under $XDG_STATE_HOME/lockstep (else ~/.local/state/lockstep; LOCKSTEP_SESSIONS_DIR moves them).
+
+  lockstep sessions
+  lockstep ask --resume 20261125-225201-a1b2c3 "now add the tests"`,
+  revert: `lockstep revert [RUN] [--yes] [--session ID] [--root DIR]
+
+Undoes a stored run's changes by content (the last run with changes by default), keeping what was
+typed since; a part that conflicts is shown and its file left. Shows what it will undo and asks;
+--yes does not ask (needed without a terminal).
+
+  lockstep revert
+  lockstep revert 5f1c2b --yes`,
   demo: `lockstep demo [--keep]
 
 Runs a recorded session offline on a copy of the demo project (--keep: leave the copy).

@@ -254,6 +254,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const { runTerminalClient } = await import("./terminal-client.js");
     return runTerminalClient(command, rest, io);
   }
+  if (command === "sessions" || command === "revert") {
+    const { runSessionsCommand } = await import("./sessions-commands.js");
+    return runSessionsCommand(command, rest, io);
+  }
   if (command === "mcp") {
     try {
       const { runMcpCommand } = await import("../companion/stdio-command.js");

@@ -57,6 +57,8 @@ export interface AskOptions {
   /** Where the answers to the prompts come from (a terminal: one key; else one line each). */
   prompter?: Prompter;
   debug?: boolean;
+  /** `--continue` or `--resume ID`: a stored session the server resumes before the prompt. */
+  resume?: { latest: true } | { id: string };
   /** Called on each stream event before it is rendered (the demo uses it to edit a file mid-run). */
   onEvent?: (event: StreamEvent) => Promise<void>;
 }
@@ -207,6 +209,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
       },
     });
     await conn.sendNotification("initialized", {});
+    if (options.resume) await (await import("./sessions-commands.js")).resumeThroughServer(conn, options.resume, io);
     const started = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.ask", arguments: [{ prompt: options.prompt }] })) as {
       ok: boolean;
       data?: { job_id: string };
@@ -233,8 +236,9 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { root: { type: "string" }, yes: { type: "boolean" }, ...SETTINGS_OPTIONS },
+    options: { root: { type: "string" }, yes: { type: "boolean" }, ...SETTINGS_OPTIONS, continue: { type: "boolean" }, resume: { type: "string" } },
   });
+  if (values.continue && values.resume !== undefined) throw new AskUsage("give --continue (the newest session) or --resume ID, not both");
   const prompt = positionals.join(" ").trim();
   if (!prompt) {
     io.stderr('lockstep ask: say what to do, e.g. lockstep ask "fix the failing test in @src/app.ts"\n');
@@ -255,7 +259,18 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
   const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   try {
-    const { status, job, kept } = await askThroughServer({ root, prompt, yes: values.yes ?? false, debug: settings.debug, settings: { ...settings }, ...(prompter ? { prompter } : {}) }, io);
+    const { status, job, kept } = await askThroughServer(
+      {
+        root,
+        prompt,
+        yes: values.yes ?? false,
+        debug: settings.debug,
+        settings: { ...settings },
+        ...(prompter ? { prompter } : {}),
+        ...(values.continue ? { resume: { latest: true as const } } : values.resume !== undefined ? { resume: { id: values.resume } } : {}),
+      },
+      io,
+    );
     const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
     if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
       io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);

@@ -12,6 +12,7 @@ import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
 import { Journal } from "../review/journal.js";
 import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
+import { keySecrets, SessionRecorder, SessionStore, stateDirectory } from "../sessions/index.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { messagePrompt } from "./approval.js";
@@ -42,6 +43,10 @@ export interface ServerContext {
   /** Every change applied in this process, for lockstep.revert. */
   readonly journal: Journal;
   readonly agent: AgentService;
+  /** The project's session store (undefined with `sessions: false` or before initialize). */
+  readonly sessions: () => SessionStore | undefined;
+  /** The live session's side of the store: what it writes, and resume. */
+  readonly recorder: SessionRecorder;
   readonly events: JobEvents;
   readonly companion: CompanionBinding;
   /** Which conditional tools exist: get_diagnostics in wrap mode. */
@@ -89,7 +94,15 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const models = new ModelFactory(() => settings.current);
   const model = () => models.current();
   const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
+  const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
+  const recorder = new SessionRecorder({
+    store: sessions,
+    provider: () => ({ provider: settings.current.provider, model: settings.current.model ?? null, ...(settings.current.baseUrl ? { baseUrl: settings.current.baseUrl } : {}) }),
+    warn,
+  });
+  journal.listen(recorder);
   const agent = new AgentService({
+    sink: recorder,
     workspace: requireWorkspace,
     session,
     model,
@@ -104,7 +117,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
+  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
 
 /**
@@ -129,4 +142,17 @@ function wrapped(
   });
   link.openDocuments(() => parts.documents.all().map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })));
   return record;
+}
+
+/** One store per project root and folder setting, made when first asked for; none with `sessions: false`. */
+function projectStore(root: () => string | undefined, current: () => { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }): () => SessionStore | undefined {
+  let made: SessionStore | undefined;
+  return () => {
+    const s = current();
+    const realRoot = root();
+    if (!s.sessions || realRoot === undefined) return undefined;
+    const dir = stateDirectory(s.sessionsDir);
+    if (made?.realRoot !== realRoot || made.stateDir !== dir) made = new SessionStore(realRoot, dir, () => keySecrets(current().apiKeyEnv));
+    return made;
+  };
 }

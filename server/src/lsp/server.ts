@@ -52,6 +52,7 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
     transport?.shutdownReceived(); // in wrap mode the relay saw the shutdown itself
     ctx.agent.cancelAll();
     ctx.review.rejectAll();
+    ctx.recorder.close();
     return ctx.companion.stop();
   });
 

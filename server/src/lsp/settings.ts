@@ -22,6 +22,8 @@ export const settingsSchema = z.object({
   maxTurns: z.number().int().positive().default(20).describe("Model turns per request before the agent stops."),
   maxToolCalls: z.number().int().positive().default(50).describe("Tool calls per request before the agent stops."),
   diagnosticsWaitMs: z.number().int().min(0).default(1500).describe("Wrap mode: how long a change's result waits for the wrapped server's diagnostics of the new text (diagnostics_after). 0 turns the wait off."),
+  sessions: z.boolean().default(true).describe("Keep each conversation on disk (one file per session, under the user's state directory), so it can be listed, resumed and its runs reverted after a restart. false keeps nothing on disk."),
+  sessionsDir: z.string().min(1).optional().describe("Where the sessions are kept (a folder per project inside it). Default $XDG_STATE_HOME/lockstep, else ~/.local/state/lockstep."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 

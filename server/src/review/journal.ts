@@ -1,6 +1,7 @@
 // Every change lockstep applied in this process, in order: by the agent, by a
 // command or a code action, by an accepted hunk. A job's entries are what
-// `lockstep.revert` undoes. In memory only, for the life of the process.
+// `lockstep.revert` undoes. Held in memory; a listener (the session store) keeps
+// it on disk, and a resumed session loads it back.
 
 export interface JournalEntry {
   /** The agent job the change belongs to; null for a command or code action the user ran. */
@@ -17,10 +18,27 @@ export interface JournalEntry {
 /** Entries kept at most: a long session's oldest changes can no longer be reverted. */
 const MAX_ENTRIES = 2000;
 
+/** Told of every change as it is journaled and of every revert that forgets one. */
+export interface JournalListener {
+  recorded(entry: JournalEntry): void;
+  forgot(jobId: string, uri: string): void;
+}
+
 export class Journal {
   private readonly entries: JournalEntry[] = [];
+  private listener: JournalListener | undefined;
+
+  listen(listener: JournalListener): void {
+    this.listener = listener;
+  }
+
+  /** Entries from a stored session, put back without telling the listener (they are stored already). */
+  load(entries: readonly JournalEntry[]): void {
+    this.entries.splice(0, this.entries.length, ...entries.slice(-MAX_ENTRIES));
+  }
 
   record(entry: JournalEntry): void {
+    this.listener?.recorded(entry);
     this.entries.push(entry);
     if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
   }
@@ -48,6 +66,7 @@ export class Journal {
 
   /** Forgets a job's entries for a file once they are reverted: a second revert finds nothing to undo there. */
   forget(jobId: string, uri: string): void {
+    this.listener?.forgot(jobId, uri);
     for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.job_id === jobId && this.entries[i]!.uri === uri) this.entries.splice(i, 1);
   }
 }

@@ -327,6 +327,9 @@ M.reject = review_command(function(client, bufnr, whole_file)
 end)
 --- Undo job `job_id`'s changes (nil: the last job that changed a file).
 M.revert = review_command(review.revert)
+--- Stored sessions (sessions.lua): pick one to resume, or resume the one named.
+M.sessions = review_command(require("lockstep.sessions").pick)
+M.resume = review_command(require("lockstep.sessions").resume)
 
 function M.open_chat()
   chat.open()

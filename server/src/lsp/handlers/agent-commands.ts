@@ -1,13 +1,15 @@
 // The agent's commands (lockstep.ask, job, cancel, session, reset_session, and
-// the review's review, decide, revert): the agent service and the review desk behind one switch.
+// the review's review, decide, revert; the store's sessions, resume): the agent service and the review desk behind one switch.
 import { okEnvelope, type Envelope } from "../../tools/envelope.js";
 import { VERSION } from "../../version.js";
 import type { AgentCommand } from "../commands.js";
 import type { ServerContext } from "../server-context.js";
 import { reviewCommands } from "./review-commands.js";
+import { sessionCommands } from "./session-commands.js";
 
 export function agentCommands(ctx: ServerContext) {
-  const review = reviewCommands(ctx);
+  const stored = sessionCommands(ctx);
+  const review = reviewCommands(ctx, stored.revertStored);
   return async (command: AgentCommand, args: unknown, signal: AbortSignal): Promise<Envelope> => {
     switch (command) {
       case "ask": {
@@ -32,18 +34,24 @@ export function agentCommands(ctx: ServerContext) {
           version: VERSION,
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
+          stored_session: ctx.recorder.live(),
         });
       }
       case "reset_session":
         ctx.agent.cancelAll();
         ctx.review.rejectAll();
         ctx.session.reset();
+        ctx.recorder.reset();
         ctx.companion.reset();
         return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });
       case "review":
       case "decide":
       case "revert":
         return review(command, args, signal);
+      case "sessions":
+        return stored.list(args);
+      case "resume":
+        return stored.resume(args);
     }
   };
 }

@@ -10,11 +10,14 @@ const decideArgs = z.union([
   z.object({ id: z.string().min(1), decision: z.enum(["apply", "always", "reject"]) }).strict(),
   z.object({ file_path: z.string().min(1), decision: z.enum(["apply", "reject"]) }).strict(),
 ]);
-const revertArgs = z.object({ job_id: z.string().min(1).optional() }).strict();
+const revertArgs = z.object({ job_id: z.string().min(1).optional(), session_id: z.string().min(1).optional() }).strict();
+
+/** Reverts a run of a stored session this server does not hold. */
+type StoredRevert = (sessionId: string | undefined, jobId: string | undefined, signal: AbortSignal) => Promise<Envelope>;
 
 export type ReviewCommand = "review" | "decide" | "revert";
 
-export function reviewCommands(ctx: ServerContext) {
+export function reviewCommands(ctx: ServerContext, revertStored: StoredRevert) {
   /** A file argument as the desk knows it: its real-path URI. */
   const uriOf = async (filePath: string): Promise<{ uri: string; rel: string } | Envelope> => {
     const resolved = await ctx.state.workspace!.resolve(filePath, "read");
@@ -58,9 +61,13 @@ export function reviewCommands(ctx: ServerContext) {
       }
       case "revert": {
         const parsed = revertArgs.safeParse(args);
-        if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.revert takes {job_id?}; without one, the last job is reverted.", []);
+        if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.revert takes {job_id?, session_id?}; without them, the last job is reverted.", []);
+        const live = ctx.recorder.live()?.id;
+        if (parsed.data.session_id !== undefined && !(live !== undefined && live.startsWith(parsed.data.session_id))) return revertStored(parsed.data.session_id, parsed.data.job_id, signal);
         const jobId = parsed.data.job_id ?? ctx.journal.lastJob();
-        if (jobId === undefined) return errorEnvelope("not_found", "Not Found: no job has changed a file in this session; nothing to revert.", []);
+        if (jobId === undefined) return errorEnvelope("not_found", "Not Found: no job has changed a file in this session; nothing to revert.", ["A run of a stored session: lockstep.revert {session_id, job_id?} (lockstep.sessions lists them)."]);
+        // A job this process never ran nor resumed: one of a stored session.
+        if (parsed.data.job_id !== undefined && ctx.journal.byFile(jobId).size === 0) return revertStored(undefined, jobId, signal);
         const files = await revertJob(ctx.state.workspace!, ctx.journal, jobId, (uri) => ctx.review.uris().includes(uri), signal);
         if (files.length === 0) return errorEnvelope("not_found", `Not Found: job ${jobId} changed no file that is still to revert.`, ["lockstep.job {job_id} says what the job did."]);
         return okEnvelope({ job_id: jobId, files });

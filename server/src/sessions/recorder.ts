@@ -1,0 +1,166 @@
+// The live server's side of the store: the SessionSink the agent calls and the
+// listener the journal calls. A session file is made on the first run (a server
+// that never runs the agent leaves nothing on disk), written at the end of each
+// turn, and continued after a resume. A failing write is reported once and never
+// stops a run.
+import type { Message, Usage } from "../agent/model.js";
+import type { RunEnd, RunStart, SessionSink } from "../agent/session-sink.js";
+import type { JournalEntry, JournalListener } from "../review/journal.js";
+import { safeEndpoint, titleOf } from "./format.js";
+import { changedFilesNote } from "./refresh.js";
+import type { StoredSession } from "./session-reader.js";
+import type { SessionWriter } from "./session-writer.js";
+import type { Found, SessionStore } from "./store.js";
+
+export interface RecorderDeps {
+  /** The project's store; undefined while there is none (sessions off, no workspace yet). */
+  store: () => SessionStore | undefined;
+  /** Provider facts for the header: never a key, header or credentialed URL. */
+  provider: () => { provider: string; model: string | null; baseUrl?: string };
+  warn: (message: string) => void;
+}
+
+const now = (): string => new Date().toISOString();
+
+export class SessionRecorder implements SessionSink, JournalListener {
+  private writer: SessionWriter | undefined;
+  /** Messages of the session's history already in the file. */
+  private written = 0;
+  /** Set by a resume: the next run first looks at the files the conversation showed. */
+  private refresh = false;
+  private failed = false;
+
+  constructor(private readonly deps: RecorderDeps) {}
+
+  /** The stored session this server writes, for lockstep.session. */
+  live(): { id: string; file: string } | null {
+    return this.writer ? { id: this.writer.id, file: this.writer.file } : null;
+  }
+
+  async runStarted(run: RunStart, history: readonly Message[], read: (file: string) => Promise<unknown>): Promise<string> {
+    if (!this.writer) this.open(run.prompt);
+    this.safely((w) => {
+      w.add({ t: "run", job_id: run.job_id, prompt: run.prompt, model: run.model, at: now() });
+      w.flush();
+    });
+    if (!this.refresh) return "";
+    this.refresh = false;
+    return changedFilesNote(history, read);
+  }
+
+  turnEnded(jobId: string, history: readonly Message[], usage: Usage): void {
+    this.safely((w) => {
+      this.messages(w, history);
+      w.add({ t: "turn", job_id: jobId, usage: { ...usage }, at: now() });
+      w.flush();
+    });
+  }
+
+  runEnded(run: RunEnd): void {
+    this.safely((w) => {
+      // The note that closes a stopped run is part of the history too; `end` commits it.
+      this.messages(w, run.history);
+      w.add({ t: "end", job_id: run.job_id, status: run.status, usage: { ...run.usage }, files_changed: [...run.files_changed], at: now() });
+      w.flush();
+    });
+  }
+
+  recorded(entry: JournalEntry): void {
+    if (entry.job_id === null) return;
+    const jobId = entry.job_id;
+    // Written at once: a change on disk must stay revertable even if the turn never completes.
+    this.safely((w) => {
+      const before = entry.before === null ? null : w.blob(entry.before);
+      const after = w.blob(entry.after);
+      w.add({ t: "journal", job_id: jobId, tool: entry.tool, file_path: entry.file_path, uri: entry.uri, before, after, at: now() });
+      w.flush();
+    });
+  }
+
+  forgot(jobId: string, uri: string): void {
+    this.safely((w) => {
+      w.add({ t: "forget", job_id: jobId, uri, at: now() });
+      w.flush();
+    });
+  }
+
+  /**
+   * Continues a stored session: this server appends to its file from now on. The caller puts the
+   * returned history and journal into the live session. A run the server stopped during is closed
+   * with a note, so the conversation alternates.
+   */
+  resume(id: string): Found<StoredSession> {
+    const store = this.deps.store();
+    if (!store) return { ok: false, message: "Sessions are not kept (the `sessions` setting is false), so none can be resumed." };
+    this.close();
+    const opened = store.reopen(id);
+    if (!opened.ok) return opened;
+    const { writer, session } = opened.value;
+    this.writer = writer;
+    this.failed = false;
+    const unfinished = session.runs.filter((r) => r.ended === null);
+    const last = session.history[session.history.length - 1];
+    if (last !== undefined && last.role !== "assistant") session.history.push({ role: "assistant", parts: [{ text: "(This request ended: the server stopped during it.)" }] });
+    this.written = session.history.length;
+    this.safely((w) => {
+      if (last !== undefined && last.role !== "assistant") w.message(session.history[session.history.length - 1]!);
+      for (const run of unfinished) w.add({ t: "end", job_id: run.job_id, status: "interrupted", usage: { input_tokens: 0, output_tokens: 0 }, files_changed: run.files_changed, at: now() });
+      w.add({ t: "resumed", pid: process.pid, at: now() });
+      w.flush();
+    });
+    this.refresh = true;
+    return { ok: true, value: session };
+  }
+
+  /** The session was cleared: the next run starts a new stored session. */
+  reset(): void {
+    this.close();
+    this.refresh = false;
+  }
+
+  close(): void {
+    try {
+      this.writer?.close();
+    } catch {
+      // the file is closed either way; a last flush that failed was reported by safely()
+    }
+    this.writer = undefined;
+    this.written = 0;
+  }
+
+  private open(prompt: string): void {
+    const store = this.deps.store();
+    if (!store) return;
+    const facts = this.deps.provider();
+    try {
+      const writer = store.create();
+      writer.add({ t: "session", format: 1, id: writer.id, root: store.realRoot, provider: facts.provider, model: facts.model, endpoint: safeEndpoint(facts.baseUrl), started: now(), title: titleOf(prompt) });
+      writer.flush();
+      this.writer = writer;
+      this.written = 0;
+      this.failed = false;
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private messages(w: SessionWriter, history: readonly Message[]): void {
+    // A history shorter than what was written was replaced (a new conversation): nothing to add.
+    for (let i = this.written; i < history.length; i++) w.message(history[i]!);
+    this.written = Math.max(this.written, history.length);
+  }
+
+  private safely(write: (w: SessionWriter) => void): void {
+    if (!this.writer || this.failed) return;
+    try {
+      write(this.writer);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private report(error: unknown): void {
+    this.failed = true;
+    this.deps.warn(`lockstep could not write the session store (${error instanceof Error ? error.message : String(error)}); this session is not kept on disk from here on.`);
+  }
+}
