@@ -33,7 +33,7 @@ describe("lockstep acp under acpx", () => {
       }),
     );
     const { stdout } = await promisify(execFile)(process.execPath, [ACPX, "--agent", `${process.execPath} ${BIN} acp --replay ${script}`, "--format", "json", "--approve-all", "--cwd", root, "exec", "raise the retries to 5"], {
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home },
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home },
       timeout: 60_000,
     });
     const messages = stdout.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { method?: string; params?: { update?: { sessionUpdate?: string; content?: { type: string; newText?: string }[] } }; result?: { stopReason?: string } });

@@ -32,6 +32,10 @@ export interface EditorOptions {
   /** The answer to each permission request: an optionId, or "cancelled". */
   permission?: (request: RequestPermissionRequest) => string | Promise<string>;
   files?: FileTree;
+  /** An existing project directory to use (kept on close), e.g. the one an earlier editor used. */
+  root?: string;
+  /** Where the session store lives (kept on close); a fresh directory when absent. */
+  stateDir?: string;
 }
 
 export interface ScriptedEditor {
@@ -60,7 +64,7 @@ export async function closeAll(): Promise<void> {
 }
 
 export async function startEditor(options: EditorOptions = {}): Promise<ScriptedEditor> {
-  const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-acp-")));
+  const root = options.root ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-acp-")));
   await writeTree(root, options.files ?? {});
   const scriptDir = mkdtempSync(path.join(os.tmpdir(), "lockstep-acp-script-"));
   const script = path.join(scriptDir, "script.json");
@@ -68,7 +72,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   const replay = options.turns === undefined ? [] : ["--replay", script];
   const child = spawn(process.execPath, [BIN, "acp", ...replay, ...(options.args ?? [])], {
     cwd: root,
-    env: { ...process.env, XDG_CONFIG_HOME: scriptDir, ...options.env },
+    // The user's own settings and stored sessions stay out of tests.
+    env: { ...process.env, XDG_CONFIG_HOME: scriptDir, XDG_STATE_HOME: options.stateDir ?? scriptDir, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -138,12 +143,12 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     newSession: async (extra: Record<string, unknown> = {}) => (await conn.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [], ...extra })).sessionId,
     close: async () => {
       live.delete(editor);
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill();
         await exited;
       }
-      rmSync(root, { recursive: true, force: true });
+      if (options.root === undefined) rmSync(root, { recursive: true, force: true });
       rmSync(scriptDir, { recursive: true, force: true });
     },
   });

@@ -3,8 +3,8 @@
 // result; the agent, the tools and the workspace are the language server's own.
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
-import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
+import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
+import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
@@ -48,6 +48,36 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
     { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
   ];
 
+  /** The project's session store, by the settings in force at its root; none with `sessions: false`. */
+  const storeFor = (root: string, settings: { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }, realRoot: string): SessionStore | undefined =>
+    settings.sessions ? new SessionStore(realRoot, stateDirectory(settings.sessionsDir, options.env), () => keySecrets(settings.apiKeyEnv, options.env)) : undefined;
+
+  /** A session rooted at `cwd` (checked), with the settings in force there and the client's MCP servers connected. */
+  const open = async (id: string, cwd: string, mcpServers: readonly McpServer[]): Promise<{ session: AcpSession; problems: string[] }> => {
+    const root = await checkedCwd(cwd);
+    // The terminal's settings (user file, the project's .lockstep.json, LOCKSTEP_*, flags); a bad value is named, not fatal.
+    const loaded = settingsAt(root);
+    for (const problem of loaded.problems) options.stderr(`lockstep acp: settings ${problem.severity}: ${problem.message}\n`);
+    const sandbox = await Sandbox.create([root]);
+    const session = new AcpSession(id, cwd, sandbox, loaded.settings, port, storeFor(root, loaded.settings, sandbox.roots[0]!));
+    await session.connectMcp(mcpServers);
+    sessions.set(id, session);
+    return { session, problems: loaded.problems.map((p) => `${p.severity}: ${p.message}`) };
+  };
+
+  /** A stored session continued under its own id; `replay`: its conversation is streamed first (session/load). */
+  const reopen = async (sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+    if (sessions.has(sessionId)) throw RequestError.invalidRequest({ sessionId }, `Session ${sessionId} is already open in this lockstep process; keep using it, or close it first.`);
+    const { session } = await open(sessionId, cwd, mcpServers);
+    const resumed = await session.resumeStored(replay);
+    if (!resumed.ok) {
+      sessions.delete(sessionId);
+      await session.close();
+      throw new RequestError(-32002, `${resumed.message} (session/list names the sessions stored for this cwd.)`, { sessionId });
+    }
+    return session;
+  };
+
   const app = agent({ name: "lockstep" })
     .onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
       client = params.clientCapabilities ?? {};
@@ -55,10 +85,10 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
-          loadSession: false,
+          loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
-          sessionCapabilities: { close: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
         authMethods,
         agentInfo: { name: "lockstep", title: "lockstep", version: VERSION },
@@ -72,18 +102,25 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
       return {};
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
-      const root = await checkedCwd(params.cwd);
-      // The terminal's settings (user file, the project's .lockstep.json, LOCKSTEP_*, flags); a bad value is named, not fatal.
-      const loaded = settingsAt(root);
-      for (const problem of loaded.problems) options.stderr(`lockstep acp: settings ${problem.severity}: ${problem.message}\n`);
-      const id = randomUUID();
-      const session = new AcpSession(id, params.cwd, await Sandbox.create([root]), loaded.settings, port);
-      await session.connectMcp(params.mcpServers);
-      sessions.set(id, session);
+      const { session, problems } = await open(newSessionId(), params.cwd, params.mcpServers);
       // Said once the client knows the session: the command that shows its status.
-      setImmediate(() => void port.update(id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
-      const problems = loaded.problems.map((p) => `${p.severity}: ${p.message}`);
-      return { sessionId: id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
+      setImmediate(() => void port.update(session.id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
+      return { sessionId: session.id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const cwd = params.cwd ?? process.cwd();
+      const root = await checkedCwd(cwd);
+      const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
+      const listed = store?.list().sessions ?? [];
+      return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
+    })
+    .onRequest(methods.agent.session.load, async ({ params }) => {
+      const session = await reopen(params.sessionId, params.cwd, params.mcpServers, true);
+      return { configOptions: session.configOptions(), modes: session.modes() };
+    })
+    .onRequest(methods.agent.session.resume, async ({ params }) => {
+      const session = await reopen(params.sessionId, params.cwd, params.mcpServers ?? [], false);
+      return { configOptions: session.configOptions(), modes: session.modes() };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => {
       const session = find(params.sessionId);

@@ -9,6 +9,8 @@ import type { FunctionCall } from "../agent/model.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
 import type { Settings } from "../lsp/settings.js";
+import { Journal } from "../review/journal.js";
+import { loadIntoSession, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
 import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
 import type { Approver, ProposedChange } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
@@ -19,6 +21,7 @@ import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
 import { promptText } from "./prompt.js";
+import { replayUpdates } from "./history-replay.js";
 import { diffOf, Locations, toolCallEnded, toolCallStarted } from "./updates.js";
 
 /** What a session needs of the connection. */
@@ -36,6 +39,9 @@ export class AcpSession {
   readonly session = new Session();
   readonly workspace: Workspace;
   readonly agent: AgentService;
+  /** Every change applied in this session, kept in the session store with the conversation. */
+  private readonly journal = new Journal();
+  private readonly recorder: SessionRecorder;
   private readonly permissions: AcpPermissions;
   private readonly where: Locations;
   private mcp: McpTools | undefined;
@@ -55,6 +61,8 @@ export class AcpSession {
     sandbox: Sandbox,
     private settings: Settings,
     private readonly port: AcpPort,
+    /** The project's session store; undefined with the `sessions` setting false. */
+    store: SessionStore | undefined,
   ) {
     const files = port.files(id);
     this.workspace = new Workspace(sandbox, files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {});
@@ -62,7 +70,17 @@ export class AcpSession {
     this.permissions = new AcpPermissions(id, port.requestPermission);
     const models = new ModelFactory(() => this.settings);
     const model = () => models.current();
+    // The store names the session's file by this session's id, so session/load finds it by the id the client holds.
+    this.recorder = new SessionRecorder({
+      store: () => store,
+      provider: () => ({ provider: this.settings.provider, model: this.settings.model ?? null, ...(this.settings.baseUrl ? { baseUrl: this.settings.baseUrl } : {}) }),
+      warn: (message) => port.log("sessions", message),
+      id: () => id,
+    });
+    this.journal.listen(this.recorder);
     this.agent = new AgentService({
+      sink: this.recorder,
+      journal: this.journal,
       workspace: () => this.workspace,
       session: this.session,
       model,
@@ -109,6 +127,7 @@ export class AcpSession {
       approval: this.approvalMode(),
       editor_files: this.port.files(this.id) ? (this.port.files(this.id)?.write ? "read and write" : "read only (writes go to disk, over disk text only)") : "none (the disk)",
       mcp_servers: this.mcp?.status ?? [],
+      stored: this.recorder.live(),
       ...this.session.facts(),
     };
   }
@@ -154,7 +173,24 @@ export class AcpSession {
   async close(): Promise<void> {
     this.cancel();
     this.agent.cancelAll();
+    this.recorder.close();
     await this.mcp?.close();
+  }
+
+  /**
+   * Continues the stored session of this id: its history, usage and journal become this session's,
+   * and the store appends to its file from now on. `replay`: its conversation is sent as
+   * session/updates first (session/load); session/resume does not.
+   */
+  async resumeStored(replay: boolean): Promise<Found<StoredSession>> {
+    const resumed = this.recorder.resume(this.id);
+    if (!resumed.ok) return resumed;
+    loadIntoSession(resumed.value, this.session, this.journal);
+    if (replay) {
+      for (const update of replayUpdates(resumed.value.history, resumed.value.runs.map((r) => r.prompt), this.where)) this.send(update);
+      await this.sent;
+    }
+    return resumed;
   }
 
   private approvalMode(): "ask" | "auto" {
