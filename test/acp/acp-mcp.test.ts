@@ -1,7 +1,12 @@
 // The MCP servers an ACP client passes with session/new: connected, named in the
 // session's status, their tools offered to the model and asked about like a change.
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { McpServer as McpSdkServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import * as z from "zod";
 import { methods, type McpServer } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeAll, contentText, messageText, startEditor } from "./scripted-editor.js";
@@ -40,5 +45,38 @@ describe("lockstep acp and the client's MCP servers", () => {
     expect(status.mcp_servers[0]!.error).toBeTruthy();
     expect((await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
     expect(existsSync(path.join(editor.root, "no-such-binary"))).toBe(false);
+  });
+});
+
+describe("lockstep acp and a client's HTTP MCP server", () => {
+  it("connects over Streamable HTTP with the client's headers and calls its tool", async () => {
+    const calls: string[] = [];
+    const headers: (string | undefined)[] = [];
+    // Stateless: a server and a transport per request, as the MCP SDK's examples do.
+    const http = createServer((req, res) => {
+      headers.push(req.headers["x-team"] as string | undefined);
+      const server = new McpSdkServer({ name: "count", version: "1.0.0" });
+      server.registerTool("count", { description: "Counts the letters of a word.", inputSchema: { word: z.string() } }, ({ word }) => {
+        calls.push(word);
+        return { content: [{ type: "text", text: String(word.length) }] };
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on("close", () => void transport.close());
+      void server.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+      const editor = await startEditor({ turns: [{ calls: [{ name: "mcp__letters__count", args: { word: "lockstep" } }] }, { text: ["Eight."] }], args: ["--approval", "auto"] });
+      const created = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers: [{ type: "http", name: "letters", url, headers: [{ name: "x-team", value: "acp" }] }] });
+      expect(created._meta?.["lockstep"]).toMatchObject({ mcp_servers: [{ name: "letters", transport: "http", status: "connected", tools: ["count"] }] });
+      await editor.conn.agent.request(methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "count" }] });
+      const done = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "completed");
+      expect((done.update as { rawOutput?: { data?: { result?: string } } }).rawOutput?.data?.result).toBe("8");
+      expect(calls).toEqual(["lockstep"]);
+      expect(headers.every((h) => h === "acp")).toBe(true);
+    } finally {
+      http.close();
+    }
   });
 });
