@@ -34,6 +34,10 @@ describe("lockstep acp refuses bad input clearly", () => {
       expect(answers[2]).toMatchObject({ id: 2, error: { code: -32602 } });
       // A newer version than lockstep speaks: it answers with its own (1), and the client decides.
       expect(answers[3]).toMatchObject({ id: 3, result: { protocolVersion: 1, agentCapabilities: { promptCapabilities: { embeddedContext: true, image: false } } } });
+      // The editor closing the pipe ends the process, cleanly.
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      expect(await exited).toBe(0);
     } finally {
       child.kill();
     }

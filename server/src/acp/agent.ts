@@ -30,7 +30,8 @@ function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefine
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
 
-export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
+/** The connection, and `ended`: resolves once the client has gone and every session is closed. */
+export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<void> } {
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
@@ -170,10 +171,14 @@ export function serveAcp(stream: Stream, options: AcpOptions): AgentConnection {
     },
     log,
   };
-  void connection.closed.finally(() => {
-    for (const session of sessions.values()) void session.close();
+  // The editor went away: every session stops its turn, closes its stored file and its MCP servers.
+  const ended = connection.closed.then(
+    () => undefined,
+    () => undefined,
+  ).then(async () => {
+    await Promise.all([...sessions.values()].map((session) => session.close()));
   });
-  return connection;
+  return { connection, ended };
 }
 
 /** The session's root: the client's cwd, absolute and an existing directory, else a clear error. */

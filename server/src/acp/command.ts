@@ -25,7 +25,7 @@ export async function runAcpCommand(args: string[], stderr: (s: string) => void)
     ...(values.debug ? { debug: true } : {}),
   };
   const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const connection = serveAcp(stream, { env: process.env, flags, debug: values.debug === true || process.env["LOCKSTEP_DEBUG"] === "true", stderr });
-  await connection.closed;
+  const { ended } = serveAcp(stream, { env: process.env, flags, debug: values.debug === true || process.env["LOCKSTEP_DEBUG"] === "true", stderr });
+  await ended;
   return 0;
 }
