@@ -68,4 +68,31 @@ describe("lockstep acp with an editor that offers its buffers", () => {
     expect(editor.writes).toEqual([{ path: file, content: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") }]);
     expect(readFileSync(file, "utf8")).toBe(A);
   });
+
+  it("re-reads through the client just before writing, and refuses when the buffer moved after the approval", async () => {
+    const editor = await startEditor({
+      files: { "a.ts": A },
+      turns: [
+        { calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { text: ["Done."] },
+      ],
+    });
+    const file = path.join(editor.root, "a.ts");
+    // After the user said yes, lockstep reads the file twice: its own check, then the write's. The user types between them.
+    let readsAfterYes = 0;
+    editor.onRead = (p) => {
+      if (p !== file || editor.permissions.length !== 1) return;
+      if (++readsAfterYes === 2) editor.buffers.set(file, A + "// typed at the last moment\n");
+    };
+    const sessionId = await editor.newSession();
+    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set value to 2" }] });
+    await editor.waitForUpdate((u) => messageText([u]).endsWith("Done."));
+    const ends = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
+    expect(ends.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed", "completed"]);
+    expect(JSON.stringify(ends[1]!.update.content)).toMatch(/Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/);
+    // One write only, on the text the user typed last: nothing of theirs was overwritten.
+    expect(editor.writes).toEqual([{ path: file, content: (A + "// typed at the last moment\n").replace("value = 1", "value = 2") }]);
+  });
 });
