@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { closeAll, contentText, messageText, startEditor } from "./scripted-editor.js";
 
 afterEach(closeAll);
 
@@ -91,7 +91,7 @@ describe("lockstep acp with an editor that offers its buffers", () => {
     await editor.waitForUpdate((u) => messageText([u]).endsWith("Done."));
     const ends = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
     expect(ends.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed", "completed"]);
-    expect(JSON.stringify(ends[1]!.update.content)).toMatch(/Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/);
+    expect(contentText(ends[1]!)).toMatch(/Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/);
     // One write only, on the text the user typed last: nothing of theirs was overwritten.
     expect(editor.writes).toEqual([{ path: file, content: (A + "// typed at the last moment\n").replace("value = 1", "value = 2") }]);
   });
