@@ -100,6 +100,13 @@ export async function sessionsRows(): Promise<TimingRow[]> {
       recorder.close();
     }
 
+    const listing: number[] = [];
+    for (let i = 0; i < RESUME_RUNS; i++) {
+      const started = performance.now();
+      if (store.list().sessions[0]?.turns !== TURNS) throw new Error("the list lost the session's turns");
+      listing.push(performance.now() - started);
+    }
+
     // The same resume answered by a real server (the store found through XDG_STATE_HOME).
     const client = await startServer({ root, style: "helix", env: { XDG_STATE_HOME: stateDir } });
     const roundTrips: number[] = [];
@@ -124,6 +131,7 @@ export async function sessionsRows(): Promise<TimingRow[]> {
       ),
       timingRow(`session store: resume a ${TURNS}-turn session (in process)`, resume, `read + parse + history (${messages} messages) + journal + compaction; target < 100 ms`),
       timingRow(`the same resume, CPU time of the process`, resumeCpu, "wall time above includes waiting for a loaded machine's cores"),
+      timingRow(`session store: list it (summary: messages and blobs unparsed)`, listing, "lockstep sessions, lockstep.sessions, ask --continue"),
       timingRow(`lockstep.resume of it, LSP round trip`, roundTrips, "spawned server, test client"),
     ];
   } finally {

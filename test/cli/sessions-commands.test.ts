@@ -106,6 +106,12 @@ describe("lockstep sessions, ask --continue, revert", () => {
     expect((await lockstep("sessions", "prune", "--days", "30")).stdout).toContain("No session is older than 30 days.");
     expect((await lockstep("sessions", "prune", "--days", "7")).stdout).toContain(`Deleted 1 session(s): ${sessions[1]!.id}`);
     expect((await lockstep("sessions")).stdout).toMatch(/^No stored session for /);
+    const tooMany = await lockstep("revert", "a", "b");
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain("revert takes at most one RUN");
+    const unknownSub = await lockstep("sessions", "show");
+    expect(unknownSub.code).toBe(2);
+    expect(unknownSub.stderr).toContain("unknown sessions command 'show'");
     const bad = await lockstep("sessions", "prune");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("sessions prune takes --days N");

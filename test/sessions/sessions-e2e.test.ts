@@ -189,6 +189,20 @@ describe("a session that outlives its server", () => {
     expect(statSync(path.dirname(files[0]!)).mode & 0o777).toBe(0o700);
   });
 
+  it("answers bad arguments and unknown sessions with what to do next", async () => {
+    const { env } = stateEnv();
+    const rig = await startAgent({ files: { "a.ts": A }, env, script: [turn({ text: ["ok"] })] });
+    expect(await rig.client.command("resume", {})).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("lockstep.resume needs {session_id}") } });
+    expect(await rig.client.command("resume", { session_id: "20990101-000000-abcdef" })).toMatchObject({
+      ok: false,
+      error: { code: "not_found", message: expect.stringContaining("No session '20990101-000000-abcdef'"), suggestions: [expect.stringContaining("lockstep.sessions")] },
+    });
+    expect(await rig.client.command("revert", { session_id: "2099" })).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(await rig.client.command("revert", { job_id: "no-such-job" })).toMatchObject({ ok: false, error: { code: "not_found", message: expect.stringContaining("No stored run 'no-such-job'") } });
+    expect(await rig.client.command("sessions", { limit: "all" })).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await rig.client.command("sessions", {})).toMatchObject({ ok: true, data: { live: null, sessions: [], skipped: [] } });
+  });
+
   it("keeps nothing on disk with `sessions: false`", async () => {
     const { env, dir } = stateEnv();
     const first = await startAgent({ files: { "a.ts": A }, env, initializationOptions: { sessions: false }, script: [turn({ text: ["ok"] })] });

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -115,6 +115,28 @@ describe("session store", () => {
     expect(parseSession(text).ok).toBe(true);
   });
 
+  it("counts the tokens of a run the server stopped during, from its last complete turn, before and after a resume", async () => {
+    const store = freshStore();
+    const rec = recorder(store);
+    const history: Message[] = [{ role: "user", parts: [{ text: "go" }] }];
+    await rec.runStarted({ job_id: "j", prompt: "go", model: "m" }, [], async () => ({ ok: true, data: {} }));
+    history.push({ role: "assistant", parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }] });
+    history.push({ role: "tool", parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state("x\n") } } }] });
+    rec.turnEnded("j", history, { input_tokens: 7, output_tokens: 3 });
+    const { id } = rec.live()!;
+    // The process dies here: no end record.
+    expect(store.list().sessions[0]).toMatchObject({ usage: { input_tokens: 7, output_tokens: 3 }, turns: 1 });
+    rec.close();
+    const again = recorder(store);
+    const resumed = again.resume(id);
+    expect(resumed.ok && resumed.value.history.at(-1)).toEqual({ role: "assistant", parts: [{ text: "(This request ended: the server stopped during it.)" }] });
+    again.close();
+    const loaded = store.load(id);
+    expect(loaded.ok && loaded.value.runs).toMatchObject([{ job_id: "j", status: "interrupted", usage: { input_tokens: 7, output_tokens: 3 } }]);
+    expect(loaded.ok && loaded.value.usage).toEqual({ input_tokens: 7, output_tokens: 3 });
+    expect(loaded.ok && loaded.value.history).toHaveLength(4);
+  });
+
   it("names and skips a file of a newer format or a broken one, and lists the rest", async () => {
     const store = freshStore();
     const rec = recorder(store);
@@ -176,6 +198,25 @@ describe("session store", () => {
     const resumed = other.resume(id);
     expect(!resumed.ok && resumed.message).toMatch(/live in another lockstep process \(pid \d+\)/);
     expect(store.delete(id)).toMatchObject({ ok: false, message: expect.stringMatching(/live in another lockstep process/) });
+  });
+
+  it("keeps writing the live session when a resume of another is refused, and can resume its own", async () => {
+    const store = freshStore();
+    const held = recorder(store);
+    await oneRun(held, "job-held", "held elsewhere");
+    const heldId = held.live()!.id;
+    writeFileSync(held.live()!.file.replace(/\.jsonl$/, ".lock"), String(process.ppid));
+    const rec = recorder(store);
+    await oneRun(rec, "job-mine", "mine");
+    const mine = rec.live()!.id;
+    expect(rec.resume(heldId)).toMatchObject({ ok: false });
+    expect(rec.live()?.id).toBe(mine);
+    const again = rec.resume(mine);
+    expect(again.ok && again.value.header.id).toBe(mine);
+    expect(rec.live()?.id).toBe(mine);
+    rec.close();
+    expect(rec.live()).toBeNull();
+    expect(existsSync(store.fileOf(mine).replace(/\.jsonl$/, ".lock"))).toBe(false);
   });
 
   it("finds the state directory: the setting, else XDG_STATE_HOME, else ~/.local/state", () => {

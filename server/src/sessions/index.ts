@@ -37,7 +37,7 @@
 //       resume(id) → Found<StoredSession>, then loadIntoSession(stored, session, journal);
 //       live() → {id, file} | null; reset(); close()
 //   findRun(store, runId?, sessionId?), revertStoredRun(store, workspace, sessionId, jobId, underReview, signal)
-//   keySecrets(settings-like, env): the values to redact
+//   keySecrets(apiKeyEnv?, env?): the values to redact (the key variables' values)
 export { FORMAT, safeEndpoint, titleOf, type SessionHeader, type SessionRecord } from "./format.js";
 export { SessionRecorder, type RecorderDeps } from "./recorder.js";
 export { changedFilesNote, lastShownStates } from "./refresh.js";

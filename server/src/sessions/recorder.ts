@@ -94,9 +94,14 @@ export class SessionRecorder implements SessionSink, JournalListener {
   resume(id: string): Found<StoredSession> {
     const store = this.deps.store();
     if (!store) return { ok: false, message: "Sessions are not kept (the `sessions` setting is false), so none can be resumed." };
-    this.close();
-    const opened = store.reopen(id);
+    const resolved = store.resolveId(id);
+    if (!resolved.ok) return resolved;
+    // The live session itself is closed first (its lock is this process's); another is opened
+    // first, so a refusal leaves the live one as it was.
+    if (resolved.value === this.writer?.id) this.close();
+    const opened = store.reopen(resolved.value);
     if (!opened.ok) return opened;
+    this.close();
     const { writer, session } = opened.value;
     this.writer = writer;
     this.failed = false;

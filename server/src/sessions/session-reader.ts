@@ -40,7 +40,13 @@ export interface StoredSession {
 
 export type ReadResult = { ok: true; session: StoredSession } | { ok: false; reason: string };
 
-export function parseSession(text: string): ReadResult {
+/**
+ * `summary`: for a list, the runs, turns, usage and files without the conversation: the
+ * messages and the blobs (nearly all of the bytes) are passed over unparsed, and the history
+ * and journal come back empty.
+ */
+export function parseSession(text: string, options: { summary?: boolean } = {}): ReadResult {
+  const summary = options.summary === true;
   const lines = text.split("\n");
   const notes: string[] = [];
   const records: SessionRecord[] = [];
@@ -50,6 +56,10 @@ export function parseSession(text: string): ReadResult {
     const last = i === lines.length - 1;
     if (line === "") {
       if (!last) completeBytes += 1;
+      continue;
+    }
+    if (summary && !last && (line.startsWith('{"t":"blob"') || line.startsWith('{"t":"msg"'))) {
+      completeBytes += Buffer.byteLength(line) + 1;
       continue;
     }
     let record: SessionRecord;
@@ -70,7 +80,12 @@ export function parseSession(text: string): ReadResult {
   const header = records[0];
   if (header?.t !== "session") return { ok: false, reason: "it does not begin with a session header" };
   if (typeof header.format !== "number" || header.format > FORMAT) return { ok: false, reason: `it was written in format ${String(header.format)} by a newer lockstep (this one reads format ${FORMAT})` };
-  return { ok: true, session: fold(header, records.slice(1), notes, completeBytes) };
+  const session = fold(header, records.slice(1), notes, completeBytes);
+  if (summary) {
+    session.history = [];
+    session.journal = [];
+  }
+  return { ok: true, session };
 }
 
 function fold(header: SessionHeader, records: SessionRecord[], notes: string[], completeBytes: number): StoredSession {
@@ -82,6 +97,8 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
   let turns = 0;
   let updated = header.started;
+  // A run's tokens so far, from its last complete turn: what a run the server stopped during used.
+  const turnUsage = new Map<string, Usage>();
   for (const r of records) {
     if ("at" in r) updated = r.at;
     switch (r.t) {
@@ -95,6 +112,7 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
         history.push(...pending.map((m) => decodeMessage(m, blobs)));
         pending = [];
         turns++;
+        turnUsage.set(r.job_id, r.usage);
         break;
       case "run":
         runs.set(r.job_id, { job_id: r.job_id, prompt: r.prompt, model: r.model, started: r.at, ended: null, status: null, files_changed: [], usage: { input_tokens: 0, output_tokens: 0 } });
@@ -104,9 +122,10 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
         history.push(...pending.map((m) => decodeMessage(m, blobs)));
         pending = [];
         const run = runs.get(r.job_id);
-        if (run) Object.assign(run, { ended: r.at, status: r.status, files_changed: r.files_changed, usage: r.usage });
-        usage.input_tokens += r.usage.input_tokens;
-        usage.output_tokens += r.usage.output_tokens;
+        const used = r.status === "interrupted" ? (turnUsage.get(r.job_id) ?? r.usage) : r.usage;
+        if (run) Object.assign(run, { ended: r.at, status: r.status, files_changed: r.files_changed, usage: used });
+        usage.input_tokens += used.input_tokens;
+        usage.output_tokens += used.output_tokens;
         break;
       }
       case "journal":
@@ -121,7 +140,14 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
   }
   // A run that never ended still changed files: they are what its journal entries name.
   for (const run of runs.values()) {
-    if (run.ended === null) run.files_changed = [...new Set(journal.filter((e) => e.job_id === run.job_id).map((e) => e.file_path))];
+    if (run.ended !== null) continue;
+    run.files_changed = [...new Set(journal.filter((e) => e.job_id === run.job_id).map((e) => e.file_path))];
+    const used = turnUsage.get(run.job_id);
+    if (used) {
+      run.usage = used;
+      usage.input_tokens += used.input_tokens;
+      usage.output_tokens += used.output_tokens;
+    }
   }
   const entries: JournalEntry[] = [];
   for (const { before_id, after_id, ...e } of journal) {

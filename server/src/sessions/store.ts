@@ -90,7 +90,7 @@ export class SessionStore {
       const writer = SessionWriter.reopen(header.id, this.fileOf(header.id), completeBytes, blobIds, this.secrets);
       return { ok: true, value: { writer, session: loaded.value } };
     } catch (error) {
-      if (error instanceof SessionBusy) return { ok: false, message: `Session ${header.id} cannot be resumed here: ${error.message}. Resume it there, or start a new session.` };
+      if (error instanceof SessionBusy) return { ok: false, message: `Session ${header.id} is not free here: ${error.message}. Resume or revert it there, or stop that process first.` };
       throw error;
     }
   }
@@ -128,7 +128,7 @@ export class SessionStore {
       const file = this.fileOf(id);
       let parsed;
       try {
-        parsed = parseSession(readFileSync(file, "utf8"));
+        parsed = parseSession(readFileSync(file, "utf8"), { summary: true });
       } catch (error) {
         skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
         continue;

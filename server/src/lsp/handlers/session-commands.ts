@@ -25,12 +25,11 @@ export function sessionCommands(ctx: ServerContext) {
       const parsed = resumeArgs.safeParse(args);
       if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.resume needs {session_id}.", ["lockstep.sessions lists the ids."]);
       if (ctx.agent.running()) return errorEnvelope("invalid_argument", "A run is going on in this session; resume once it ends (or lockstep.cancel it).", []);
-      ctx.review.rejectAll();
+      // Nothing else is touched: changes other agents (the companion) staged for review stay.
       const resumed = ctx.recorder.resume(parsed.data.session_id);
       if (!resumed.ok) return errorEnvelope("not_found", resumed.message, ["lockstep.sessions lists the sessions of this project."]);
       const stored = resumed.value;
       loadIntoSession(stored, ctx.session, ctx.journal);
-      ctx.companion.reset();
       return okEnvelope({
         session_id: stored.header.id,
         title: stored.header.title,
