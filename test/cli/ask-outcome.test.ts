@@ -70,6 +70,14 @@ describe("lockstep ask's exit status", () => {
     expect(result.code).toBe(1);
   });
 
+  it("asks before each change where approval review (for editors) is set, and says so", async () => {
+    const root = await demoCopy();
+    const result = await ask(root, ["--approval", "review"]);
+    expect(result.stderr).toContain("approval review (--approval) is for editors; the terminal asks before each change instead.");
+    expect(result.stdout).toContain("No answer (end of input): rejected.");
+    expect(result.code).toBe(1);
+  });
+
   it("exits 0 when the changes landed (--yes)", async () => {
     const root = await demoCopy();
     const result = await ask(root, ["--yes"]);

@@ -83,6 +83,15 @@ describe("loadSettings", () => {
     expect(JSON.stringify(ok)).not.toContain("sk-secret");
   });
 
+  it("warns, before any request, that no key will be sent to a hosted endpoint nobody named a key for", () => {
+    const { root, env } = setup({ project: '{"provider": "openai", "model": "m", "baseUrl": "https://openrouter.ai/api/v1"}' });
+    expect(loadSettings({ root, env: { ...env, OPENROUTER_API_KEY: "sk" } }).problems).toEqual([
+      { severity: "warning", key: "apiKeyEnv", message: expect.stringMatching(/^no API key will be sent to https:\/\/openrouter\.ai\/api\/v1 .*set apiKeyEnv \(--api-key-env\)/) as string },
+    ]);
+    const local = setup({ project: '{"provider": "openai", "model": "m", "baseUrl": "http://192.168.1.20:8080/v1"}' });
+    expect(loadSettings({ root: local.root, env: local.env }).problems).toEqual([]);
+  });
+
   it("needs no key for a local endpoint nobody named a key for, nor for a recorded session", () => {
     const { root, env } = setup({ project: '{"provider": "openai", "model": "m", "baseUrl": "http://127.0.0.1:11434/v1"}' });
     expect(errors(loadSettings({ root, env }).problems)).toEqual([]);

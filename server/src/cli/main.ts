@@ -49,7 +49,7 @@ async function readStdin(): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") throw new UsageError(`standard input was empty: give ${stdinWhat} on stdin (e.g. git diff | lockstep apply-patch FILE) or in a file (--diff F)`);
+  if (text.trim() === "") throw new UsageError(`standard input was empty: give ${stdinWhat} on stdin${stdinWhat === "the diff" ? " (e.g. git diff | lockstep apply-patch FILE) or in a file (--diff F)" : ""}`);
   return text;
 }
 

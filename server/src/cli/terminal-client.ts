@@ -14,7 +14,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
-import { loadSettings } from "../config/load-settings.js";
+import { loadSettings, originLabel } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { commandHelp } from "./help.js";
 import { Prompter } from "./prompt.js";
@@ -255,7 +255,9 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   for (const p of loaded.problems.filter((p) => p.severity === "warning")) io.stderr(`lockstep ask: ${p.message}\n`);
   const errors = loaded.problems.filter((p) => p.severity === "error");
   if (errors.length > 0) throw new AskUsage(`${errors.map((p) => p.message).join("\n  ")}\n  (lockstep config shows the settings in force and where each came from)`);
-  const settings = loaded.settings;
+  // Hunks are decided through an editor's code actions; the terminal asks for each change instead.
+  const settings = loaded.settings.approval === "review" ? { ...loaded.settings, approval: "ask" as const } : loaded.settings;
+  if (loaded.settings.approval === "review") io.stderr(dim(`lockstep ask: approval review (${originLabel(loaded.origins.approval)}) is for editors; the terminal asks before each change instead.\n`));
   // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
   const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   try {

@@ -207,7 +207,17 @@ export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSetting
   return { variables, found, needed };
 }
 
+/** Loopback and private-network hosts: a model server of one's own, which may need no key. */
+function isLocalUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return /^(localhost|127\.\d+\.\d+\.\d+|::1|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|[^.]+|.*\.local)$/i.test(host);
+}
+
 function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: LoadedSettings["key"]): SettingsProblem[] {
+  // A hosted endpoint and no key to send: it will most likely answer 401; said before the request.
+  if (!key.needed && key.found === undefined && s.replay === undefined && s.baseUrl !== undefined && !isLocalUrl(s.baseUrl)) {
+    return [{ severity: "warning", key: "apiKeyEnv", message: `no API key will be sent to ${s.baseUrl} (${whereSet("baseUrl", origins.baseUrl)}): if it needs one, set apiKeyEnv (${flagOf("apiKeyEnv")}) to the variable that holds it, e.g. OPENROUTER_API_KEY` }];
+  }
   if (!key.needed || key.found !== undefined) return [];
   if (s.apiKeyEnv !== undefined) {
     return [{ severity: "error", key: "apiKeyEnv", message: `${whereSet("apiKeyEnv", origins.apiKeyEnv)} names ${s.apiKeyEnv}, which is not set or empty in this environment: export ${s.apiKeyEnv}=… first (nothing was sent)` }];
