@@ -179,6 +179,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   relay: { label: "wrap mode: hover through lockstep against the wrapped server directly; diagnostics_after's wait", run: async () => (await import("./relay.js")).relayRows() },
   flood: { label: "wrap mode: a child flooding log messages while the editor reads nothing (peak RSS)", run: async () => (await import("./relay-flood.js")).floodRows() },
   search: { label: "search_files, find_files, read_many_files against git grep and cat; history bytes", run: async () => (await import("./search.js")).searchRows() },
+  acp: { label: "lockstep acp: prompt to first update; reads and writes through the client against the disk", run: async () => (await import("./acp.js")).acpRows() },
   sessions: { label: "session store: write per turn, resume of a 200-turn session", run: async () => (await import("./sessions.js")).sessionsRows() },
 };
 

@@ -12,7 +12,7 @@ import type { Approver } from "../review/proposal.js";
 import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
-import { isModelError, type Message, type Model, type Usage } from "./model.js";
+import { isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
 import type { SessionSink } from "./session-sink.js";
@@ -43,6 +43,21 @@ export type StreamEvent =
   | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }
   | { job_id: string; kind: "done"; status: JobStatus; text: string; message?: string };
 
+/** One tool call of a job, as a front door that shows each call (ACP) follows it: before it runs, and its result. */
+export type ToolCallEvent =
+  | { phase: "start"; job_id: string; call_id: string; call: FunctionCall; kind: "read" | "modify" | "external" }
+  | { phase: "end"; job_id: string; call_id: string; call: FunctionCall; kind: "read" | "modify" | "external"; result: Envelope };
+
+/**
+ * Tools that are not lockstep's own (an ACP client's MCP servers): declared beside the registry's and
+ * run by whoever brought them, who asks for approval as for a modifying tool.
+ */
+export interface ExternalTools {
+  declarations(): FunctionDeclaration[];
+  has(name: string): boolean;
+  run(call: FunctionCall, ctx: ToolContext): Promise<Envelope>;
+}
+
 /** Follow-up rounds a model without tool calling gets when some of its edit blocks do not apply. */
 const TOOLLESS_ROUNDS = 2;
 
@@ -65,6 +80,10 @@ export interface AgentDeps {
   log?: (what: string, value: unknown) => void;
   /** A wrapped language server's diagnostics (wrap mode). */
   diagnostics?: DiagnosticsView;
+  /** Each tool call with its arguments and its whole result (the ACP door shows them as tool calls). */
+  observeTool?: (event: ToolCallEvent) => void;
+  /** Tools the front door adds for this session (an ACP client's MCP servers). */
+  externalTools?: () => ExternalTools | undefined;
   /** Where the conversation is kept beyond the process (the session store), turn by turn. */
   sink?: SessionSink;
 }
@@ -206,19 +225,27 @@ export class AgentService {
     const prompt = changedSince + (await this.promptText(params, ctx));
     const onTurnEnd = (history: readonly Message[], usage: Usage): void => this.deps.sink?.turnEnded(job.id, history, usage);
     let toolless = this.deps.toolCalling?.() === false;
+    let calls = 0;
     const runner: ToolRunner = {
-      declarations: () => (toolless ? [] : functionDeclarations(ctx.conditions)),
+      declarations: () => (toolless ? [] : [...functionDeclarations(ctx.conditions), ...(this.deps.externalTools?.()?.declarations() ?? [])]),
       run: async (call, callSignal) => {
         const file = typeof call.args["file_path"] === "string" ? call.args["file_path"] : undefined;
+        const external = this.deps.externalTools?.();
+        const isExternal = external?.has(call.name) === true && findTool(call.name, ctx.conditions) === undefined;
+        const callKind = isExternal ? "external" : (findTool(call.name, ctx.conditions)?.kind ?? "read");
+        const call_id = `${job.id}:${++calls}`;
         this.deps.emit({ job_id: job.id, kind: "tool_call", tool: call.name, ...(file ? { file_path: file } : {}) });
+        this.deps.observeTool?.({ phase: "start", job_id: job.id, call_id, call, kind: callKind });
         this.deps.log?.("tool_call", { job_id: job.id, name: call.name, args: call.args });
-        const result = await invokeTool(call.name, call.args, { ...ctx, signal: callSignal });
+        const callCtx = { ...ctx, signal: callSignal };
+        const result = isExternal && external ? await external.run(call, callCtx) : await invokeTool(call.name, call.args, callCtx);
         this.deps.log?.("tool_result", { job_id: job.id, name: call.name, result });
+        this.deps.observeTool?.({ phase: "end", job_id: job.id, call_id, call, kind: callKind, result });
         // A job that ended (cancelled) while the tool ran stays as it ended.
         if (job.status !== "running" || job.controller.signal.aborted) return result;
         const message = result.ok ? String(result.data["message"] ?? readSummary(result.data)) : result.error.message;
         const state = result.data?.["latest_file_state"] as { file_path?: string } | undefined;
-        const kind = findTool(call.name, ctx.conditions)?.kind ?? "read";
+        const kind = callKind === "external" ? "modify" : callKind;
         const changed = result.ok && kind === "modify" && result.data["applied"] === true && state?.file_path;
         if (changed && !job.files_changed.includes(changed)) job.files_changed.push(changed);
         // A change across files (apply_patch) names each file's new state.

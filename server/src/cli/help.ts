@@ -22,6 +22,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep revert [RUN] [--yes] [--session ID]  undo a stored run (the last by default)
   lockstep demo [--keep]
   lockstep mcp [--port N] [--root DIR] [--disk]   MCP over stdio for agents in a terminal
+  lockstep acp [--provider P] [--model M] [--approval ask|auto]   the agent over ACP (Zed, JetBrains, …)
 
 Every command takes --help. Tool commands print a short summary on a terminal, and one JSON
 envelope {"ok": ...} on stdout when it is not a terminal or with --json.
@@ -116,6 +117,14 @@ Serves lockstep's tools over MCP on stdio, relaying to the editor session for th
 or on the disk when there is none (--disk: always the disk).
 
   claude mcp add lockstep -- lockstep mcp`,
+  acp: `lockstep acp [--provider gemini|openai] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]
+
+Runs lockstep's agent over the Agent Client Protocol (v1) on stdio, for editors that host
+agents: Zed, JetBrains, CodeCompanion, avante, agent-shell. Settings come from the user file,
+.lockstep.json at the session's cwd and LOCKSTEP_* variables; flags win. Configuration per
+editor: docs/acp.md.
+
+  {"agent_servers": {"lockstep": {"command": "npx", "args": ["lockstep", "acp"]}}}   (Zed settings.json)`,
 };
 
 /** The help for one command, or undefined for a command that has none. */

@@ -281,6 +281,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       return 2;
     }
   }
+  if (command === "acp") {
+    try {
+      const { runAcpCommand } = await import("../acp/command.js");
+      return await runAcpCommand(rest, io.stderr);
+    } catch (error) {
+      io.stderr(`lockstep acp: ${mcpProblem(error)}\n\n${commandHelp("acp") ?? USAGE}\n`);
+      return 2;
+    }
+  }
   const run = TOOL_COMMANDS[command];
   // A person at a terminal reads a summary; a program (stdout not a terminal, or --json) the envelope.
   const human = !rest.includes("--json") && io === defaultIo && process.stdout.isTTY === true;

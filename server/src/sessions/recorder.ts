@@ -18,6 +18,8 @@ export interface RecorderDeps {
   /** Provider facts for the header: never a key, header or credentialed URL. */
   provider: () => { provider: string; model: string | null; baseUrl?: string };
   warn: (message: string) => void;
+  /** The id the session's file gets when the first run makes it (the ACP door names a session before its first run); a new one when absent. */
+  id?: () => string;
 }
 
 const now = (): string => new Date().toISOString();
@@ -138,7 +140,7 @@ export class SessionRecorder implements SessionSink, JournalListener {
     if (!store) return;
     const facts = this.deps.provider();
     try {
-      const writer = store.create();
+      const writer = store.create(this.deps.id?.());
       writer.add({ t: "session", format: 1, id: writer.id, root: store.realRoot, provider: facts.provider, model: facts.model, endpoint: safeEndpoint(facts.baseUrl), started: now(), title: titleOf(prompt) });
       writer.flush();
       this.writer = writer;

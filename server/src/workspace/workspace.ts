@@ -46,6 +46,11 @@ export interface EditorLink {
   /** DeleteFile resource operations are understood (a revert removes a file lockstep created). */
   readonly deleteFiles?: boolean;
   deleteFile?(uri: string, signal: AbortSignal): Promise<EditReply>;
+  /**
+   * An editor whose buffers are known only by asking (ACP's fs/read_text_file): asked before every
+   * read of a file, so that `document` then answers with what the editor holds now.
+   */
+  refresh?(uri: string): Promise<void>;
 }
 
 export type ClosedFileEdits = "editor" | "disk";
@@ -109,6 +114,7 @@ export class Workspace {
 
   /** The file as the user sees it: open buffer, else text we delivered, else disk. */
   async read(path: ResolvedPath): Promise<Outcome<FileState>> {
+    await this.options.editor?.refresh?.(path.uri);
     const state = (content: string, version: number | null, open: boolean): FileState => this.stateOf(path, content, version, open);
     const doc = this.options.editor?.document(path.uri);
     const pending = this.pending.get(path.uri);
@@ -160,7 +166,9 @@ export class Workspace {
 
   /** Many files as `read` would give each, small files on disk read in one quick pass (see `readSmallTextFiles`). */
   async readMany(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<Outcome<FileState>[]> {
-    const quick = paths.map((p) => p.exists && !this.heldInMemory(p.uri));
+    // An editor that is asked for each file's text is asked for every one of them.
+    const asked = this.options.editor?.refresh !== undefined;
+    const quick = paths.map((p) => p.exists && !asked && !this.heldInMemory(p.uri));
     const texts = await readSmallTextFiles(paths.filter((_, i) => quick[i]).map((p) => p.abs), signal);
     let next = 0;
     return Promise.all(

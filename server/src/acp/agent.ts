@@ -1,0 +1,191 @@
+// The ACP front door: binds the protocol's methods to lockstep's sessions and
+// does nothing else. A handler converts params, calls the session, converts the
+// result; the agent, the tools and the workspace are the language server's own.
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
+import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessions/index.js";
+import { Sandbox } from "../workspace/sandbox.js";
+import { VERSION } from "../version.js";
+import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { AcpSession, type AcpPort } from "./session.js";
+import type { ClientFiles } from "./editor-link.js";
+
+/** ACP v1: an agent answers with the client's version when it speaks it, else with the latest it speaks. */
+export const PROTOCOL_VERSION = 1;
+
+export interface AcpOptions {
+  env: NodeJS.ProcessEnv;
+  /** Flags of `lockstep acp`, in settings' names, and how the command line spells them. */
+  flags: Partial<Record<SettingKey, unknown>>;
+  flagNames?: Partial<Record<SettingKey, string>>;
+  debug: boolean;
+  stderr: (s: string) => void;
+}
+
+/** The variable holding the key of each provider, for authMethods. */
+function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
+  return settings.apiKeyEnv ?? (settings.provider === "openai" ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+}
+
+const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
+
+/** The connection, and `ended`: resolves once the client has gone and every session is closed. */
+export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<void> } {
+  const sessions = new Map<string, AcpSession>();
+  let client: ClientCapabilities = {};
+  const log = (what: string, value: unknown): void => {
+    if (options.debug || startSettings.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+  };
+  const find = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw noSession(sessionId);
+    return session;
+  };
+  // Settings at the process's directory name the provider the authMethods speak of; each session reads its own root's.
+  const settingsAt = (root: string) => loadSettings({ root, env: options.env, flags: options.flags, ...(options.flagNames ? { flagNames: options.flagNames } : {}) });
+  const startSettings = settingsAt(process.cwd()).settings;
+  const authMethods: AuthMethod[] = [
+    { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
+  ];
+
+  /** The project's session store, by the settings in force at its root; none with `sessions: false`. */
+  const storeFor = (root: string, settings: { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }, realRoot: string): SessionStore | undefined =>
+    settings.sessions ? new SessionStore(realRoot, stateDirectory(settings.sessionsDir, options.env), () => keySecrets(settings.apiKeyEnv, options.env)) : undefined;
+
+  /** A session rooted at `cwd` (checked), with the settings in force there and the client's MCP servers connected. */
+  const open = async (id: string, cwd: string, mcpServers: readonly McpServer[]): Promise<{ session: AcpSession; problems: string[] }> => {
+    const root = await checkedCwd(cwd);
+    // The terminal's settings (user file, the project's .lockstep.json, LOCKSTEP_*, flags); a bad value is named, not fatal.
+    const loaded = settingsAt(root);
+    for (const problem of loaded.problems) options.stderr(`lockstep acp: settings ${problem.severity}: ${problem.message}\n`);
+    const sandbox = await Sandbox.create([root]);
+    const session = new AcpSession(id, cwd, sandbox, loaded.settings, port, storeFor(root, loaded.settings, sandbox.roots[0]!));
+    await session.connectMcp(mcpServers);
+    sessions.set(id, session);
+    return { session, problems: loaded.problems.map((p) => `${p.severity}: ${p.message}`) };
+  };
+
+  /** A stored session continued under its own id; `replay`: its conversation is streamed first (session/load). */
+  const reopen = async (sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+    if (sessions.has(sessionId)) throw RequestError.invalidRequest({ sessionId }, `Session ${sessionId} is already open in this lockstep process; keep using it, or close it first.`);
+    const { session } = await open(sessionId, cwd, mcpServers);
+    const resumed = await session.resumeStored(replay);
+    if (!resumed.ok) {
+      sessions.delete(sessionId);
+      await session.close();
+      throw new RequestError(-32002, `${resumed.message} (session/list names the sessions stored for this cwd.)`, { sessionId });
+    }
+    return session;
+  };
+
+  const app = agent({ name: "lockstep" })
+    .onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
+      client = params.clientCapabilities ?? {};
+      log("initialize", params);
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        authMethods,
+        agentInfo: { name: "lockstep", title: "lockstep", version: VERSION },
+      };
+    })
+    .onRequest(methods.agent.authenticate, () => {
+      const variable = keyVariable(startSettings);
+      if (startSettings.replay === undefined && startSettings.baseUrl === undefined && !options.env[variable]) {
+        throw RequestError.authRequired(undefined, `${variable} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
+      }
+      return {};
+    })
+    .onRequest(methods.agent.session.new, async ({ params }) => {
+      const { session, problems } = await open(newSessionId(), params.cwd, params.mcpServers);
+      // Said once the client knows the session: the command that shows its status.
+      setImmediate(() => void port.update(session.id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
+      return { sessionId: session.id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const cwd = params.cwd ?? process.cwd();
+      const root = await checkedCwd(cwd);
+      const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
+      const listed = store?.list().sessions ?? [];
+      return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
+    })
+    .onRequest(methods.agent.session.load, async ({ params }) => {
+      const session = await reopen(params.sessionId, params.cwd, params.mcpServers, true);
+      return { configOptions: session.configOptions(), modes: session.modes() };
+    })
+    .onRequest(methods.agent.session.resume, async ({ params }) => {
+      const session = await reopen(params.sessionId, params.cwd, params.mcpServers ?? [], false);
+      return { configOptions: session.configOptions(), modes: session.modes() };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, signal }) => {
+      const session = find(params.sessionId);
+      // A client that cancels the request itself ($/cancel_request) cancels the turn, as session/cancel does.
+      signal.addEventListener("abort", () => session.cancel(), { once: true });
+      const outcome = await session.prompt(params.prompt);
+      if (outcome.ok) return outcome.response;
+      if (outcome.code === "busy") throw RequestError.invalidRequest(undefined, outcome.message);
+      if (outcome.code === "invalid") throw RequestError.invalidParams(undefined, outcome.message);
+      if (outcome.code === "auth") throw RequestError.authRequired(undefined, outcome.message);
+      throw new RequestError(-32603, outcome.message);
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+      const session = find(params.sessionId);
+      if (typeof params.value !== "string") throw RequestError.invalidParams(undefined, `${params.configId} takes one of its listed values, not a boolean.`);
+      const set = session.setConfigOption(params.configId, params.value);
+      if (!set.ok) throw RequestError.invalidParams(undefined, set.message);
+      if (params.configId === "approval") void port.update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: session.modes().currentModeId });
+      return { configOptions: session.configOptions() };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = find(params.sessionId);
+      const set = session.setConfigOption("approval", params.modeId);
+      if (!set.ok) throw RequestError.invalidParams(undefined, `No mode ${params.modeId}: lockstep's modes are ask and auto.`);
+      void port.update(params.sessionId, { sessionUpdate: "config_option_update", configOptions: session.configOptions() });
+      return {};
+    })
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = find(params.sessionId);
+      sessions.delete(params.sessionId);
+      await session.close();
+      return {};
+    });
+
+  const connection = app.connect(stream);
+  const port: AcpPort = {
+    update: (sessionId: string, update: SessionUpdate) => connection.client.notify(methods.client.session.update, { sessionId, update }),
+    requestPermission: (params, signal) => connection.client.request(methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+    files: (sessionId): ClientFiles | undefined => {
+      if (client.fs?.readTextFile !== true) return undefined;
+      const read = async (file: string): Promise<string> => (await connection.client.request(methods.client.fs.readTextFile, { sessionId, path: file })).content;
+      if (client.fs.writeTextFile !== true) return { read };
+      return { read, write: async (file, content) => void (await connection.client.request(methods.client.fs.writeTextFile, { sessionId, path: file, content })) };
+    },
+    log,
+  };
+  // The editor went away: every session stops its turn, closes its stored file and its MCP servers.
+  const ended = connection.closed.then(
+    () => undefined,
+    () => undefined,
+  ).then(async () => {
+    await Promise.all([...sessions.values()].map((session) => session.close()));
+  });
+  return { connection, ended };
+}
+
+/** The session's root: the client's cwd, absolute and an existing directory, else a clear error. */
+async function checkedCwd(cwd: string): Promise<string> {
+  if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path; got ${JSON.stringify(cwd)}. Nothing was started.`);
+  const found = await stat(cwd).catch(() => undefined);
+  if (!found) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} does not exist. Open a project directory and start the session there.`);
+  if (!found.isDirectory()) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory. Start the session in the project's directory.`);
+  return cwd;
+}

@@ -1,0 +1,73 @@
+// Provider, model and approval as ACP session config options: what the client
+// shows as selectors, and the settings a choice changes. Pure.
+import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
+import type { Settings } from "../lsp/settings.js";
+
+/** Models offered per provider beside the one configured (any other is set in the settings). */
+const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
+  gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
+  openai: [],
+};
+
+const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+
+function currentModel(s: Settings): string {
+  return s.model ?? (s.provider === "gemini" ? DEFAULT_GEMINI_MODEL : "");
+}
+
+export function configOptions(s: Settings): SessionConfigOption[] {
+  const model = currentModel(s);
+  const models = [...new Set([...(model === "" ? [] : [model]), ...KNOWN_MODELS[s.provider]])];
+  const options: SessionConfigOption[] = [
+    {
+      id: "approval",
+      name: "Approval",
+      category: "mode",
+      description: "ask: every change is shown as a diff and asked about before it lands; auto: changes land at once (still shown, still hash-checked).",
+      type: "select",
+      currentValue: s.approval === "auto" ? "auto" : "ask",
+      options: [
+        { value: "ask", name: "Ask before each change" },
+        { value: "auto", name: "Apply changes without asking" },
+      ],
+    },
+    {
+      id: "provider",
+      name: "Provider",
+      category: "model_config",
+      type: "select",
+      currentValue: s.provider,
+      options: [
+        { value: "gemini", name: "Gemini (GEMINI_API_KEY)" },
+        { value: "openai", name: "OpenAI-compatible endpoint" },
+      ],
+    },
+  ];
+  if (models.length > 0) options.push({ id: "model", name: "Model", category: "model", type: "select", currentValue: model, options: models.map((m) => ({ value: m, name: m })) });
+  return options;
+}
+
+export function applyConfigOption(s: Settings, configId: string, value: string): { ok: true; settings: Settings } | { ok: false; message: string } {
+  const offered = configOptions(s).find((o) => o.id === configId);
+  if (!offered) return { ok: false, message: `No config option ${configId}: this session offers ${configOptions(s).map((o) => o.id).join(", ")}.` };
+  const values = offered.type === "select" ? offered.options.flatMap((o) => ("value" in o ? [o.value] : o.options.map((g) => g.value))) : [];
+  if (!values.includes(value)) return { ok: false, message: `${configId} takes ${values.join(", ")}; not ${value}.` };
+  if (configId === "approval") return { ok: true, settings: { ...s, approval: value as "ask" | "auto" } };
+  if (configId === "provider") {
+    if (value === s.provider) return { ok: true, settings: s };
+    // Another provider's model name means nothing to it: its default (gemini), or the settings' choice.
+    return { ok: true, settings: { ...s, model: undefined, provider: value as Settings["provider"] } };
+  }
+  return { ok: true, settings: { ...s, model: value } };
+}
+
+/** Approval also as session modes, for clients that show modes rather than config options. */
+export function approvalModes(s: Settings): SessionModeState {
+  return {
+    currentModeId: s.approval === "auto" ? "auto" : "ask",
+    availableModes: [
+      { id: "ask", name: "Ask", description: "Each change is shown as a diff and asked about before it lands." },
+      { id: "auto", name: "Auto", description: "Changes land at once, still shown and hash-checked." },
+    ],
+  };
+}

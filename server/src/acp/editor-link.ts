@@ -1,0 +1,105 @@
+// The workspace's view of an ACP client's files. ACP v1 gives an agent
+// fs/read_text_file (the text the user sees, unsaved edits included) and
+// fs/write_text_file (a whole file, no precondition, no version). lockstep adds
+// the precondition: a write goes back only after the file was read again through
+// the client and its sha256 is the one the change was built on. A client that
+// reads but cannot write gets disk writes of disk text only: a buffer's unsaved
+// text is never written to disk, where the user's next save would overwrite it.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { sha256 } from "../edit/shared/text.js";
+import { applyTextEdits } from "../edit/text-edits.js";
+import { readTextFile, writeTextFileAtomic } from "../workspace/disk.js";
+import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/workspace.js";
+
+/** The client's file methods, for one session (absolute paths as the client knows them). */
+export interface ClientFiles {
+  /** The file's text as the client holds it; rejects when the client cannot read it (e.g. it does not exist). */
+  read(path: string): Promise<string>;
+  /** Present when the client offers fs/write_text_file. */
+  write?: (path: string, content: string) => Promise<void>;
+}
+
+export class AcpEditorLink implements EditorLink {
+  /** What the client last showed for each file; `version` counts the distinct texts seen, the client has no versions. */
+  private readonly buffers = new Map<string, EditorDocument>();
+  private versions = 0;
+
+  /**
+   * @param realRoot the root's real path, which the workspace's URIs are under
+   * @param clientRoot the session's `cwd` as the client gave it, which its paths are under
+   */
+  constructor(
+    private readonly files: ClientFiles,
+    private readonly realRoot: string,
+    private readonly clientRoot: string,
+  ) {}
+
+  readonly canApplyEdit = true;
+  readonly createFiles = true;
+
+  document(uri: string): EditorDocument | undefined {
+    return this.buffers.get(uri);
+  }
+
+  async refresh(uri: string): Promise<void> {
+    const text = await this.files.read(this.clientPath(uri)).catch(() => undefined);
+    this.remember(uri, text);
+  }
+
+  async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
+    const after = applyTextEdits(edit.before, edit.edits);
+    return this.files.write ? this.writeThroughClient(edit, after, this.files.write) : this.writeDisk(edit, after, signal);
+  }
+
+  /** Re-read through the client, then write only if it still holds the text the change was built on. */
+  private async writeThroughClient(edit: FileEdit, after: string, write: (path: string, content: string) => Promise<void>): Promise<EditReply> {
+    const file = this.clientPath(edit.uri);
+    const now = await this.files.read(file).catch(() => undefined);
+    this.remember(edit.uri, now);
+    if (now === undefined ? !edit.create : sha256(now) !== sha256(edit.before)) {
+      return { applied: false, reason: now === undefined ? "the client no longer has this file" : `the client's text is now at sha256 ${sha256(now).slice(0, 12)}…, not the text the change was built on` };
+    }
+    try {
+      await write(file, after);
+    } catch (error) {
+      return { applied: false, reason: `the client refused the write: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    this.remember(edit.uri, after);
+    return { applied: true };
+  }
+
+  /** A client that cannot take writes: the disk, and only over the disk's own text. */
+  private async writeDisk(edit: FileEdit, after: string, signal: AbortSignal): Promise<EditReply> {
+    const abs = fileURLToPath(edit.uri);
+    const disk = await readTextFile(abs);
+    const onDisk = disk.ok ? disk.value.content : undefined;
+    if (edit.create ? onDisk !== undefined : onDisk !== edit.before) {
+      return {
+        applied: false,
+        reason:
+          "the editor shows text for this file that is not on disk (unsaved changes), and this client cannot take writes: lockstep writes the disk only over the disk's own text. " +
+          "Ask the user to save the file, then read it again",
+      };
+    }
+    if (signal.aborted) return { applied: false, reason: "cancelled before the write" };
+    const written = await writeTextFileAtomic(abs, after, { base: edit.create ? null : edit.before, pinned: true });
+    if (!written.ok) return { applied: false, reason: written.error.message };
+    this.remember(edit.uri, after);
+    return { applied: true };
+  }
+
+  private remember(uri: string, text: string | undefined): void {
+    if (text === undefined) {
+      this.buffers.delete(uri);
+      return;
+    }
+    if (this.buffers.get(uri)?.text !== text) this.buffers.set(uri, { version: ++this.versions, text });
+  }
+
+  /** The file's path under the session's cwd as the client gave it (the client may not know the real path). */
+  private clientPath(uri: string): string {
+    const rel = path.relative(this.realRoot, fileURLToPath(uri));
+    return path.join(this.clientRoot, rel);
+  }
+}

@@ -1,0 +1,271 @@
+// One ACP session: a workspace rooted at the session's cwd (the client's
+// buffers where it offers them), lockstep's own agent (AgentService: the same
+// jobs and turn loop the language server runs) and its events turned into
+// session/update notifications. Knows the protocol only through `AcpPort`.
+import type { McpServer, PromptResponse, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
+import { ModelEditCorrector } from "../agent/corrector.js";
+import { AgentService, type StreamEvent, type ToolCallEvent } from "../agent/jobs.js";
+import type { FunctionCall } from "../agent/model.js";
+import { ModelFactory } from "../agent/providers/factory.js";
+import { Session } from "../agent/session.js";
+import type { Settings } from "../lsp/settings.js";
+import { Journal } from "../review/journal.js";
+import { loadIntoSession, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
+import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
+import type { Approver, ProposedChange } from "../review/proposal.js";
+import type { ToolContext } from "../tools/tool.js";
+import type { Sandbox } from "../workspace/sandbox.js";
+import { Workspace } from "../workspace/workspace.js";
+import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
+import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
+import { McpTools } from "./mcp-tools.js";
+import { AcpPermissions } from "./permission.js";
+import { promptText } from "./prompt.js";
+import { replayUpdates } from "./history-replay.js";
+import { diffOf, Locations, toolCallEnded, toolCallStarted } from "./updates.js";
+
+/** What a session needs of the connection. */
+export interface AcpPort {
+  update(sessionId: string, update: SessionUpdate): Promise<void>;
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  /** The client's files, where it offers fs/read_text_file (and fs/write_text_file); undefined without. */
+  files(sessionId: string): ClientFiles | undefined;
+  log(what: string, value: unknown): void;
+}
+
+export type PromptOutcome = { ok: true; response: PromptResponse } | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
+
+export class AcpSession {
+  readonly session = new Session();
+  readonly workspace: Workspace;
+  readonly agent: AgentService;
+  /** Every change applied in this session, kept in the session store with the conversation. */
+  private readonly journal = new Journal();
+  private readonly recorder: SessionRecorder;
+  private readonly permissions: AcpPermissions;
+  private readonly where: Locations;
+  private mcp: McpTools | undefined;
+  /** The job now running, if any: one prompt at a time. */
+  private running: string | undefined;
+  /** The tool call now running (calls run one after another) and the diffs shown for it. */
+  private call: { id: string; diffs: ToolCallContent[] } | undefined;
+  private synthetic = 0;
+  /** Files whose last change was refused as stale: the next change that lands on them is a retry. */
+  private readonly stale = new Set<string>();
+  /** Updates go out in order, and all of a prompt's before its answer. */
+  private sent: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    readonly cwd: string,
+    sandbox: Sandbox,
+    private settings: Settings,
+    private readonly port: AcpPort,
+    /** The project's session store; undefined with the `sessions` setting false. */
+    store: SessionStore | undefined,
+  ) {
+    const files = port.files(id);
+    this.workspace = new Workspace(sandbox, files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {});
+    this.where = new Locations(cwd);
+    this.permissions = new AcpPermissions(id, port.requestPermission);
+    const models = new ModelFactory(() => this.settings);
+    const model = () => models.current();
+    // The store names the session's file by this session's id, so session/load finds it by the id the client holds.
+    this.recorder = new SessionRecorder({
+      store: () => store,
+      provider: () => ({ provider: this.settings.provider, model: this.settings.model ?? null, ...(this.settings.baseUrl ? { baseUrl: this.settings.baseUrl } : {}) }),
+      warn: (message) => port.log("sessions", message),
+      id: () => id,
+    });
+    this.journal.listen(this.recorder);
+    this.agent = new AgentService({
+      sink: this.recorder,
+      journal: this.journal,
+      workspace: () => this.workspace,
+      session: this.session,
+      model,
+      approve: this.approver(),
+      corrector: new ModelEditCorrector(model),
+      emit: (event) => this.onEvent(event),
+      observeTool: (event) => this.onToolCall(event),
+      externalTools: () => this.mcp,
+      log: port.log,
+      limits: () => ({ maxTurns: this.settings.maxTurns, maxToolCalls: this.settings.maxToolCalls }),
+      toolCalling: () => this.settings.tools,
+    });
+  }
+
+  /** Connects the MCP servers the client passed; their state is part of the session's status. */
+  async connectMcp(servers: readonly McpServer[]): Promise<void> {
+    if (servers.length === 0) return;
+    this.mcp = await McpTools.connect(servers, this.cwd, (call, server, ctx) => this.approveExternal(call, server, ctx));
+  }
+
+  configOptions(): SessionConfigOption[] {
+    return configOptions(this.settings);
+  }
+
+  modes(): SessionModeState {
+    return approvalModes(this.settings);
+  }
+
+  /** Sets one config option; a message when the id or value is not one this session offers. */
+  setConfigOption(configId: string, value: string): { ok: true } | { ok: false; message: string } {
+    const next = applyConfigOption(this.settings, configId, value);
+    if (!next.ok) return next;
+    this.settings = next.settings;
+    return { ok: true };
+  }
+
+  /** What `/session` shows: the session's facts, as lockstep.session does in an editor. */
+  status(): Record<string, unknown> {
+    return {
+      session_id: this.id,
+      cwd: this.cwd,
+      provider: this.settings.provider,
+      model: this.settings.model ?? null,
+      approval: this.approvalMode(),
+      editor_files: this.port.files(this.id) ? (this.port.files(this.id)?.write ? "read and write" : "read only (writes go to disk, over disk text only)") : "none (the disk)",
+      mcp_servers: this.mcp?.status ?? [],
+      stored: this.recorder.live(),
+      ...this.session.facts(),
+    };
+  }
+
+  async prompt(blocks: readonly ContentBlock[]): Promise<PromptOutcome> {
+    if (this.running !== undefined) {
+      return { ok: false, code: "busy", message: "A prompt is already running in this session: lockstep runs one at a time. Wait for it to end, or cancel it (session/cancel) first." };
+    }
+    const text = await promptText(blocks, this.workspace.sandbox);
+    if (!text.ok) return { ok: false, code: "invalid", message: text.message };
+    if (/^\/session\s*$/.test(text.text)) {
+      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "```json\n" + JSON.stringify(this.status(), null, 2) + "\n```" } });
+      await this.sent;
+      return { ok: true, response: { stopReason: "end_turn" } };
+    }
+    const started = this.agent.ask({ prompt: text.text });
+    if (!started.ok) return { ok: false, code: "invalid", message: started.error.message };
+    const jobId = String(started.data["job_id"]);
+    this.running = jobId;
+    try {
+      const job = await this.agent.settled(jobId);
+      await this.sent;
+      if (!job || job.status === "cancelled") return { ok: true, response: { stopReason: "cancelled" } };
+      if (job.status === "done") return { ok: true, response: { stopReason: "end_turn" } };
+      const error = job.error ?? { code: "failed", message: "The run failed." };
+      if (error.code === "turn_limit" || error.code === "tool_call_limit") {
+        this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${error.message}` } });
+        await this.sent;
+        return { ok: true, response: { stopReason: "max_turn_requests" } };
+      }
+      return { ok: false, code: error.code === "no_api_key" ? "auth" : "failed", message: error.message };
+    } finally {
+      this.running = undefined;
+      this.call = undefined;
+    }
+  }
+
+  /** Stops the running turn: the model stream, the running tool and a pending permission request. */
+  cancel(): void {
+    if (this.running !== undefined) this.agent.cancel({ job_id: this.running });
+  }
+
+  async close(): Promise<void> {
+    this.cancel();
+    this.agent.cancelAll();
+    this.recorder.close();
+    await this.mcp?.close();
+  }
+
+  /**
+   * Continues the stored session of this id: its history, usage and journal become this session's,
+   * and the store appends to its file from now on. `replay`: its conversation is sent as
+   * session/updates first (session/load); session/resume does not.
+   */
+  async resumeStored(replay: boolean): Promise<Found<StoredSession>> {
+    const resumed = this.recorder.resume(this.id);
+    if (!resumed.ok) return resumed;
+    loadIntoSession(resumed.value, this.session, this.journal);
+    if (replay) {
+      for (const update of replayUpdates(resumed.value.history, resumed.value.runs.map((r) => r.prompt), this.where)) this.send(update);
+      await this.sent;
+    }
+    return resumed;
+  }
+
+  private approvalMode(): "ask" | "auto" {
+    // ACP has no hunk-by-hunk review: "review" asks per change, as "ask" does.
+    return this.settings.approval === "auto" ? "auto" : "ask";
+  }
+
+  private send(update: SessionUpdate): void {
+    this.sent = this.sent.then(() => this.port.update(this.id, update)).catch((error: unknown) => this.port.log("update_failed", String(error)));
+  }
+
+  private onEvent(event: StreamEvent): void {
+    if (event.kind === "text" && event.text !== "") this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+    // Edit blocks in an answer run outside any tool call: their own call ends with their result.
+    if (event.kind === "tool_result" && this.call?.id.includes(":edit-blocks:")) {
+      const text: ToolCallContent = { type: "content", content: { type: "text", text: event.message } };
+      this.send({ sessionUpdate: "tool_call_update", toolCallId: this.call.id, status: event.ok ? "completed" : "failed", content: [...this.call.diffs, text] });
+      this.call = undefined;
+    }
+  }
+
+  private onToolCall(event: ToolCallEvent): void {
+    if (event.phase === "start") {
+      this.call = { id: event.call_id, diffs: [] };
+      this.send({ sessionUpdate: "tool_call", ...toolCallStarted(event, this.where) });
+      return;
+    }
+    const diffs = this.call?.id === event.call_id ? this.call.diffs : [];
+    const file = typeof event.call.args["file_path"] === "string" ? event.call.args["file_path"] : undefined;
+    const retried = file !== undefined && this.stale.has(file) && event.result.ok && event.result.data["applied"] === true;
+    if (file !== undefined) {
+      if (!event.result.ok && event.result.error.code === "state_mismatch") this.stale.add(file);
+      else if (event.result.ok) this.stale.delete(file);
+    }
+    this.send({ sessionUpdate: "tool_call_update", ...toolCallEnded(event, diffs, retried, this.where) });
+    this.call = undefined;
+  }
+
+  /** The tool call a change belongs to; edit blocks in an answer have none, so they get their own. */
+  private callFor(change: ProposedChange): { id: string; diffs: ToolCallContent[] } {
+    if (this.call) return this.call;
+    const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
+    this.call = { id, diffs: [] };
+    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${change.file_path}`, kind: "edit", status: "in_progress", locations: [{ path: this.where.abs(change.file_path) }] });
+    return this.call;
+  }
+
+  /** Every change is shown as a diff before anything lands; then the session's policy decides (asking over ACP). */
+  private approver(): Approver {
+    const channels: ApprovalChannels = {
+      prompt: () => async (change, signal) => {
+        const call = this.callFor(change);
+        await this.sent;
+        return this.permissions.ask(change.tool, { toolCallId: call.id, status: "pending", content: call.diffs, locations: [{ path: this.where.abs(change.file_path) }] }, signal);
+      },
+      // Never reached: the prompt above always answers. Declining is the safe answer if it were.
+      review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
+    };
+    const policy = sessionApprover(this.session, () => this.approvalMode(), channels);
+    return async (change, signal) => {
+      const call = this.callFor(change);
+      call.diffs.push(diffOf(change, this.where));
+      this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: [{ path: this.where.abs(change.file_path) }] });
+      await this.sent;
+      return policy(change, signal);
+    };
+  }
+
+  /** An MCP server's tool: the same policy as a change (auto, always allowed, else asked). */
+  private async approveExternal(call: FunctionCall, server: string, ctx: ToolContext): Promise<boolean> {
+    if (this.approvalMode() === "auto" || this.session.alwaysAllowed.has(call.name)) return true;
+    const id = this.call?.id ?? `${ctx.jobId ?? "lockstep"}:external:${++this.synthetic}`;
+    await this.sent;
+    const decision = await this.permissions.ask(call.name, { toolCallId: id, status: "pending", title: `${server}: ${call.name}`, rawInput: call.args }, ctx.signal);
+    if (decision === "always") this.session.alwaysAllowed.add(call.name);
+    return decision !== "reject";
+  }
+}

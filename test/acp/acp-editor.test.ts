@@ -1,0 +1,98 @@
+// `lockstep acp` as a spawned process, the SDK's client side as the editor: a
+// multi-tool turn streamed, a stale write refused and retried against the new
+// buffer, permission asked (always allow once, reject reaching the model).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeAll, contentText, messageText, startEditor } from "./scripted-editor.js";
+
+afterEach(closeAll);
+
+const A = "export const value = 1;\nexport const other = 2;\n";
+
+const kindOf = (u: SessionNotification): string => (u.update.sessionUpdate === "tool_call" ? String(u.update.kind) : "");
+
+describe("lockstep acp with an editor that offers its buffers", () => {
+  it("streams a multi-tool turn; a write on a buffer that changed is refused as stale and retried on the new buffer", async () => {
+    const editor = await startEditor({
+      files: { "a.ts": A },
+      turns: [
+        { text: ["Reading ", "a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }, { name: "search_files", args: { pattern: "other" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { text: ["Done."] },
+      ],
+    });
+    const file = path.join(editor.root, "a.ts");
+    // The user types in the buffer once the agent has read it and set out to edit it.
+    let typed = false;
+    editor.onRead = (p) => {
+      if (p === file && !typed && editor.updates.some((u) => kindOf(u) === "edit")) {
+        typed = true;
+        editor.buffers.set(file, "// typed meanwhile\n" + A);
+      }
+    };
+    const sessionId = await editor.newSession();
+    const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set value to 2" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    // The SDK's client may hand over the answer before the notifications that preceded it on the wire.
+    await editor.waitForUpdate((u) => u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" && u.update.content.text.endsWith("Done."));
+
+    const updates = editor.updates.filter((u) => u.sessionId === sessionId);
+    expect(messageText(updates)).toContain("Reading a.ts.");
+    expect(messageText(updates)).toContain("Done.");
+    expect(updates.filter((u) => u.update.sessionUpdate === "tool_call").map(kindOf)).toEqual(["read", "search", "edit", "edit"]);
+    const calls = updates.filter((u) => u.update.sessionUpdate === "tool_call").map((u) => (u.update as { toolCallId: string }).toolCallId);
+    const ends = updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update as { status?: string }).status !== undefined && (u.update as { status?: string }).status !== "pending");
+    const endOf = (id: string) => ends.find((u) => (u.update as { toolCallId: string }).toolCallId === id && ["completed", "failed"].includes(String((u.update as { status?: string }).status)))!.update as { status: string; content: { type: string; content?: { text: string }; path?: string; oldText?: string; newText?: string }[]; locations?: { path: string }[] };
+    expect(endOf(calls[0]!).status).toBe("completed");
+    expect(endOf(calls[0]!).locations?.[0]?.path).toBe(file);
+    const stale = endOf(calls[2]!);
+    expect(stale.status).toBe("failed");
+    expect(stale.content.at(-1)?.content?.text).toMatch(/^Stale, not applied: State Mismatch/);
+    const retried = endOf(calls[3]!);
+    expect(retried.status).toBe("completed");
+    expect(retried.content.at(-1)?.content?.text).toMatch(/after a stale attempt was refused/);
+    const diff = retried.content.find((c) => c.type === "diff")!;
+    expect(diff).toMatchObject({ path: file, oldText: "// typed meanwhile\n" + A, newText: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") });
+
+    // The diff was shown before the change landed: its update precedes the permission request's answer and the write.
+    const diffAt = updates.findIndex((u) => u.update.sessionUpdate === "tool_call_update" && (u.update as { toolCallId: string }).toolCallId === calls[3] && (u.update.content ?? []).some((c) => c.type === "diff"));
+    expect(diffAt).toBeGreaterThan(-1);
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.permissions[0]!.toolCall.content?.some((c) => c.type === "diff")).toBe(true);
+    expect(editor.permissions[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+
+    // The write went to the editor's buffer, over the text the user typed; the disk is untouched.
+    expect(editor.writes).toEqual([{ path: file, content: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") }]);
+    expect(readFileSync(file, "utf8")).toBe(A);
+  });
+
+  it("re-reads through the client just before writing, and refuses when the buffer moved after the approval", async () => {
+    const editor = await startEditor({
+      files: { "a.ts": A },
+      turns: [
+        { calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        { text: ["Done."] },
+      ],
+    });
+    const file = path.join(editor.root, "a.ts");
+    // After the user said yes, lockstep reads the file twice: its own check, then the write's. The user types between them.
+    let readsAfterYes = 0;
+    editor.onRead = (p) => {
+      if (p !== file || editor.permissions.length !== 1) return;
+      if (++readsAfterYes === 2) editor.buffers.set(file, A + "// typed at the last moment\n");
+    };
+    const sessionId = await editor.newSession();
+    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set value to 2" }] });
+    await editor.waitForUpdate((u) => messageText([u]).endsWith("Done."));
+    const ends = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
+    expect(ends.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed", "completed"]);
+    expect(contentText(ends[1]!)).toMatch(/Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/);
+    // One write only, on the text the user typed last: nothing of theirs was overwritten.
+    expect(editor.writes).toEqual([{ path: file, content: (A + "// typed at the last moment\n").replace("value = 1", "value = 2") }]);
+  });
+});
