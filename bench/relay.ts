@@ -8,7 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PassThrough } from "node:stream";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
-import { readFrames } from "../server/src/relay/framing.js";
+import { readFrames } from "../server/src/jsonrpc/framing.js";
 import { createWorkspace, removeWorkspace, sha256, startServer } from "../test/support/lsp-client.js";
 import { cpuMs } from "./proc.js";
 import { fixed, median, timingRow, type TimingRow } from "./report.js";

@@ -1,7 +1,9 @@
 // The server as a spawned process, fed raw bytes: a well-framed body that is not
 // JSON (or not a message) is answered with JSON-RPC's error, id null, and the next
 // request is answered; a frame out of step (a Content-Length too short) still ends it.
+// A body over the cap (64 MB) is answered at its header and read past, never held.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -43,6 +45,21 @@ class RawServer {
 
   write(bytes: string): void {
     this.child.stdin.write(bytes);
+  }
+
+  /** Writes `size` bytes of filler, waiting whenever the pipe is full. */
+  async stream(size: number): Promise<void> {
+    const chunk = Buffer.alloc(1024 * 1024, "x");
+    for (let sent = 0; sent < size; sent += chunk.length) {
+      const piece = sent + chunk.length <= size ? chunk : chunk.subarray(0, size - sent);
+      if (!this.child.stdin.write(piece)) await new Promise((resolve) => this.child.stdin.once("drain", resolve));
+    }
+  }
+
+  /** The server's peak resident memory, in MB (Linux's /proc: VmHWM). */
+  peakMemory(): number {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, "utf8");
+    return Number(/^VmHWM:\s*(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
   }
 
   /** The first answer matching `wanted`; fails if the server exits first. */
@@ -111,4 +128,34 @@ describe("a frame out of step still ends the server", () => {
     expect(server.stderr).toMatch(/broken (header|body)/);
     expect(server.answers.filter((a) => a.id === 1)).toEqual([]);
   });
+});
+
+describe("a body over the cap (64 MB)", () => {
+  /** The server's peak resident memory may not pass this (it starts near 100 MB; holding the body would pass it). */
+  const PEAK_MB = 300;
+
+  it("Content-Length: 3000000000: answered -32600 at its header, its bytes read past and not held, the server alive", async () => {
+    const server = start();
+    server.write(request(1, "initialize", { processId: null, rootUri: null, capabilities: {} }));
+    await server.answer((a) => a.id === 1);
+    server.write("Content-Length: 3000000000\r\n\r\n");
+    const refused = await server.answer((a) => a.id === null);
+    expect(refused.error?.code).toBe(-32600);
+    expect(refused.error?.message).toContain("a body of 3000000000 bytes, over lockstep's cap of 64 MB; it was read past and dropped");
+    // 320 MB of it: a reader that held the body would be past the bound by now.
+    await server.stream(320 * 1024 * 1024);
+    expect(server.child.exitCode).toBeNull();
+    expect(server.peakMemory()).toBeLessThan(PEAK_MB);
+  }, 120_000);
+
+  it("a body over the cap that is all sent is read past, and the next request is answered", async () => {
+    const server = start();
+    const size = 80 * 1024 * 1024;
+    server.write(`Content-Length: ${size}\r\n\r\n`);
+    await server.stream(size);
+    server.write(request(2, "shutdown"));
+    expect((await server.answer((a) => a.id === null)).error?.code).toBe(-32600);
+    expect(await server.answer((a) => a.id === 2)).toMatchObject({ id: 2, result: null });
+    expect(server.peakMemory()).toBeLessThan(PEAK_MB);
+  }, 120_000);
 });

@@ -17,7 +17,7 @@ describe("wrap mode: a message that is not JSON-RPC", () => {
     const editor = await RawEditor.start({ "a.ts": "export const a = 1;\n" }, WRAP_SCRIPTED);
     editor.writeBody("{not json");
     const early = await editor.waitFor(isError(-32700), "a parse error for the body before initialize");
-    expect((early["error"] as { message: string }).message).toMatch(/^Parse error: a body that is not JSON/);
+    expect((early["error"] as { message: string }).message).toMatch(/^Parse error: the message body is not JSON/);
     expect(await editor.initialize()).toMatchObject({ result: { serverInfo: { name: "lockstep + scripted" } } });
 
     const from = editor.messages.length;

@@ -5,7 +5,8 @@
 // and sit silent, so here the process ends with a message on stderr and the
 // editor sees the server stop and can start it again. A well-framed body that is
 // not JSON is not that: it is answered with a parse error (-32700, id null) and
-// the server reads on (`frame-reader.ts` tells the two apart).
+// the server reads on; so is a body over the cap, read past without being held
+// (`frame-reader.ts` over `jsonrpc/framing.ts` tells them apart).
 import type { Readable, Writable } from "node:stream";
 import { FrameReader } from "./frame-reader.js";
 import { StreamMessageWriter, type Message, type MessageReader, type MessageWriter } from "vscode-languageserver/node.js";
@@ -50,7 +51,7 @@ export function stdioTransport(): StdioTransport {
   const writer = new StreamMessageWriter(process.stdout);
   const life = stdioLife();
   const reader = new FrameReader(process.stdin, {
-    invalid: (code, message) => void writer.write({ jsonrpc: "2.0", id: null, error: { code, message } } as Message),
+    invalid: (code, message, id) => void writer.write({ jsonrpc: "2.0", id, error: { code, message } } as Message),
     broken: life.broken,
   });
   return { reader, writer, shutdownReceived: life.shutdownReceived };

@@ -3,7 +3,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
-import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "./framing.js";
+import { PARSE_ERROR, readFrames, writeFrame, type Frame } from "../jsonrpc/framing.js";
 import { killTethered, spawnTethered, startFailure } from "./tether.js";
 
 const TAIL_BYTES = 2000;

@@ -6,7 +6,7 @@
 // responses, requests and every other message are always delivered.
 import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
-import { writeFrame } from "./framing.js";
+import { writeFrame } from "../jsonrpc/framing.js";
 
 /**
  * How much may wait for the editor before the child's chatter is dropped and the child paused. A few

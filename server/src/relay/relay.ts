@@ -10,7 +10,7 @@ import { Message, type NotificationMessage, type RequestMessage, type ResponseMe
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
 import { concatActions, mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
 import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
-import { readFrames, type Frame } from "./framing.js";
+import { readFrames, type Frame } from "../jsonrpc/framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
 import { missingFeatures, reasonLine } from "./wrap-status.js";

@@ -1,9 +1,9 @@
-// The relay's framing: frames read whole however the bytes are cut, their bytes
-// kept as they came, and a stream out of step named once. (How long a large body
-// takes is in the bench, not here.)
+// The frame reader both modes use: frames read whole however the bytes are cut,
+// their bytes kept as they came, and a stream out of step named once. (How long a
+// large body takes is in the bench, not here.)
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readFrames, wellFramed, writeFrame, type Frame } from "../../server/src/relay/framing.js";
+import { readFrames, wellFramed, writeFrame, type Frame } from "../../server/src/jsonrpc/framing.js";
 
 const frame = (body: string): Buffer => Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
 
@@ -88,13 +88,28 @@ describe("readFrames with invalid bodies answered", () => {
     const after = answering();
     after.input.write('Content-Length: 5\r\n\r\n{"jso');
     after.input.write('nrpc":"2.0","method":"x"}' + frame('{"jsonrpc":"2.0","method":"y"}').toString());
-    expect(after.broken).toEqual([expect.stringContaining("without Content-Length")]);
+    // The cut head alone looked well framed (answered); its rest is seen as soon as it comes, before any header end.
+    expect(after.invalid).toEqual([[-32700, expect.stringContaining("not JSON"), null]]);
+    expect(after.broken).toEqual([expect.stringContaining("cannot start a header")]);
     expect(after.frames).toEqual([]);
   });
 
-  it("wellFramed: nothing yet, or the start of a header, of any case, however little of it has come", () => {
-    for (const rest of ["", "C", "content-le", "Content-Length: 3\r\n"]) expect(wellFramed(Buffer.from(rest))).toBe(true);
-    for (const rest of ['nrpc":"2.0"}', " Content", "x"]) expect(wellFramed(Buffer.from(rest))).toBe(false);
+  it("breaks on garbage where a header should start as soon as it arrives, with no header end yet", () => {
+    const r = answering();
+    r.input.write(frame('{"jsonrpc":"2.0","method":"first"}') + "hello world");
+    expect(r.frames.map((f) => f.message)).toEqual([{ jsonrpc: "2.0", method: "first" }]);
+    expect(r.broken).toEqual([expect.stringContaining("cannot start a header")]);
+  });
+
+  it("answers -32600 with the id the object named, a string or a number, and null for any other id", () => {
+    const r = answering();
+    r.input.write(Buffer.concat([frame('{"id":"a"}'), frame('{"id":4,"params":[]}'), frame('{"id":{"x":1}}'), frame("null")]));
+    expect(r.invalid.map(([code, , id]) => [code, id])).toEqual([[-32600, "a"], [-32600, 4], [-32600, null], [-32600, null]]);
+  });
+
+  it("wellFramed: nothing yet, or a header's field name (any, of any case) and its colon, however little of it has come", () => {
+    for (const rest of ["", "C", "content-le", "Content-Length: 3\r\n", "X-Other: 1", "x"]) expect(wellFramed(Buffer.from(rest))).toBe(true);
+    for (const rest of ['nrpc":"2.0"}', " Content", ": 3", "}", "hello world", '2.0","id":1}']) expect(wellFramed(Buffer.from(rest))).toBe(false);
   });
 });
 

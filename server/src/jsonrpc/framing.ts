@@ -1,8 +1,9 @@
-// LSP's base protocol for the relay: frames read off a stream with their body's
-// bytes kept, so a message the relay forwards unchanged is written as it came,
-// never serialised again. (vscode-jsonrpc's reader hands out parsed objects only,
-// and its writer queues each write behind a semaphore; on a burst of requests
-// that cost a third of the relay's time.)
+// LSP's base protocol, read and written by both modes: plain mode (`lsp/frame-reader.ts`, a MessageReader
+// over this) and wrap mode (the relay, which forwards a message unchanged as the bytes it came in).
+// vscode-jsonrpc's reader hands out parsed objects only and reports a body that is not JSON and a broken
+// header alike; this one keeps the body's bytes and tells the two apart, so a well-framed body that is not
+// JSON-RPC is answered (-32700/-32600) and reading goes on, while a stream out of step ends it. (Its writer
+// queues each write behind a semaphore; on a burst of requests that cost a third of the relay's time.)
 import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
 
@@ -45,40 +46,69 @@ export interface FrameOptions {
 
 const megabytes = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
 
-/** The start of a header, or of as much of one as has arrived: what must follow a body whose length was right. */
-const HEADER_START = "content-";
-export function startsLikeHeader(rest: Buffer): boolean {
-  const prefix = rest.subarray(0, HEADER_START.length).toString("ascii").toLowerCase();
-  return HEADER_START.startsWith(prefix);
+/** RFC 7230's token characters: what a header field's name is made of. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
+
+/**
+ * Whether `bytes` can be the start of a header: a field name (token characters), then a colon. `undefined`
+ * while too few bytes have come to say.
+ *
+ * The one rule for "in step", inferred, not known. It is checked wherever a header must start, as bytes
+ * arrive, so garbage is seen before any header end comes. A Content-Length too short leaves the rest of its
+ * body where the next header should be: JSON's `"`, `,`, `}`, `]` or spaces come before any colon there, so
+ * that is found at once. What it misses: a rest that happens to read like a field name and a colon (`x:y"}`)
+ * is found only at the next header end (that header then has no Content-Length of its own at a line's start);
+ * until the peer sends more, the cut frame has been answered with a parse error. A stricter rule (what
+ * follows must begin "Content-", LSP's only two fields) would catch that too, but would end the stream of
+ * an editor that sends a header field LSP does not name, which vscode-jsonrpc reads; ending a working
+ * editor's server is the worse mistake, so the grammar's rule is kept.
+ */
+export function canStartHeader(bytes: Buffer): boolean | undefined {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = String.fromCharCode(bytes[i]!);
+    if (c === ":") return i > 0;
+    if (!TOKEN.test(c)) return false;
+  }
+  return undefined;
 }
 
 /**
  * Whether a body that is not JSON was still framed right, so the stream is in step after it: what follows
- * starts a header (or nothing has arrived yet; if the length was too short, the body's rest then fails as the
- * next header). A body cut by a too-short Content-Length is followed by the rest of its JSON instead.
+ * can start a header, or too little (or nothing) has arrived to say; a rest found out later then fails as
+ * the next header.
  */
 export function wellFramed(rest: Buffer): boolean {
-  return rest.length === 0 || startsLikeHeader(rest);
+  return canStartHeader(rest) !== false;
 }
 
-const idOf = (message: unknown): number | string | null => {
+/** The id a message that cannot be served named, for its error answer; null when it named none usable. */
+export function idOf(message: unknown): number | string | null {
   const id = typeof message === "object" && message !== null ? (message as Record<string, unknown>)["id"] : undefined;
   return typeof id === "number" || typeof id === "string" ? id : null;
-};
+}
 
 /** A JSON-RPC request, notification or response (LSP has no batches). */
-function isMessage(message: unknown): message is Message {
+export function isMessage(message: unknown): message is Message {
   if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
   const m = message as Record<string, unknown>;
   return typeof m["method"] === "string" || "result" in m || "error" in m;
 }
 
+/** What a body that parsed is, when it is not a message: said in the -32600 answer. */
+function notAMessage(message: unknown): string {
+  if (Array.isArray(message)) return "a batch (an array), which LSP does not use";
+  if (typeof message === "object" && message !== null) return "an object with no method, result or error";
+  return `JSON ${message === null ? "null" : typeof message}`;
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+
 /**
- * Reads frames off `stream`. A header without a usable Content-Length leaves the stream out of step: `broken`
- * is called once and reading stops; so does a body that is not a JSON-RPC message, unless `options.invalid`
- * takes it (see wellFramed).
+ * Reads frames off `stream`. A header without a usable Content-Length, or bytes that cannot start a header,
+ * leave the stream out of step: `broken` is called once and reading stops; so does a body that is not a
+ * JSON-RPC message, unless `options.invalid` takes it (see wellFramed). Returns a function that stops reading.
  */
-export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void, options: FrameOptions = {}): void {
+export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void, options: FrameOptions = {}): () => void {
   // Chunks are kept as they came and joined once a whole frame is there: joining at every chunk would copy a
   // body of megabytes once per 64 KB read.
   let chunks: Buffer[] = [];
@@ -98,6 +128,10 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
     chunks = [all];
     return all;
   };
+  const keep = (rest: Buffer): void => {
+    chunks = [rest];
+    buffered = rest.length;
+  };
   const onData = (chunk: Buffer): void => {
     chunks.push(chunk);
     buffered += chunk.length;
@@ -106,28 +140,27 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
         const all = take();
         const dropped = Math.min(skipping, all.length);
         skipping -= dropped;
-        chunks = [all.subarray(dropped)];
-        buffered = all.length - dropped;
+        keep(all.subarray(dropped));
         if (skipping > 0) return;
         continue;
       }
       if (bodyLength < 0) {
         const all = take();
+        if (canStartHeader(all) === false) return fail(`bytes that cannot start a header: ${JSON.stringify(all.subarray(0, 60).toString("utf8"))}`, true);
         const end = all.indexOf(HEADER_END);
         if (end < 0 && all.length > MAX_HEADER) return fail(`no header end in ${all.length} bytes`, true);
         if (end < 0) return;
         const header = all.subarray(0, end).toString("ascii");
-        const length = /^content-length:\s*(\d+)\s*$/im.exec(header)?.[1];
-        if (length === undefined) return fail(`a header without Content-Length: ${JSON.stringify(header.slice(0, 200))}`, true);
+        const length = /^content-length:[ \t]*(\d+)[ \t]*$/im.exec(header)?.[1];
+        if (length === undefined) return fail(`a header without Content-Length (or one that is not a number): ${JSON.stringify(header.slice(0, 200))}`, true);
         bodyLength = Number(length);
-        chunks = [all.subarray(end + HEADER_END.length)];
-        buffered = chunks[0]!.length;
+        keep(all.subarray(end + HEADER_END.length));
         if (bodyLength > maxBody) {
           const why = `a body of ${length} bytes, over lockstep's cap of ${megabytes(maxBody)}`;
           if (!options.skipOversized || !options.invalid) return fail(why, true);
           skipping = bodyLength;
           bodyLength = -1;
-          options.invalid(INVALID_REQUEST, `Invalid Request: ${why}; it was read past and dropped`, null);
+          options.invalid(INVALID_REQUEST, `Invalid request: ${why}; it was read past and dropped.`, null);
           continue;
         }
       }
@@ -135,28 +168,33 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
       const all = take();
       // Copied out: a view would keep the whole chunk it came in alive as long as the frame is held.
       const raw = Buffer.from(all.subarray(0, bodyLength));
-      chunks = [all.subarray(bodyLength)];
-      buffered = chunks[0]!.length;
+      keep(all.subarray(bodyLength));
       bodyLength = -1;
       let message: unknown;
       try {
         message = JSON.parse(raw.toString("utf8"));
       } catch (error) {
-        const why = `a body that is not JSON (${error instanceof Error ? error.message : String(error)})`;
-        if (!options.invalid || !wellFramed(chunks[0]!)) return fail(why, false);
-        options.invalid(PARSE_ERROR, `Parse error: ${why}`, null);
+        const why = `a body that is not JSON (${errorText(error)})`;
+        // A Content-Length too short leaves the rest of the body where the next header should be.
+        if (!options.invalid) return fail(why, false);
+        if (!wellFramed(chunks[0]!)) return fail(`${why}, followed by bytes that are not a header`, false);
+        options.invalid(PARSE_ERROR, `Parse error: the message body is not JSON (${errorText(error)}).`, null);
         continue;
       }
       if (!isMessage(message)) {
-        const why = "a body that is not a JSON-RPC message (a request, notification or response object)";
+        const why = `the message body is ${notAMessage(message)}, not a JSON-RPC message object`;
         if (!options.invalid) return fail(why, false);
-        options.invalid(INVALID_REQUEST, `Invalid Request: ${why}`, idOf(message));
+        options.invalid(INVALID_REQUEST, `Invalid request: ${why}.`, idOf(message));
         continue;
       }
       onFrame({ message, raw });
     }
   };
   stream.on("data", onData);
+  return () => {
+    failed = true;
+    stream.removeListener("data", onData);
+  };
 }
 
 /** Writes one frame, header and body in one write: the given body bytes, or the message serialised. */
