@@ -15,6 +15,9 @@ export interface TextEdit {
   newText: string;
 }
 
+/** Where a stretch has no line found once in each text, beyond this many changed lines it is one edit (as fast, still exact). */
+const MAX_EDIT_LENGTH = 2000;
+
 /** Compared a block at a time: string equality is a native memcmp, a character loop is not. */
 const BLOCK = 256;
 
@@ -55,7 +58,7 @@ export function computeTextEdits(before: string, after: string): TextEdit[] {
   const at = new Array<number>(aMid.length + 1);
   at[0] = head;
   for (let i = 0; i < aMid.length; i++) at[i + 1] = at[i]! + aMid[i]!.length;
-  return lineChanges(aMid, bMid).map((c) => ({ start: at[c.start]!, end: at[c.end]!, newText: c.lines.join("") }));
+  return lineChanges(aMid, bMid, MAX_EDIT_LENGTH).map((c) => ({ start: at[c.start]!, end: at[c.end]!, newText: c.lines.join("") }));
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */
