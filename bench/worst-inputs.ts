@@ -4,7 +4,8 @@
 // the longest stretch the main thread was busy meanwhile, which is how long any
 // other request would have waited). Globs go to the real process over stdio;
 // the review drives the desk in this process on a real workspace on disk.
-// Run: `npm run build && node dist/bench/worst-inputs.js [glob|review]...` (both by default).
+// Staging (the proposal's diff and the editor's edits for that change) is timed in this process too.
+// Run: `npm run build && node dist/bench/worst-inputs.js [glob|review|staging]...` (all by default).
 import { performance } from "node:perf_hooks";
 import path from "node:path";
 import { createWorkspace, removeWorkspace, startServer, type TestClient } from "../test/support/lsp-client.js";
@@ -13,6 +14,8 @@ import { Journal } from "../server/src/review/journal.js";
 import { ReviewDesk } from "../server/src/review/review-desk.js";
 import { Sandbox } from "../server/src/workspace/sandbox.js";
 import { Workspace } from "../server/src/workspace/workspace.js";
+import { changeSummary } from "../server/src/tools/modify.js";
+import { applyTextEdits, computeTextEdits } from "../server/src/edit/text-edits.js";
 
 /** A find_files still running after this long is given up (the server is killed). */
 const GLOB_DEADLINE_MS = 30_000;
@@ -156,6 +159,23 @@ export async function reviewRows(sizes: readonly number[]): Promise<ReviewRow[]>
   return rows;
 }
 
+/** Staging a change: the proposal's unified diff (with its +/- counts) and the editor's edits for the whole change, each on the main thread. */
+export function stagingRows(sizes: readonly number[]): { hunks: number; diff: string; edits: string }[] {
+  return sizes.map((hunks) => {
+    log(`staging of ${hunks} hunks`);
+    const { before, after } = manyHunks(hunks);
+    let start = performance.now();
+    const summary = changeSummary("write_file", "big.ts", before, after);
+    const counted = summary.added + summary.removed + summary.diff.length;
+    const diff = performance.now() - start;
+    start = performance.now();
+    const edits = computeTextEdits(before, after);
+    const took = performance.now() - start;
+    if (counted === 0 || summary.added !== hunks || applyTextEdits(before, edits) !== after) throw new Error(`staging ${hunks} hunks: +${summary.added}, edits rebuild ${applyTextEdits(before, edits) === after ? "the new text" : "something else"}`);
+    return { hunks, diff: ms(diff), edits: ms(took) };
+  });
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const all = args.length === 0;
@@ -172,6 +192,11 @@ async function main(): Promise<void> {
     const rows = await reviewRows(sizes);
     console.log("\nA change with one changed line in every ten, decided whole and hunk by hunk (every hunk decided at once); 'busy' is the longest the main thread went without a turn:");
     console.log(table(["hunks", "whole", "whole busy", "hunk by hunk", "hunk by hunk busy"], rows.map((r) => [String(r.hunks), r.whole, r.wholeBusy, r.each, r.eachBusy])));
+  }
+  if (all || args.includes("staging")) {
+    const rows = stagingRows(sizes);
+    console.log("\nStaging the same change: the proposal's unified diff with its counts, and the editor's edits for the whole change (both on the main thread):");
+    console.log(table(["hunks", "proposal's diff", "editor's edits"], rows.map((r) => [String(r.hunks), r.diff, r.edits])));
   }
 }
 

@@ -59,6 +59,23 @@ describe("computeTextEdits", () => {
     fc.assert(fc.property(text, text, (before, after) => check(before, after)), { numRuns: 2000 });
   });
 
+  it("property: edits rebuild the new text from longer texts of repeated and unique lines, apart and in order", () => {
+    // Unique lines become anchors of the line changes, repeated ones fall to the gaps between them.
+    const line = fc.oneof(fc.constantFrom("a\n", "b\n", "}\n", "\n", "x\r\n", "\r", "tail"), fc.nat(30).map((n) => `unique ${n}\n`));
+    const text = fc.array(line, { maxLength: 60 }).map((parts) => parts.join(""));
+    fc.assert(fc.property(text, text, (before, after) => check(before, after)), { numRuns: 2000 });
+  });
+
+  it("gives one edit per changed line of 2,000 scattered over 20,000, not one edit of the whole file", () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `  const value${i} = compute(${i});\n`);
+    const before = lines.join("");
+    const after = lines.map((l, i) => (i % 10 === 5 ? l.replace("compute(", "recompute(") : l)).join("");
+    const edits = computeTextEdits(before, after);
+    expect(edits).toHaveLength(2000);
+    expect(edits[0]).toEqual({ start: before.indexOf("  const value5 "), end: before.indexOf("  const value6 "), newText: lines[5]!.replace("compute(", "recompute(") });
+    check(before, after);
+  });
+
   it("gives edits that rebuild a long text with a few lines changed", () => {
     const lines = long.split("\n");
     const change = fc.array(fc.record({ at: fc.nat(lines.length - 1), text: fc.constantFrom("", "new", "  line 5 of a long file, padded so blocks of text compare") }), { minLength: 1, maxLength: 4 });

@@ -1,7 +1,10 @@
 // The smallest set of line-aligned replacements that turns one text into
 // another, as offsets into the old text. Editors receive these instead of a
 // whole-file replace, so undo, marks and folds around the change survive.
-import { diffArrays } from "diff";
+// The lines are cut by the review's own line changes (edit/merge/line-changes.ts,
+// anchored on unique lines), so a change of thousands of scattered hunks costs
+// about its length, not lines × edits.
+import { lineChanges } from "./merge/line-changes.js";
 import { linesWithEol } from "./shared/text.js";
 
 export interface TextEdit {
@@ -12,7 +15,7 @@ export interface TextEdit {
   newText: string;
 }
 
-/** Beyond this many changed lines the diff stops looking for a finer answer. */
+/** Where a stretch has no line found once in each text, beyond this many changed lines it is one edit (as fast, still exact). */
 const MAX_EDIT_LENGTH = 2000;
 
 /** Compared a block at a time: string equality is a native memcmp, a character loop is not. */
@@ -51,31 +54,11 @@ export function computeTextEdits(before: string, after: string): TextEdit[] {
   }
   const aMid = linesWithEol(before.slice(head, before.length - tail));
   const bMid = linesWithEol(after.slice(head, after.length - tail));
-  let offset = head;
-
-  const changes = diffArrays(aMid, bMid, { maxEditLength: MAX_EDIT_LENGTH });
-  if (!changes) {
-    return [{ start: offset, end: offset + aMid.join("").length, newText: bMid.join("") }];
-  }
-  const edits: TextEdit[] = [];
-  let pending: TextEdit | undefined;
-  for (const change of changes) {
-    const text = change.value.join("");
-    if (change.added) {
-      pending ??= { start: offset, end: offset, newText: "" };
-      pending.newText += text;
-    } else if (change.removed) {
-      pending ??= { start: offset, end: offset, newText: "" };
-      offset += text.length;
-      pending.end = offset;
-    } else {
-      if (pending) edits.push(pending);
-      pending = undefined;
-      offset += text.length;
-    }
-  }
-  if (pending) edits.push(pending);
-  return edits;
+  // Offsets of the old middle's lines: a change's span is looked up, not walked to.
+  const at = new Array<number>(aMid.length + 1);
+  at[0] = head;
+  for (let i = 0; i < aMid.length; i++) at[i + 1] = at[i]! + aMid[i]!.length;
+  return lineChanges(aMid, bMid, MAX_EDIT_LENGTH).map((c) => ({ start: at[c.start]!, end: at[c.end]!, newText: c.lines.join("") }));
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

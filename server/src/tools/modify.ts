@@ -2,9 +2,9 @@
 // current state, check the hash, compute, ask, deliver. A failure anywhere
 // leaves the file as it was and carries the latest state, so the model can
 // retry in one step.
-import { structuredPatch, formatPatch, FILE_HEADERS_ONLY } from "diff";
 import type { Failure, Outcome } from "../edit/shared/outcome.js";
 import { EMPTY_SHA256 } from "../edit/shared/text.js";
+import { unifiedDiff } from "../edit/merge/unified-diff.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
@@ -36,17 +36,8 @@ function missingState(path: ResolvedPath): FileState {
 export function changeSummary(tool: string, path: string, before: string, after: string): Omit<ProposedChange, "before" | "uri"> {
   let summary: { diff: string; added: number; removed: number } | undefined;
   const summarize = (): { diff: string; added: number; removed: number } => {
-    if (summary) return summary;
-    const patch = structuredPatch(path, path, before, after, "", "", { context: 3 });
-    let added = 0;
-    let removed = 0;
-    for (const h of patch.hunks) {
-      for (const l of h.lines) {
-        if (l.startsWith("+")) added++;
-        else if (l.startsWith("-")) removed++;
-      }
-    }
-    summary = { diff: formatPatch(patch, FILE_HEADERS_ONLY), added, removed };
+    // Cut by the review's anchored line changes: near-linear on a change of thousands of hunks.
+    summary ??= unifiedDiff(path, before, after, 3);
     return summary;
   };
   return {

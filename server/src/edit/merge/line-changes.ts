@@ -22,9 +22,10 @@ const MAX_EDIT_LENGTH = 4000;
 /** Gaps within gaps this deep are left to Myers (no stack grows with the input). */
 const MAX_DEPTH = 32;
 
-export function lineChanges(before: readonly string[], after: readonly string[]): LineChange[] {
+/** `maxEditLength` bounds Myers in a gap without anchors (the editor's edits give up sooner: one edit is still correct). */
+export function lineChanges(before: readonly string[], after: readonly string[], maxEditLength = MAX_EDIT_LENGTH): LineChange[] {
   const changes: LineChange[] = [];
-  diffRange(before, after, { a0: 0, a1: before.length, b0: 0, b1: after.length }, changes, 0);
+  diffRange(before, after, { a0: 0, a1: before.length, b0: 0, b1: after.length }, changes, 0, maxEditLength);
   return changes;
 }
 
@@ -36,22 +37,22 @@ interface Range {
 }
 
 /** Appends the changes of a[a0, a1) → b[b0, b1) to `out`, in order. */
-function diffRange(a: readonly string[], b: readonly string[], r: Range, out: LineChange[], depth: number): void {
+function diffRange(a: readonly string[], b: readonly string[], r: Range, out: LineChange[], depth: number, bound: number): void {
   let { a0, a1, b0, b1 } = r;
   for (; a0 < a1 && b0 < b1 && a[a0] === b[b0]; b0++) a0++;
   for (; a0 < a1 && b0 < b1 && a[a1 - 1] === b[b1 - 1]; b1--) a1--;
   if (a0 === a1 && b0 === b1) return;
   if (a0 === a1 || b0 === b1) return void out.push({ start: a0, end: a1, lines: b.slice(b0, b1) });
   const anchors = depth < MAX_DEPTH ? uniqueAnchors(a, b, { a0, a1, b0, b1 }) : [];
-  if (anchors.length === 0) return myers(a, b, { a0, a1, b0, b1 }, out);
+  if (anchors.length === 0) return myers(a, b, { a0, a1, b0, b1 }, out, bound);
   let pa = a0;
   let pb = b0;
   for (const [ia, ib] of anchors) {
-    diffRange(a, b, { a0: pa, a1: ia, b0: pb, b1: ib }, out, depth + 1);
+    diffRange(a, b, { a0: pa, a1: ia, b0: pb, b1: ib }, out, depth + 1, bound);
     pa = ia + 1;
     pb = ib + 1;
   }
-  diffRange(a, b, { a0: pa, a1, b0: pb, b1 }, out, depth + 1);
+  diffRange(a, b, { a0: pa, a1, b0: pb, b1 }, out, depth + 1, bound);
 }
 
 /** Lines once in each side of the range, paired, as the longest chain in the same order on both sides. */
@@ -95,8 +96,8 @@ function longestIncreasing(pairs: readonly [number, number][]): [number, number]
 }
 
 /** A gap without anchors, diffed by Myers; too different to refine, it is one change (more conflicts, never fewer). */
-function myers(a: readonly string[], b: readonly string[], r: Range, out: LineChange[]): void {
-  const parts = diffArrays(a.slice(r.a0, r.a1), b.slice(r.b0, r.b1), { maxEditLength: MAX_EDIT_LENGTH });
+function myers(a: readonly string[], b: readonly string[], r: Range, out: LineChange[], bound: number): void {
+  const parts = diffArrays(a.slice(r.a0, r.a1), b.slice(r.b0, r.b1), { maxEditLength: bound });
   if (!parts) return void out.push({ start: r.a0, end: r.a1, lines: b.slice(r.b0, r.b1) });
   let at = r.a0;
   let open: LineChange | undefined;
