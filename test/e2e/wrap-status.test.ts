@@ -122,20 +122,25 @@ function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
   expect(under(lines, "wrapped")).toContain("lockstep's own commands and agent keep working without it");
 }
 
+/** The rows both editors show for a plain server under approval "review" with no key. */
+function expectPlain(lines: string[]): void {
+  expect(lines[0]).toMatch(/^lockstep \S+ session$/);
+  expect(row(lines, "model")).toBe("gemini gemini-2.5-flash · no API key found");
+  expect(row(lines, "approval")).toBe("review");
+  expect(row(lines, "review")).toBe("nothing waits");
+  expect(row(lines, "usage")).toBe("0 tokens in, 0 out");
+  expect(row(lines, "wrapped")).toBe("nothing (lockstep runs alone)");
+  expectCompanion(lines);
+}
+
 describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: TEST_TIMEOUT_MS }, () => {
   it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await neovim(LOCKSTEP, false);
-    expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
-    expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
-    expect(row(r.session, "approval")).toBe("review");
+    expectPlain(r.session);
     expect(row(r.session, "last job")).toBe("none started here");
-    expect(row(r.session, "review")).toBe("nothing waits");
     expect(row(r.session, "context")).toBe("none");
     expect(row(r.session, "always allow")).toBe("none");
     expect(row(r.session, "history")).toBe("0 messages");
-    expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
-    expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
-    expectCompanion(r.session);
     // Not the raw table it used to print.
     expect(r.session.join("\n")).not.toContain("{");
     expect(r.session_window).toBe("lockstep://session");
@@ -179,13 +184,7 @@ async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
 describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_MS }, () => {
   it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await emacs(undefined);
-    expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
-    expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
-    expect(row(r.session, "approval")).toBe("review");
-    expect(row(r.session, "review")).toBe("nothing waits");
-    expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
-    expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
-    expectCompanion(r.session);
+    expectPlain(r.session);
     expect(r.session_text).toBe(`${r.session.join("\n")}\n`);
     expect(r.session_text).not.toContain("{");
     expect(r.recorded).toEqual(RECORDED_VIEW);
