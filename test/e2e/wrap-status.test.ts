@@ -7,7 +7,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
-import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor } from "./fixtures/harness.js";
+import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor, type RunOptions } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS } from "./fixtures/scenario-checks.js";
 
 const FILE = "app.js";
@@ -76,14 +76,12 @@ const nvimReady = once(() => {
   requireBuild();
 });
 
-async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
-  nvimReady();
+/** Runs the session driver `launch` starts in a fresh workspace holding FILE; its result, checked to be whole. */
+async function play<R extends SessionResult>(launch: Pick<RunOptions, "command" | "args" | "logs">, input: Record<string, unknown>): Promise<R> {
   const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
-  const run = await runEditor<SessionResult>({
-    command: "nvim",
-    args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
-    logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-    input: { workspace, cmd, file: FILE, wrapped, settings: { approval: "review" }, recorded: RECORDED },
+  const run = await runEditor<R>({
+    ...launch,
+    input: { workspace, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...input },
     cwd: workspace,
     timeoutMs: 30_000,
   });
@@ -91,6 +89,18 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
   expect(r.error, "the driver failed").toBeUndefined();
   expect(run.timedOut).toBe(false);
   return r;
+}
+
+async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
+  nvimReady();
+  return play(
+    {
+      command: "nvim",
+      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
+      logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+    },
+    { cmd, wrapped },
+  );
 }
 
 /** The view's line for `label` (the label column is 13 wide), and the lines under it. */
@@ -168,17 +178,7 @@ interface EmacsSession extends SessionResult {
 
 async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
   requireEmacs();
-  const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
-  const run = await runEditor<EmacsSession>({
-    ...emacsCommand("session-driver.el"),
-    input: { workspace, repo: REPO, node: process.execPath, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...(wrap ? { wrap } : {}) },
-    cwd: workspace,
-    timeoutMs: 30_000,
-  });
-  const r = resultOf(run);
-  expect(r.error, "the driver failed").toBeUndefined();
-  expect(run.timedOut).toBe(false);
-  return r;
+  return play(emacsCommand("session-driver.el"), { repo: REPO, node: process.execPath, ...(wrap ? { wrap } : {}) });
 }
 
 describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_MS }, () => {
