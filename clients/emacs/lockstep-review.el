@@ -1,4 +1,4 @@
-;;; lockstep-review.el --- Review and revert the lockstep agent's changes -*- lexical-binding: t; -*-
+;;; lockstep-review.el --- Review the lockstep agent's changes -*- lexical-binding: t; -*-
 
 ;; Author: lockstep contributors
 ;; SPDX-License-Identifier: MIT
@@ -9,8 +9,8 @@
 
 ;; Part of the lockstep package: load lockstep.el, which loads this
 ;; file.  `lockstep-review' lists the changes that wait for a decision,
-;; `lockstep-accept' and `lockstep-reject' decide them, and
-;; `lockstep-revert' undoes a run.
+;; and `lockstep-accept' and `lockstep-reject' decide them
+;; (`lockstep-revert', in lockstep-revert.el, undoes a run).
 ;;
 ;; With :approval "review" each change of the agent waits, hunk by hunk,
 ;; for a decision: Eglot shows each hunk as an information diagnostic
@@ -35,10 +35,6 @@
 (declare-function lockstep--server-p "lockstep" (server))
 (declare-function lockstep--execute "lockstep" (server command argument))
 (declare-function lockstep--first-line "lockstep" (message))
-
-;; Defined in lockstep-chat.el: the last job started or streamed, the
-;; one `lockstep-revert' offers.
-(defvar lockstep--last-job)
 
 (defcustom lockstep-review-buffer-name "*lockstep review*"
   "Name of the buffer where `lockstep-review' lists proposed changes."
@@ -357,46 +353,6 @@ the list or in the file.  Returns the hunks."
           (message "[lockstep] %d proposed change%s to review" (length hunks)
                    (if (cdr hunks) "s" "")))
         hunks))))
-
-(defun lockstep--report-revert (data)
-  "Report the per-file statuses of the revert DATA.
-The messages go to a buffer when a file could not be reverted."
-  (let ((files (append (plist-get data :files) nil)))
-    (message "[lockstep] Revert of %s: %s" (plist-get data :job_id)
-             (mapconcat (lambda (f) (format "%s %s" (plist-get f :file_path)
-                                            (plist-get f :status)))
-                        files ", "))
-    (unless (cl-every (lambda (f) (equal (plist-get f :status) "reverted")) files)
-      (with-current-buffer (get-buffer-create "*lockstep revert*")
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (dolist (f files)
-            (insert (format "%s: %s\n%s\n\n" (plist-get f :file_path)
-                            (plist-get f :status) (or (plist-get f :message) ""))))
-          (goto-char (point-min))
-          (special-mode))
-        (display-buffer (current-buffer))))))
-
-;;;###autoload (autoload 'lockstep-revert "lockstep" nil t)
-(defun lockstep-revert (&optional job-id)
-  "Undo the changes of the last agent run, or of JOB-ID.
-With a prefix argument, ask for the job.  Lines changed since are
-left alone: such a file is reported as a conflict, with the part
-that would be undone.  Returns the per-file statuses."
-  (interactive
-   (list (and current-prefix-arg
-              (let ((last (cdr lockstep--last-job)))
-                (read-string (if last (format "Revert job (default %s): " last)
-                               "Revert job: ")
-                             nil nil last)))))
-  (let ((data (lockstep--execute
-               (lockstep--server) "lockstep.revert"
-               (if (and job-id (not (string-empty-p job-id)))
-                   (list :job_id job-id)
-                 (make-hash-table)))))
-    (lockstep--review-refresh)
-    (lockstep--report-revert data)
-    (append (plist-get data :files) nil)))
 
 (provide 'lockstep-review)
 ;;; lockstep-review.el ends here

@@ -38,10 +38,11 @@
 ;; `lockstep-wrap-all' wraps every plain command of
 ;; `eglot-server-programs'.
 ;;
-;; The package is this file and four beside it, which it loads:
+;; The package is this file and six beside it, which it loads:
 ;; lockstep-wrap.el (wrap mode), lockstep-chat.el (the chat buffer and
-;; the agent commands), lockstep-review.el (review and revert) and
-;; lockstep-session-view.el (`lockstep-session').
+;; the agent commands), lockstep-review.el (review), lockstep-revert.el
+;; (`lockstep-revert'), lockstep-session-view.el (`lockstep-session')
+;; and lockstep-sessions.el (stored sessions).
 ;; Load this one.
 
 ;;; Code:
@@ -308,7 +309,7 @@ now (else Eglot refuses the edit as made for an older version)."
 ;; this file defines, and their commands' autoloads name this file.
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review"
+  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
                   "lockstep-session-view" "lockstep-sessions"))
     (load (expand-file-name part directory) nil t)))
 

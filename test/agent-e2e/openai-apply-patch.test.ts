@@ -3,6 +3,7 @@
 // files; without tools, an envelope in the answer lands as edit blocks do.
 // The spawned server runs the real openai package against a fake endpoint.
 import { afterEach, describe, expect, it } from "vitest";
+import { askUntilDone } from "../support/ask-job.js";
 import { startFakeOpenAi, type FakeAnswer, type FakeOpenAi } from "../support/fake-openai.js";
 import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
 
@@ -16,16 +17,6 @@ afterEach(async () => {
 const A = ["export const a = 1;", "export const b = 2;", ""].join("\n");
 const B = ["export const c = 3;", ""].join("\n");
 const ENVELOPE = ["*** Begin Patch", "*** Update File: a.ts", "@@", "-export const a = 1;", "+export const a = 10;", "*** Update File: b.ts", "@@", "-export const c = 3;", "+export const c = 30;", "*** End Patch", ""].join("\n");
-
-async function run(client: TestClient, prompt: string): Promise<Record<string, unknown>> {
-  const started = await client.command("ask", { prompt });
-  const id = String(started.data?.["job_id"]);
-  for (;;) {
-    const job = await client.command("job", { job_id: id });
-    if (job.data?.["status"] !== "running") return job.data ?? {};
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function agent(script: FakeAnswer[], settings: Record<string, unknown>): Promise<TestClient> {
   fake = await startFakeOpenAi(script);
@@ -47,7 +38,7 @@ describe("patchTool: apply_patch", () => {
       ],
       { patchTool: "apply_patch" },
     );
-    const job = await run(client, "multiply by ten");
+    const job = await askUntilDone(client, "multiply by ten");
     expect(job["status"]).toBe("done");
     expect(declared(fake!)).toContain("apply_patch");
     expect(job["files_changed"]).toEqual(["a.ts", "b.ts"]);
@@ -57,7 +48,7 @@ describe("patchTool: apply_patch", () => {
 
   it("is not offered by default", async () => {
     const client = await agent([{ text: "Nothing to do." }], {});
-    await run(client, "look");
+    await askUntilDone(client, "look");
     expect(declared(fake!)).not.toContain("apply_patch");
   });
 });
@@ -65,7 +56,7 @@ describe("patchTool: apply_patch", () => {
 describe("a model without tools answering with an envelope", () => {
   it("has its envelope applied to the files it was given", async () => {
     const client = await agent([{ text: `Here is the change.\n\n${ENVELOPE}` }], { tools: false });
-    const job = await run(client, "multiply by ten in @a.ts and @b.ts");
+    const job = await askUntilDone(client, "multiply by ten in @a.ts and @b.ts");
     expect(job["status"]).toBe("done");
     expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 10"));
     expect(client.buffer("b.ts")!.text).toBe(B.replace("c = 3", "c = 30"));
@@ -75,7 +66,7 @@ describe("a model without tools answering with an envelope", () => {
     const onlyA = ["*** Begin Patch", "*** Update File: a.ts", "@@", "-export const a = 1;", "+export const a = 10;", "*** End Patch"].join("\n");
     const block = ["b.ts", "««« EDIT", "export const c = 3;", "═══════ REPL", "export const c = 30;", "»»» EDIT END"].join("\n");
     const client = await agent([{ text: `Two changes.\n\n${onlyA}\n\nand\n\n${block}\n` }], { tools: false });
-    const job = await run(client, "multiply by ten in @a.ts and @b.ts");
+    const job = await askUntilDone(client, "multiply by ten in @a.ts and @b.ts");
     expect(job["status"]).toBe("done");
     expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 10"));
     expect(client.buffer("b.ts")!.text).toBe(B.replace("c = 3", "c = 30"));

@@ -4,6 +4,7 @@
 import { createPatch } from "diff";
 import type { ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
+import { askUntilDone } from "../support/ask-job.js";
 import { pick } from "../support/agent-scripts.js";
 import { startFakeOpenAi, type FakeAnswer, type FakeOpenAi } from "../support/fake-openai.js";
 import { cleanup, launch, sha256, type TestClient } from "../support/lsp-client.js";
@@ -25,16 +26,6 @@ function toolResults(f: FakeOpenAi): { ok: boolean; error?: { code: string }; da
   return messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content) as { ok: boolean });
 }
 
-async function run(client: TestClient, prompt: string): Promise<Record<string, unknown>> {
-  const started = await client.command("ask", { prompt });
-  const id = String(started.data?.["job_id"]);
-  for (;;) {
-    const job = await client.command("job", { job_id: id });
-    if (job.data?.["status"] !== "running") return job.data ?? {};
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approval: "ask" | "auto", answer?: (p: ShowMessageRequestParams) => string): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
   fake = await startFakeOpenAi(script);
   const prompts: ShowMessageRequestParams[] = [];
@@ -53,7 +44,7 @@ async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approva
 describe("the openai provider, approval and stale state", () => {
   it("Reject reaches the model as rejected, and the buffer is untouched", async () => {
     const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), { text: "Understood." }], "ask", () => "Reject");
-    const job = await run(client, "change a");
+    const job = await askUntilDone(client, "change a");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
     expect(toolResults(fake!)[0]).toMatchObject({ ok: false, error: { code: "rejected" } });
@@ -63,7 +54,7 @@ describe("the openai provider, approval and stale state", () => {
   it("Always allow asks once per tool for the session, and both changes land", async () => {
     const one = A.replace("a = 1", "a = 10");
     const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }], "ask", () => "Always");
-    const job = await run(client, "change a and b");
+    const job = await askUntilDone(client, "change a and b");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
     expect(client.buffer("a.ts")!.text).toBe(one.replace("b = 2", "b = 20"));
@@ -80,7 +71,7 @@ describe("the openai provider, approval and stale state", () => {
       return { text: "Done." };
     }, "auto");
     await client.type("a.ts", "a = 1", "a = 1 /* typed */");
-    const job = await run(client, "change c");
+    const job = await askUntilDone(client, "change c");
     expect(job["status"]).toBe("done");
     expect(fake!.requests).toHaveLength(3);
     const tools = (job["tool_calls"] as { name: string; ok: boolean }[]).map((t) => [t.name, t.ok]);

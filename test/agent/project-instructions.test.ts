@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { instructionsSection, MAX_INSTRUCTION_BYTES, readProjectInstructions } from "../../server/src/agent/project-instructions.js";
 import { buildSystemPrompt } from "../../server/src/agent/system-prompt.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
-import { Workspace, type EditorLink } from "../../server/src/workspace/workspace.js";
+import type { EditorLink } from "../../server/src/workspace/editor-link.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
 import { tempDir, writeTree, type FileTree } from "../support/workspace-fixture.js";
 
 async function workspace(tree: FileTree, buffers: Record<string, string> = {}): Promise<Workspace> {

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
-import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor } from "./fixtures/harness.js";
+import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor, type RunOptions } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS } from "./fixtures/scenario-checks.js";
 
 const FILE = "app.js";
@@ -76,14 +76,12 @@ const nvimReady = once(() => {
   requireBuild();
 });
 
-async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
-  nvimReady();
+/** Runs the session driver `launch` starts in a fresh workspace holding FILE; its result, checked to be whole. */
+async function play<R extends SessionResult>(launch: Pick<RunOptions, "command" | "args" | "logs">, input: Record<string, unknown>): Promise<R> {
   const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
-  const run = await runEditor<SessionResult>({
-    command: "nvim",
-    args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
-    logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-    input: { workspace, cmd, file: FILE, wrapped, settings: { approval: "review" }, recorded: RECORDED },
+  const run = await runEditor<R>({
+    ...launch,
+    input: { workspace, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...input },
     cwd: workspace,
     timeoutMs: 30_000,
   });
@@ -91,6 +89,18 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
   expect(r.error, "the driver failed").toBeUndefined();
   expect(run.timedOut).toBe(false);
   return r;
+}
+
+async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
+  nvimReady();
+  return play(
+    {
+      command: "nvim",
+      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
+      logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+    },
+    { cmd, wrapped },
+  );
 }
 
 /** The view's line for `label` (the label column is 13 wide), and the lines under it. */
@@ -122,20 +132,25 @@ function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
   expect(under(lines, "wrapped")).toContain("lockstep's own commands and agent keep working without it");
 }
 
+/** The rows both editors show for a plain server under approval "review" with no key. */
+function expectPlain(lines: string[]): void {
+  expect(lines[0]).toMatch(/^lockstep \S+ session$/);
+  expect(row(lines, "model")).toBe("gemini gemini-2.5-flash · no API key found");
+  expect(row(lines, "approval")).toBe("review");
+  expect(row(lines, "review")).toBe("nothing waits");
+  expect(row(lines, "usage")).toBe("0 tokens in, 0 out");
+  expect(row(lines, "wrapped")).toBe("nothing (lockstep runs alone)");
+  expectCompanion(lines);
+}
+
 describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: TEST_TIMEOUT_MS }, () => {
   it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await neovim(LOCKSTEP, false);
-    expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
-    expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
-    expect(row(r.session, "approval")).toBe("review");
+    expectPlain(r.session);
     expect(row(r.session, "last job")).toBe("none started here");
-    expect(row(r.session, "review")).toBe("nothing waits");
     expect(row(r.session, "context")).toBe("none");
     expect(row(r.session, "always allow")).toBe("none");
     expect(row(r.session, "history")).toBe("0 messages");
-    expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
-    expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
-    expectCompanion(r.session);
     // Not the raw table it used to print.
     expect(r.session.join("\n")).not.toContain("{");
     expect(r.session_window).toBe("lockstep://session");
@@ -163,29 +178,13 @@ interface EmacsSession extends SessionResult {
 
 async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
   requireEmacs();
-  const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
-  const run = await runEditor<EmacsSession>({
-    ...emacsCommand("session-driver.el"),
-    input: { workspace, repo: REPO, node: process.execPath, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...(wrap ? { wrap } : {}) },
-    cwd: workspace,
-    timeoutMs: 30_000,
-  });
-  const r = resultOf(run);
-  expect(r.error, "the driver failed").toBeUndefined();
-  expect(run.timedOut).toBe(false);
-  return r;
+  return play(emacsCommand("session-driver.el"), { repo: REPO, node: process.execPath, ...(wrap ? { wrap } : {}) });
 }
 
 describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_MS }, () => {
   it("a plain server: one fact a line, nothing wrapped; a recorded failed wrapped server reads failed, why and what is missing", async () => {
     const r = await emacs(undefined);
-    expect(r.session[0]).toMatch(/^lockstep \S+ session$/);
-    expect(row(r.session, "model")).toBe("gemini gemini-2.5-flash · no API key found");
-    expect(row(r.session, "approval")).toBe("review");
-    expect(row(r.session, "review")).toBe("nothing waits");
-    expect(row(r.session, "usage")).toBe("0 tokens in, 0 out");
-    expect(row(r.session, "wrapped")).toBe("nothing (lockstep runs alone)");
-    expectCompanion(r.session);
+    expectPlain(r.session);
     expect(r.session_text).toBe(`${r.session.join("\n")}\n`);
     expect(r.session_text).not.toContain("{");
     expect(r.recorded).toEqual(RECORDED_VIEW);

@@ -5,7 +5,8 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { invokeTool } from "../../server/src/tools/registry.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
-import { Workspace, type EditorLink, type FileEdit } from "../../server/src/workspace/workspace.js";
+import type { EditorLink, FileEdit } from "../../server/src/workspace/editor-link.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
 import { makeWorkspace } from "../support/workspace-fixture.js";
 
 /** An editor holding open buffers that applies versioned edits, and refuses every edit to `refuse`. */

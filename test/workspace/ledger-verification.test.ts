@@ -10,7 +10,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FileState } from "../../server/src/workspace/file-state.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
-import { Workspace, type EditorLink, type EditReply, type FileEdit } from "../../server/src/workspace/workspace.js";
+import type { EditorLink, EditReply, FileEdit } from "../../server/src/workspace/editor-link.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
 import { sha256Of } from "../support/workspace-fixture.js";
 
 const TEXT = Array.from({ length: 12 }, (_, i) => `line ${i}`).join("\n") + "\n";

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
-import { Workspace, type EditorLink, type FileEdit } from "../../server/src/workspace/workspace.js";
+import type { EditorLink, FileEdit } from "../../server/src/workspace/editor-link.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
 
 /** An editor with no open buffers that accepts every edit and never reports back (eglot in batch). */
 function silentEditor(): EditorLink & { edits: FileEdit[] } {

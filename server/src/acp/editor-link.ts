@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { sha256 } from "../edit/shared/text.js";
 import { applyTextEdits } from "../edit/text-edits.js";
 import { readTextFile, writeTextFileAtomic } from "../workspace/disk.js";
-import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/workspace.js";
+import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/editor-link.js";
 
 /** The client's file methods, for one session (absolute paths as the client knows them). */
 export interface ClientFiles {

@@ -2,7 +2,7 @@
 // edits sent as workspace/applyEdit, one request per file.
 import type { Connection, CreateFile, DeleteFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver";
 import { ApplyWorkspaceEditRequest, CancellationTokenSource } from "vscode-languageserver";
-import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/workspace.js";
+import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/editor-link.js";
 import type { ClientFlags } from "./capabilities.js";
 import type { OpenDocuments } from "./documents.js";
 import { toLspEdits } from "./positions.js";
