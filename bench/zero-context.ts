@@ -19,6 +19,11 @@ interface Case {
   diff: string;
   /** undefined: must refuse. */
   expected: string | undefined;
+  /**
+   * For a lie: the text its author meant. A lie that changed nothing (an insertion shifted within a run of
+   * equal lines names the same result) may land on it byte for byte; that is right, not wrong.
+   */
+  intended?: string;
 }
 
 type Verdict = "correct" | "refused" | "wrong";
@@ -37,7 +42,8 @@ function lockstep(c: Case, path: string): Attempt {
 function verdict(c: Case, a: Attempt | undefined): Verdict | undefined {
   if (!a) return undefined;
   if (a.kind !== "applied") return "refused";
-  return c.expected !== undefined && a.content === c.expected ? "correct" : "wrong";
+  const right = c.expected ?? c.intended;
+  return right !== undefined && a.content === right ? "correct" : "wrong";
 }
 
 /** Rewrites hunk `n`'s header numbers (0-based hunk). */
@@ -77,17 +83,17 @@ function casesFor(s: Subject, rng: Rng): Case[] {
   ];
   const d = rng.int(1, 3) * (rng.chance(0.5) ? 1 : -1);
   if (insertion >= 0) {
-    out.push({ row: "lie: insertion's old number off 1-3", content: s.pre, diff: reheader(diff, insertion, (a, o, b, c) => [a + d, o, b, c]), expected: undefined });
-    if (other >= 0) out.push({ row: "lie: other hunk's numbers off 1-3", content: s.pre, diff: reheader(diff, other, (a, o, b, c) => [a + d, o, b + d, c]), expected: undefined });
+    out.push({ row: "lie: insertion's old number off 1-3", content: s.pre, diff: reheader(diff, insertion, (a, o, b, c) => [a + d, o, b, c]), expected: undefined, intended: s.post });
+    if (other >= 0) out.push({ row: "lie: other hunk's numbers off 1-3", content: s.pre, diff: reheader(diff, other, (a, o, b, c) => [a + d, o, b + d, c]), expected: undefined, intended: s.post });
     // The author counted on a text with one more line at the top.
     const eol = s.crlf ? "\r\n" : "\n";
     const extra = `// one more line${eol}`;
-    out.push({ row: "lie: counted on another text", content: s.pre, diff: trueDiff(path, extra + s.pre, extra + s.post, 0), expected: undefined });
+    out.push({ row: "lie: counted on another text", content: s.pre, diff: trueDiff(path, extra + s.pre, extra + s.post, 0), expected: undefined, intended: s.post });
     out.push({ row: "lie: index NEW wrong", content: s.pre, diff: withIndex(diff, s.pre, s.pre + "x", path), expected: undefined });
     const shifted = reheader(diff, insertion, (a, o, b, c) => [a + d, o, b + d, c]);
-    out.push({ row: "lie: insertion shifted, both sides (index)", content: s.pre, diff: withIndex(shifted, s.pre, s.post, path), expected: undefined });
+    out.push({ row: "lie: insertion shifted, both sides (index)", content: s.pre, diff: withIndex(shifted, s.pre, s.post, path), expected: undefined, intended: s.post });
     // Read alone, a true diff of another change: the rule that took a matched base as evidence wrote 17 of 32 of these wrong.
-    out.push({ row: "lie: insertion shifted, both sides, base matched", content: s.pre, diff: shifted, expected: undefined });
+    out.push({ row: "lie: insertion shifted, both sides, base matched", content: s.pre, diff: shifted, expected: undefined, intended: s.post });
   }
   return out;
 }
@@ -127,7 +133,7 @@ export async function runZeroContext(subjects: readonly Subject[], rng: Rng, log
   const withInsertion = subjects.filter((s) => /^@@ -\d+,0 /m.test(trueDiff(s.file.path, s.pre, s.post, 0))).length;
   const lines = [
     section("ctx0: diffs without context (diff -U0), correct / refused / wrong"),
-    `${subjects.length} diffs, ${withInsertion} with an insertion hunk (added lines only). Lies: built only where a diff has an insertion; must refuse.`,
+    `${subjects.length} diffs, ${withInsertion} with an insertion hunk (added lines only). Lies: built only where a diff has an insertion; must refuse, unless the lie named the same result (then landing on the intended text byte for byte is correct).`,
     "bare: no index line (the file is the diff's base, as a matching base sha256 says); index: git's index line.",
     table(["variant", "n", ...TOOLS], rows),
   ];
