@@ -330,10 +330,12 @@ function advanceBase(s: StagedChange, landed: ReadonlySet<StagedHunk>): void {
 
 /** Aborts once every one of `signals` has: a decision carried out with others is cancelled only when all of them are. */
 function allAborted(signals: readonly AbortSignal[]): AbortSignal {
-  if (signals.length === 1) return signals[0]!;
+  // One listener per distinct signal: a caller deciding many hunks under one signal adds one, not one per hunk.
+  const distinct = [...new Set(signals)];
+  if (distinct.length === 1) return distinct[0]!;
   const all = new AbortController();
-  let left = signals.filter((sg) => !sg.aborted).length;
+  let left = distinct.filter((sg) => !sg.aborted).length;
   if (left === 0) all.abort();
-  for (const sg of signals) if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
+  for (const sg of distinct) if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
   return all.signal;
 }
