@@ -2,17 +2,18 @@
 // from the shell. Every tool command prints exactly one envelope as JSON on
 // stdout (a short summary for a person instead when stdout is a terminal, unless
 // --json) and exits 0 when it applied, 1 when it refused, 2 on a usage error.
-import { hasEnvelope } from "../edit/changeset/envelope-parse.js";
-import { applyAcrossFiles, finishInterrupted, otherFilesRefusal } from "./apply-patch-cli.js";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { parseArgs, promisify } from "node:util";
+import { hasEnvelope } from "../edit/changeset/envelope-parse.js";
 import { errorEnvelope, type Envelope } from "../tools/envelope.js";
 import { invokeTool } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { VERSION } from "../version.js";
+import { applyAcrossFiles, finishInterrupted, otherFilesRefusal } from "./apply-patch-cli.js";
+import { commandMessage, isParseArgsError } from "./command-errors.js";
 import { commandHelp, USAGE } from "./help.js";
 import { formatHuman, styleFor } from "./human-output.js";
 
@@ -73,7 +74,7 @@ function mcpProblem(error: unknown): string {
   if (error instanceof Error && "code" in error && error.code === "ENOENT" && "syscall" in error && error.syscall === "realpath" && "path" in error) {
     return `--root ${String(error.path)}: no such directory; give the workspace's directory`;
   }
-  return (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
+  return commandMessage(error);
 }
 
 /** The text of a file an option names; one that cannot be read is a usage error naming the option. */
@@ -306,9 +307,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     print(envelope);
     return envelope.ok ? 0 : 1;
   } catch (error) {
-    const usage = error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
-    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
+    const usage = error instanceof UsageError || isParseArgsError(error);
+    const message = commandMessage(error);
     if (usage) {
       io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? USAGE}\n`);
       printUsage(errorEnvelope("invalid_argument", `Usage: ${message}. Run lockstep ${command} --help.`));

@@ -11,7 +11,7 @@ import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import { findRun, keySecrets, revertStoredRun, SessionStore, stateDirectory, type SessionSummary } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
-import { commandHelp } from "./help.js";
+import { reportFailure } from "./command-errors.js";
 
 interface Io {
   stdout: (s: string) => void;
@@ -126,13 +126,6 @@ export async function runSessionsCommand(command: "sessions" | "revert", args: s
   try {
     return command === "sessions" ? await sessionsCommand(args, io) : await revertCommand(args, io);
   } catch (error) {
-    const parse = error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
-    if (error instanceof SessionsUsage || parse) {
-      io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? ""}\n`);
-      return 2;
-    }
-    io.stderr(`lockstep ${command}: ${message}\n`);
-    return 1;
+    return reportFailure(command, error, error instanceof SessionsUsage, io.stderr);
   }
 }

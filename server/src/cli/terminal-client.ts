@@ -16,7 +16,7 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
 import { loadSettings, originLabel } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
-import { commandHelp } from "./help.js";
+import { reportFailure } from "./command-errors.js";
 import { Prompter } from "./prompt.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
@@ -300,15 +300,7 @@ export async function runTerminalClient(command: string, args: string[], io: Io)
     }
     return await askCommand(args, io);
   } catch (error) {
-    const parse = error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
-    // Node's parseArgs appends advice about `--` (with a quote it never closes): the option's name is what helps.
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
-    if (error instanceof AskUsage || parse) {
-      io.stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? ""}\n`);
-      return 2;
-    }
-    io.stderr(`lockstep ${command}: ${message}\n`);
-    return 1;
+    return reportFailure(command, error, error instanceof AskUsage, io.stderr);
   }
 }
 
