@@ -13,6 +13,7 @@ import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
 import { readFrames, type Frame } from "../jsonrpc/framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
+import { HeldRequests } from "./held-requests.js";
 import { missingFeatures, reasonLine } from "./wrap-status.js";
 
 type Peer = "child" | "lockstep";
@@ -73,7 +74,7 @@ export class Relay implements WrapLink {
    */
   private readonly internal = new Map<Id, (response: ResponseMessage) => void>();
   /** Requests held while a restarted child initializes. */
-  private held: Wire[] | undefined;
+  private readonly held = new HeldRequests<Wire>();
   /** Why the child is not there, when it is not and will not come back. */
   private gone: string | undefined;
   /** Why the child last ended and was restarted: the session says what happened. */
@@ -121,7 +122,7 @@ export class Relay implements WrapLink {
       const missing = missingFeatures(this.childCapabilities, this.initializeParams);
       return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing, ...this.droppedCount() };
     }
-    const state = this.held !== undefined || !this.child.running ? "restarting" : "running";
+    const state = this.held.holding || !this.child.running ? "restarting" : "running";
     return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}), ...this.droppedCount() };
   }
 
@@ -229,7 +230,7 @@ export class Relay implements WrapLink {
     // Documents go to both from the one stream, so lockstep's versions are the child's.
     this.lockstep.deliver(notification);
     // A restarting child gets the documents as they are once it is up, not the changes meanwhile.
-    if (this.held === undefined || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
+    if (!this.held.holding || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
   }
 
   private noteVersion(notification: NotificationMessage): void {
@@ -270,7 +271,10 @@ export class Relay implements WrapLink {
     const message = messageOf(wire);
     if (Message.isRequest(message)) {
       if (this.gone !== undefined) return this.answered("child", this.failure(message.id!));
-      if (this.held !== undefined) return void this.held.push(wire);
+      if (this.held.holding) {
+        if (!this.held.hold(wire, isFrame(wire) ? wire.raw.length : JSON.stringify(wire).length)) this.answered("child", this.busy(message.id!));
+        return;
+      }
     }
     this.child.send(bytesOf(wire));
     const input = this.child.input;
@@ -278,6 +282,11 @@ export class Relay implements WrapLink {
       const stuck = `it stopped reading: more than ${TO_CHILD_BOUND / 1024 / 1024} MB sent to it waited ${STUCK_MS / 1000} s`;
       this.toChildFlow.hold(this.options.editor.input, input, () => this.child.abandon(stuck));
     }
+  }
+
+  private busy(id: Id): ResponseMessage {
+    const message = `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`;
+    return { jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message } };
   }
 
   private failure(id: Id): ResponseMessage {
@@ -363,7 +372,7 @@ export class Relay implements WrapLink {
     const restart = this.childInitialized && this.child.mayRestart();
     this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
     if (restart) {
-      this.held = [];
+      this.held.start();
       this.lastRestart = reasonLine(reason, tail);
     } else this.gone = reasonLine(this.childInitialized ? reason : `it did not initialize: ${reason}`, tail);
     // What the child was asked and will never answer is answered now.
@@ -376,7 +385,11 @@ export class Relay implements WrapLink {
   private restart(): void {
     this.child.start();
     const id = `${INTERNAL}${this.nextInternal++}`;
+    // A restarted child that never answers is a child that failed: the requests held for it must not wait for ever.
+    const deadline = setTimeout(() => this.internal.has(id) && this.child.abandon(`it did not initialize again within ${INITIALIZE_DEADLINE_MS / 1000} s`), INITIALIZE_DEADLINE_MS);
+    deadline.unref();
     this.internal.set(id, (response) => {
+      clearTimeout(deadline);
       // Killed, so that its end is reported once (and a next start, if one is left, does not run beside it).
       if (response.error) return this.child.abandon(`it did not initialize again (${response.error.message})`);
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
@@ -384,9 +397,7 @@ export class Relay implements WrapLink {
         this.sent.set(doc.uri, { version: doc.version, sinceList: 1 });
         this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
       }
-      const held = this.held ?? [];
-      this.held = undefined;
-      for (const request of held) this.child.send(bytesOf(request));
+      for (const request of this.held.release()) this.child.send(bytesOf(request));
     });
     this.child.send({ jsonrpc: "2.0", id, method: "initialize", params: this.initializeParams ?? {} } as RequestMessage);
   }
