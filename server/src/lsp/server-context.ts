@@ -3,7 +3,7 @@
 // flags, the workspace) through `state`, never through globals.
 import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
-import { TextDocument } from "vscode-languageserver-textdocument";
+import type { TextDocument } from "vscode-languageserver-textdocument";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import { AgentService } from "../agent/jobs.js";
 import { ModelFactory } from "../agent/providers/factory.js";
@@ -20,6 +20,7 @@ import { messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { DiagnosticsHub } from "./diagnostics.js";
+import { BatchedTextDocument } from "./document-update.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
@@ -63,7 +64,7 @@ export interface ServerContext {
 }
 
 export function createServerContext(connection: Connection, options: { debug: boolean; wrap?: WrapLink }): ServerContext {
-  const documents = new TextDocuments(TextDocument);
+  const documents = new TextDocuments(BatchedTextDocument);
   const open = new OpenDocuments(documents);
   const state: ServerState = { flags: clientFlags({}), workspace: undefined };
   const flags = (): ClientFlags => state.flags;
