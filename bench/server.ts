@@ -181,6 +181,7 @@ const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> 
   search: { label: "search_files, find_files, read_many_files against git grep and cat; history bytes", run: async () => (await import("./search.js")).searchRows() },
   acp: { label: "lockstep acp: prompt to first update; reads and writes through the client against the disk", run: async () => (await import("./acp.js")).acpRows() },
   sessions: { label: "session store: write per turn, resume of a 200-turn session", run: async () => (await import("./sessions.js")).sessionsRows() },
+  didchange: { label: "a didChange of 13,000 changes against vscode-languageserver-textdocument", run: async () => (await import("./did-change.js")).didChangeRows() },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */
