@@ -5,9 +5,15 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { methods, type ToolCallContent } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
 import { closeAll, startEditor, type ScriptedEditor } from "./scripted-editor.js";
 
-afterEach(closeAll);
+let fake: FakeOpenAi | undefined;
+afterEach(async () => {
+  await closeAll();
+  await fake?.close();
+  fake = undefined;
+});
 
 const A = "def f():\n    return 1\n";
 const B = "B = 1\n";
@@ -54,5 +60,21 @@ describe("apply_patch across files over ACP", () => {
     expect(disk(editor, "a.py")).toBe(A);
     expect(disk(editor, "b.py")).toBe(B);
     expect(existsSync(path.join(editor.root, "c.py"))).toBe(false);
+  });
+
+  it("a model without tools answering with an envelope: one request, titled with every file", async () => {
+    fake = await startFakeOpenAi([{ text: `Here it is.\n\n${ENVELOPE}\n` }, { text: "Done." }]);
+    const editor = await startEditor({
+      files: { "a.py": A, "b.py": B },
+      env: { LOCKSTEP_PROVIDER: "openai", LOCKSTEP_BASE_URL: fake.url, LOCKSTEP_MODEL: "fake-model", OPENAI_API_KEY: "test-key", LOCKSTEP_TOOLS: "false" },
+      permission: () => "allow_once",
+    });
+    const sessionId = await editor.newSession();
+    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change @a.py and @b.py" }] });
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.permissions[0]!.toolCall.content?.filter((c) => c.type === "diff")).toHaveLength(3);
+    const started = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call" && u.update.toolCallId === editor.permissions[0]!.toolCall.toolCallId);
+    expect(started.update).toMatchObject({ title: "apply_patch a.py, b.py, c.py" });
+    expect(editor.writes.map((w) => path.relative(editor.root, w.path)).sort()).toEqual(["a.py", "b.py", "c.py"]);
   });
 });

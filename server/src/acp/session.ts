@@ -234,7 +234,8 @@ export class AcpSession {
     if (this.call) return this.call;
     const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
     this.call = { id, diffs: [] };
-    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${change.file_path}`, kind: "edit", status: "in_progress", locations: [{ path: this.where.abs(change.file_path) }] });
+    const names = (change.files ?? [change]).map((f) => f.file_path).join(", ");
+    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${names}`, kind: "edit", status: "in_progress", locations: locationsOf(change, this.where) });
     return this.call;
   }
 
