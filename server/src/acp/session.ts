@@ -22,7 +22,7 @@ import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
 import { promptText } from "./prompt.js";
 import { replayUpdates } from "./history-replay.js";
-import { diffOf, Locations, toolCallEnded, toolCallStarted } from "./updates.js";
+import { diffsOf, Locations, locationsOf, toolCallEnded, toolCallStarted } from "./updates.js";
 
 /** What a session needs of the connection. */
 export interface AcpPort {
@@ -234,7 +234,8 @@ export class AcpSession {
     if (this.call) return this.call;
     const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
     this.call = { id, diffs: [] };
-    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${change.file_path}`, kind: "edit", status: "in_progress", locations: [{ path: this.where.abs(change.file_path) }] });
+    const names = (change.files ?? [change]).map((f) => f.file_path).join(", ");
+    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${names}`, kind: "edit", status: "in_progress", locations: locationsOf(change, this.where) });
     return this.call;
   }
 
@@ -244,7 +245,7 @@ export class AcpSession {
       prompt: () => async (change, signal) => {
         const call = this.callFor(change);
         await this.sent;
-        return this.permissions.ask(change.tool, { toolCallId: call.id, status: "pending", content: call.diffs, locations: [{ path: this.where.abs(change.file_path) }] }, signal);
+        return this.permissions.ask(change.tool, { toolCallId: call.id, status: "pending", content: call.diffs, locations: locationsOf(change, this.where) }, signal);
       },
       // Never reached: the prompt above always answers. Declining is the safe answer if it were.
       review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
@@ -252,8 +253,9 @@ export class AcpSession {
     const policy = sessionApprover(this.session, () => this.approvalMode(), channels);
     return async (change, signal) => {
       const call = this.callFor(change);
-      call.diffs.push(diffOf(change, this.where));
-      this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: [{ path: this.where.abs(change.file_path) }] });
+      // A change across files is one request: a diff per file.
+      call.diffs.push(...diffsOf(change, this.where));
+      this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
       await this.sent;
       return policy(change, signal);
     };

@@ -62,6 +62,17 @@ export function diffOf(change: ProposedChange, where: Locations): ToolCallConten
   return { type: "diff", path: where.abs(change.file_path), oldText: change.before === null ? null : change.before.content, newText: change.after };
 }
 
+/** The diffs of a change: one per file of a change across files. */
+export function diffsOf(change: ProposedChange, where: Locations): ToolCallContent[] {
+  return change.files && change.files.length > 0 ? change.files.map((f) => diffOf(f, where)) : [diffOf(change, where)];
+}
+
+/** The files a change touches, as locations. */
+export function locationsOf(change: ProposedChange, where: Locations): ToolCallLocation[] {
+  const files = change.files && change.files.length > 0 ? change.files : [change];
+  return files.slice(0, MAX_LOCATIONS).map((f) => ({ path: where.abs(f.file_path) }));
+}
+
 /** The envelope's outcome in words: applied, refused and why, or stale (the model retries from the state attached). */
 export function outcomeText(result: Envelope, retried: boolean): string {
   if (result.ok) {

@@ -16,6 +16,18 @@ export interface ProposedChange {
   removed: number;
   /** The agent job that proposes it; absent for a command the user ran. */
   job_id?: string;
+  /** What the change does to its file, where a change across files says so: `add` creates it, `move` creates it from `moved_from`. */
+  op?: "add" | "update" | "delete" | "move";
+  /** For a move: the file it is moved from (deleted when the change lands); `diff`, `added` and `removed` are from that file's text. */
+  moved_from?: string;
+  /**
+   * A change across files, decided as one (apply_patch): each file's own change, in order,
+   * as it would be staged alone. `diff`, `added` and `removed` then sum up every file; the
+   * other fields are the first file's, for readers that know one file only.
+   */
+  files?: ProposedChange[];
+  /** Set on each file's change when a change across files is staged for review: the same label for all of them. */
+  group?: string;
 }
 
 /** applied: it landed; rejected: the user declined it; conflict: its lines changed meanwhile, so it was not forced. */
@@ -37,7 +49,11 @@ export interface Reviewed {
   lastBaseVersion?: number | null;
 }
 
-export type ApprovalDecision = "apply" | "reject" | { reviewed: Reviewed };
+/**
+ * `files`: a change across files reviewed file by file, one decision per entry of
+ * `ProposedChange.files`, in order; `reviewed` then holds every file's hunks.
+ */
+export type ApprovalDecision = "apply" | "reject" | { reviewed: Reviewed; files?: ApprovalDecision[] };
 
 /** Asks whoever runs the tool whether a change may land. Direct commands always answer "apply". */
 export type Approver = (change: ProposedChange, signal: AbortSignal) => Promise<ApprovalDecision>;

@@ -72,6 +72,8 @@ export interface PendingChange {
    * cannot land as it is (its lines changed since); absent when it can.
    */
   hunks: { hunk_id: string; line: number; end_line: number; diff: string; summary: string; conflict?: string }[];
+  /** The same label on every file of one change across files (apply_patch), staged together; absent for a change to one file. */
+  group?: string;
 }
 
 export interface DeskDeps {
@@ -176,6 +178,7 @@ export class ReviewDesk {
         job_id: s.change.job_id ?? null,
         tool: s.change.tool,
         file_path: s.change.file_path,
+        ...(s.change.group !== undefined ? { group: s.change.group } : {}),
         hunks: s.hunks
           .filter((h) => !h.outcome)
           .map((h) => {

@@ -11,6 +11,8 @@ import { checkSeen, readChangeFiles, resolveChangeFiles, withAllLocks } from "./
 import { deliverAll, type FileDelivery } from "./change-delivery.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
 import { changeSummary } from "./modify.js";
+import { groupChange } from "../review/group.js";
+import type { ProposedChange } from "../review/proposal.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -103,35 +105,46 @@ async function applyChange(text: string, dry: boolean, ctx: ToolContext): Promis
   });
 }
 
-/** Asks about every file before anything is written; a rejection leaves every file as it was. */
+/** Each file's change as the user is shown it: a move is its destination, created, with its diff from the source's text. */
+function proposalOf(ctx: ToolContext, plan: FilePlan, states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): ProposedChange {
+  const target = plan.to ?? plan.path;
+  const source = states.get(plan.path) ?? null;
+  const change = changeSummary("apply_patch", target, source?.content ?? "", plan.after ?? "");
+  // Object.assign keeps the summary's getters lazy.
+  const fields = { uri: resolved.get(target)!.uri, before: plan.op === "move" ? null : source, op: plan.op };
+  return Object.assign(change, fields, plan.op === "move" ? { moved_from: plan.path } : {}, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {});
+}
+
+/**
+ * Asks once for the whole change before anything is written: a change across files is one
+ * prompt naming every file; a rejection leaves every file as it was. Reviewed, each file is
+ * decided hunk by hunk, and what the user took has landed through the review desk already.
+ */
 async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<Envelope> {
-  const reviewed = new Set<FilePlan>();
-  for (const plan of plans) {
-    const target = plan.to ?? plan.path;
-    const path = resolved.get(target)!;
-    const before = states.get(plan.path) ?? null;
-    const change = changeSummary("apply_patch", target, before?.content ?? "", plan.after ?? "");
-    const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: plan.op === "move" ? null : before }, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}), ctx.signal);
-    if (decision === "reject") {
-      return errorEnvelope("rejected", `Rejected: the user declined the change to ${target}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
-        files: plans.map((p) => report(p, "not_applied", p === plan ? "Declined by the user." : "Not applied: another file's change was declined.")),
-      });
-    }
-    // Reviewed hunk by hunk: what the user took has landed through the review desk already.
-    if (typeof decision === "object") reviewed.add(plan);
+  const proposals = plans.map((p) => proposalOf(ctx, p, states, resolved));
+  const decision = await ctx.approve(proposals.length === 1 ? proposals[0]! : groupChange(proposals), ctx.signal);
+  if (decision === "reject") {
+    const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files (${plans.map((p) => p.to ?? p.path).join(", ")})`;
+    return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
+      files: plans.map((p) => report(p, "not_applied", "Declined by the user.")),
+    });
   }
+  // Per file: reviewed, or to be delivered. An approver that knows one file only reviewed the first (the fields it saw).
+  const perFile = typeof decision === "object" ? (decision.files ?? [decision]) : plans.map(() => decision);
+  const reviewed = new Set(plans.filter((_, i) => typeof perFile[i] === "object"));
+  const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || perFile[i] === "reject"));
   if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
+  const toDeliver = plans.filter((p) => !reviewed.has(p) && !declined.has(p));
   // The user may have typed while deciding: the change lands only on the texts it was computed on.
   for (const [rel, path] of resolved) {
     const now = await ctx.workspace.read(path);
     const was = states.get(rel);
-    if ((now.ok ? now.value.sha256 : undefined) !== was?.sha256 && ![...reviewed].some((p) => p.path === rel || p.to === rel)) {
+    if ((now.ok ? now.value.sha256 : undefined) !== was?.sha256 && toDeliver.some((p) => p.path === rel || p.to === rel)) {
       return errorEnvelope("state_mismatch", `State Mismatch: ${rel} changed while the change was waiting for approval; nothing was applied to any file.`, [
         "Rebuild the change from latest_file_state (attached) and send it again.",
       ], now.ok ? { latest_file_state: now.value } : undefined);
     }
   }
-  const toDeliver = plans.filter((p) => !reviewed.has(p));
   const deliveries = toDeliver.flatMap((p) => deliveriesOf(p, states, resolved));
   const delivered = deliveries.length === 0 ? undefined : await deliverAll(ctx, deliveries);
   if (delivered && !delivered.ok) {
@@ -146,7 +159,9 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
     }
     if (d.after !== null) ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: "apply_patch", file_path: d.path.rel, uri: d.path.uri, before: d.before?.content ?? null, after: d.after });
   });
-  const reports = plans.map((p) => (reviewed.has(p) ? report(p, "reviewed", "Reviewed hunk by hunk: the hunks the user accepted have landed.") : report(p, "applied", `Applied (${what(p)}).`)));
+  const reports = plans.map((p) =>
+    reviewed.has(p) ? report(p, "reviewed", "Reviewed hunk by hunk: the hunks the user accepted have landed.") : declined.has(p) ? report(p, "not_applied", "Declined by the user.") : report(p, "applied", `Applied (${what(p)}).`),
+  );
   return okEnvelope({ message: `Patch applied successfully: ${plans.length} file${plans.length === 1 ? "" : "s"} (${plans.map((p) => `${p.path} ${what(p)}`).join("; ")}).`, applied: true, files: reports, latest_file_states: latest });
 }
 
