@@ -156,3 +156,40 @@ describe("apply_patch across files staged for review", () => {
     expect(await exists(rig, "c.py")).toBe(false);
   });
 });
+
+describe("apply_patch's deletes and moves staged for review", () => {
+  const D = "gone = 1\nalso = 2\n";
+  const E = "def g():\n    return 1\n";
+  const F_AFTER = "def g():\n    return 2\n";
+  const DELETE_AND_MOVE = ["*** Begin Patch", "*** Delete File: d.py", "*** Update File: e.py", "*** Move to: f.py", "@@ def g():", "-    return 1", "+    return 2", "*** End Patch"].join("\n");
+
+  async function staged(decide: (p: Pending) => "apply" | "reject"): Promise<AgentRig> {
+    const rig = await startAgent({
+      files: { "d.py": D, "e.py": E },
+      initializationOptions: { approval: "review" },
+      script: [turn({ calls: [{ name: "read_many_files", args: { file_paths: ["d.py", "e.py"] } }] }), turn({ calls: [{ name: "apply_patch", args: { input: DELETE_AND_MOVE } }] }), turn({ text: ["Done."] })],
+    });
+    const job = await rig.ask("remove d.py, move e.py");
+    for (const p of await pendingOf(rig, 2)) expect((await rig.client.command("decide", { id: p.change_id, decision: decide(p) })).ok).toBe(true);
+    expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
+    return rig;
+  }
+
+  it("every hunk accepted: the deleted file is gone, and the moved file's source with it", async () => {
+    const rig = await staged(() => "apply");
+    expect(await exists(rig, "d.py")).toBe(false);
+    expect(await exists(rig, "e.py")).toBe(false);
+    expect(await textOf(rig, "f.py")).toBe(F_AFTER);
+    const files = (applyPatchAnswer(rig)?.data?.["files"] ?? []) as { file_path: string; message: string }[];
+    expect(files.map((f) => f.message)).toEqual([expect.stringMatching(/d\.py was deleted\.$/), expect.stringMatching(/e\.py was removed \(moved to f\.py\)\.$/)]);
+  });
+
+  it("the move declined: its source stays and no destination is made; the accepted delete still lands", async () => {
+    const rig = await staged((p) => (p.file_path === "f.py" ? "reject" : "apply"));
+    expect(await exists(rig, "d.py")).toBe(false);
+    expect(await rig.disk("e.py")).toBe(E);
+    expect(await exists(rig, "f.py")).toBe(false);
+    const files = (applyPatchAnswer(rig)?.data?.["files"] ?? []) as { file_path: string; message: string }[];
+    expect(files[1]!.message).toMatch(/Not every hunk was, so e\.py was kept\.$/);
+  });
+});

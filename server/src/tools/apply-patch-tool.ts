@@ -12,7 +12,7 @@ import { deliverAll, type FileDelivery } from "./change-delivery.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
 import { changeSummary } from "./modify.js";
 import { groupChange } from "../review/group.js";
-import type { ProposedChange } from "../review/proposal.js";
+import type { ApprovalDecision, ProposedChange } from "../review/proposal.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -159,10 +159,30 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
     }
     if (d.after !== null) ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: "apply_patch", file_path: d.path.rel, uri: d.path.uri, before: d.before?.content ?? null, after: d.after });
   });
-  const reports = plans.map((p) =>
-    reviewed.has(p) ? report(p, "reviewed", "Reviewed hunk by hunk: the hunks the user accepted have landed.") : declined.has(p) ? report(p, "not_applied", "Declined by the user.") : report(p, "applied", `Applied (${what(p)}).`),
-  );
+  const reports: FileReport[] = [];
+  for (const [i, p] of plans.entries()) {
+    if (reviewed.has(p)) reports.push(await finishReviewed(ctx, p, perFile[i], states, resolved));
+    else reports.push(declined.has(p) ? report(p, "not_applied", "Declined by the user.") : report(p, "applied", `Applied (${what(p)}).`));
+  }
   return okEnvelope({ message: `Patch applied successfully: ${plans.length} file${plans.length === 1 ? "" : "s"} (${plans.map((p) => `${p.path} ${what(p)}`).join("; ")}).`, applied: true, files: reports, latest_file_states: latest });
+}
+
+/**
+ * A reviewed delete or move ends as it would have unreviewed: once every hunk of it landed, the
+ * file (a move's source) is removed, if it still holds what the change left it. Otherwise kept.
+ */
+async function finishReviewed(ctx: ToolContext, plan: FilePlan, decision: ApprovalDecision | undefined, states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<FileReport> {
+  const landed = "Reviewed hunk by hunk: the hunks the user accepted have landed.";
+  if (plan.op !== "delete" && plan.op !== "move") return report(plan, "reviewed", landed);
+  const hunks = typeof decision === "object" ? decision.reviewed.hunks : [];
+  if (hunks.length === 0 || hunks.some((h) => h.status !== "applied")) return report(plan, "reviewed", `${landed} Not every hunk was, so ${plan.path} was kept.`);
+  const path = resolved.get(plan.path)!;
+  const expected = plan.op === "delete" ? "" : (states.get(plan.path)?.content ?? "");
+  const now = await ctx.workspace.read(path);
+  if (!now.ok || now.value.content !== expected) return report(plan, "reviewed", `${landed} ${plan.path} changed meanwhile, so it was kept.`);
+  const removed = await ctx.workspace.remove(path, expected, ctx.signal);
+  if (!removed.ok) return report(plan, "reviewed", `${landed} ${removed.error.message}`);
+  return report(plan, "reviewed", `${landed} Every hunk was, so ${plan.path} was ${plan.op === "delete" ? "deleted" : `removed (moved to ${plan.to})`}.`);
 }
 
 export const applyPatch = defineTool({
