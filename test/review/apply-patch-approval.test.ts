@@ -144,6 +144,21 @@ describe("apply_patch across files staged for review", () => {
     expect(files.map((f) => [f.file_path, f.status])).toEqual([["a.py", "reviewed"], ["b.py", "reviewed"], ["c.py", "reviewed"]]);
   });
 
+  it("cancelled while files are staged: the file whose hunks the user accepted keeps them, and the run names it as changed", async () => {
+    const { rig, job } = await run("review", () => Promise.resolve(null));
+    const pending = await pendingOf(rig, 3);
+    const a = pending.find((p) => p.file_path === "a.py")!;
+    expect((await rig.client.command("decide", { id: a.change_id, decision: "apply" })).ok).toBe(true);
+    expect((await rig.client.command("cancel", { job_id: job })).ok).toBe(true);
+    const finished = await rig.finished(job, 30_000);
+    expect(finished).toMatchObject({ status: "cancelled" });
+    expect(rig.client.buffer("a.py")?.text).toBe(A_AFTER);
+    expect(rig.client.buffer("b.py")?.text).toBe(B);
+    expect(await exists(rig, "c.py")).toBe(false);
+    // The call's answer is not the model's any more (the run ended), but the run says what landed.
+    expect(finished.files_changed).toEqual(["a.py"]);
+  });
+
   it("approval ask with the prompt closed: one prompt, then every file staged on its own", async () => {
     const { rig, prompts, job } = await run("ask", () => Promise.resolve(null));
     const pending = await pendingOf(rig, 3);

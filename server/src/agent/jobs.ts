@@ -189,6 +189,8 @@ export class AgentService {
 
   private end(job: JobRecord, status: JobStatus, error?: { code: string; message: string }): void {
     job.status = status;
+    // What landed counts, whatever became of the call that landed it (a run cancelled while hunks under review were accepted).
+    for (const [entry] of this.deps.journal?.byFile(job.id).values() ?? []) if (entry && !job.files_changed.includes(entry.file_path)) job.files_changed.push(entry.file_path);
     if (error) job.error = error;
     this.deps.sink?.runEnded({ job_id: job.id, status, usage: job.usage, files_changed: job.files_changed, history: this.deps.session.history });
     this.deps.emit({ job_id: job.id, kind: "done", status, text: job.text, ...(error ? { message: error.message } : {}) });

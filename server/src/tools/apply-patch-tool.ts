@@ -133,7 +133,12 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
   const perFile = typeof decision === "object" ? (decision.files ?? [decision]) : plans.map(() => decision);
   const reviewed = new Set(plans.filter((_, i) => typeof perFile[i] === "object"));
   const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || perFile[i] === "reject"));
-  if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
+  if (ctx.signal.aborted) {
+    // Hunks accepted in review before the cancel have landed: the answer says so rather than "nothing".
+    const landed = plans.filter((p, i) => reviewed.has(p) && typeof perFile[i] === "object" && perFile[i].reviewed.hunks.some((h) => h.status === "applied"));
+    if (landed.length === 0) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
+    return errorEnvelope("cancelled", `Cancelled: the hunks the user accepted in review have landed in ${landed.map((p) => p.to ?? p.path).join(", ")}; nothing else was applied.`, ["Read those files again before the next change."]);
+  }
   const toDeliver = plans.filter((p) => !reviewed.has(p) && !declined.has(p));
   // The user may have typed while deciding: the change lands only on the texts it was computed on.
   for (const [rel, path] of resolved) {
