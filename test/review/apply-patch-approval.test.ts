@@ -144,6 +144,19 @@ describe("apply_patch across files staged for review", () => {
     expect(files.map((f) => [f.file_path, f.status])).toEqual([["a.py", "reviewed"], ["b.py", "reviewed"], ["c.py", "reviewed"]]);
   });
 
+  it("always allow on one file of the change applies its other files too, and allows the tool from then on", async () => {
+    const { rig, job } = await run("review", () => Promise.resolve(null));
+    const pending = await pendingOf(rig, 3);
+    const a = pending.find((p) => p.file_path === "a.py")!;
+    expect((await rig.client.command("decide", { id: a.change_id, decision: "always" })).ok).toBe(true);
+    expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
+    expect(rig.client.buffer("a.py")?.text).toBe(A_AFTER);
+    expect(rig.client.buffer("b.py")?.text).toBe(B_AFTER);
+    expect(await textOf(rig, "c.py")).toBe(C_AFTER);
+    const review = await rig.client.command("review", {});
+    expect(review.ok && review.data["pending"]).toEqual([]);
+  });
+
   it("cancelled while files are staged: the file whose hunks the user accepted keeps them, and the run names it as changed", async () => {
     const { rig, job } = await run("review", () => Promise.resolve(null));
     const pending = await pendingOf(rig, 3);

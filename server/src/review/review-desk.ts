@@ -216,6 +216,10 @@ export class ReviewDesk {
       this.deps.changed(s.change.uri);
       if (s.hunks.every((h) => h.outcome)) s.finish();
     }
+    // "Always allow" on one file of a change across files answers for the whole change: its other files apply too.
+    if (decision === "always" && s.change.group !== undefined) {
+      for (const other of [...this.staged.values()]) if (other !== s && other.change.group === s.change.group) await this.decide(other.id, "apply", signal);
+    }
     return succeed(targets.map((h) => h.outcome!));
   }
 
