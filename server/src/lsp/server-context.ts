@@ -20,6 +20,7 @@ import { messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { DiagnosticsHub } from "./diagnostics.js";
+import { updateDocument } from "./document-update.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
@@ -63,7 +64,7 @@ export interface ServerContext {
 }
 
 export function createServerContext(connection: Connection, options: { debug: boolean; wrap?: WrapLink }): ServerContext {
-  const documents = new TextDocuments(TextDocument);
+  const documents = new TextDocuments({ create: TextDocument.create, update: updateDocument });
   const open = new OpenDocuments(documents);
   const state: ServerState = { flags: clientFlags({}), workspace: undefined };
   const flags = (): ClientFlags => state.flags;
