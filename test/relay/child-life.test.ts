@@ -97,7 +97,7 @@ describe("wrap mode: the child's life", () => {
     const family = descendants(client.pid);
     expect(family.length).toBeGreaterThan(0);
     expect(await client.shutdown(10_000)).toBe(0);
-    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 20_000);
   }, 60_000);
 
   it("leaves no process behind when lockstep itself is killed", async () => {
@@ -107,7 +107,7 @@ describe("wrap mode: the child's life", () => {
     const family = descendants(client.pid);
     await client.kill();
     // The child reads the end of its input and goes.
-    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 20_000);
   }, 60_000);
 
   it("stops with the editor's broken frame named, and its child with it", async () => {
@@ -122,7 +122,7 @@ describe("wrap mode: the child's life", () => {
     lockstep.stdin.write("Content-Type: text/plain\r\n\r\n{}");
     expect(await exited).toBe(1);
     expect(stderr).toContain("broken header");
-    await eventually(() => family.every((p) => !alive(p)), "the wrapped server to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "the wrapped server to end", 20_000);
     await removeWorkspace(root);
   }, 60_000);
 
