@@ -76,14 +76,18 @@ describe("AgentService", () => {
     const session = new Session();
     session.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "assistant", parts: [{ text: "an old answer" }] }];
     const hanging = createReplayModel({ turns: [{ text: ["thinking"] }] });
+    // Cancelled once the model's first words were taken, not after a fixed time a loaded machine may not meet.
+    let thinking!: () => void;
+    const thought = new Promise<void>((resolve) => (thinking = resolve));
     const model = { ...hanging, stream: async function* (_request: unknown, signal: AbortSignal) {
       yield { type: "text" as const, text: "thinking" };
+      thinking();
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
     } };
     const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
     const started = agent.ask({ prompt: "a new prompt" });
     if (!started.ok) throw new Error(started.error.message);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await thought;
     agent.cancelAll();
     session.reset();
     const job = await agent.settled(String(started.data["job_id"]));
@@ -94,14 +98,17 @@ describe("AgentService", () => {
   it("a cancelled run leaves the history ending on a model message, so turns keep alternating", async () => {
     const ws = await workspace();
     const session = new Session();
+    let thinking!: () => void;
+    const thought = new Promise<void>((resolve) => (thinking = resolve));
     const model = { name: "hang", generateJson: async () => ({}), stream: async function* (_request: unknown, signal: AbortSignal) {
       yield { type: "text" as const, text: "thinking" };
+      thinking();
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
     } };
     const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
     const started = agent.ask({ prompt: "a prompt" });
     if (!started.ok) throw new Error(started.error.message);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await thought;
     agent.cancel({ job_id: started.data["job_id"] });
     await agent.settled(String(started.data["job_id"]));
     expect(session.history.at(-1)?.role).toBe("assistant");

@@ -45,6 +45,8 @@ function toolsFrom(handlers: Record<string, Handler>): ToolRunner & { ran: strin
 
 const readFile: Handler = (call) => Promise.resolve(okEnvelope({ file_path: call.args["file_path"], sha256: "0".repeat(64), content: "x" }));
 const never = (): AbortSignal => new AbortController().signal;
+/** vi.waitFor gives up after 1 s by default: too little for a loaded machine; a wait that never ends still fails. */
+const WAIT = { timeout: 10_000 };
 
 function run(options: Partial<TurnLoopOptions> & Pick<TurnLoopOptions, "model" | "tools">): Promise<RunResult> {
   return runTurnLoop({ system: "sys", history: [], prompt: [{ text: "go" }], signal: never(), ...options });
@@ -196,13 +198,13 @@ describe("cancellation and failure", () => {
     const { fake, model } = await geminiOn([{ chunks: [{ parts: [{ text: "Thinking" }] }], hang: true }]);
     const controller = new AbortController();
     const pending = run({ model, tools: toolsFrom({}), signal: controller.signal });
-    await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(1), WAIT);
     const started = Date.now();
     controller.abort();
     const result = await pending;
     expect(result.status).toBe("cancelled");
     expect(Date.now() - started).toBeLessThan(1_000);
-    await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true));
+    await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true), WAIT);
   });
 
   it("abort during a tool that ignores the signal stops at once and answers the unrun calls", async () => {

@@ -77,7 +77,8 @@ async function initializeOnly(port: number, token: string): Promise<{ id?: strin
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Up to 15 s: room for a loaded machine; what never happens still fails, named.
+  for (let i = 0; i < 750 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 }
 

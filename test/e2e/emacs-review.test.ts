@@ -144,7 +144,7 @@ async function play<R extends ScenarioResult = ReviewResult>(scenario: Record<st
       input: { ...scenario, workspace, repo: REPO, node: process.execPath, file: FILE, mode: "python-mode" },
       cwd: workspace,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      timeoutMs: 30_000,
+      timeoutMs: 55_000, // under TEST_TIMEOUT_MS; room for a loaded machine
     });
     const r = resultOf(run);
     expect(r.error, "the driver failed").toBeUndefined();

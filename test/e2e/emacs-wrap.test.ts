@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
 import { REPO, makeWorkspace, resultOf, runEditor } from "./fixtures/harness.js";
-import { TEST_TIMEOUT_MS, type BufferView, type Envelope, type ScenarioResult } from "./fixtures/scenario-checks.js";
+import { type BufferView, type Envelope, type ScenarioResult } from "./fixtures/scenario-checks.js";
 import { sha256Hex } from "./fixtures/scenarios.js";
 
 const FILE = "app.js";
@@ -79,14 +79,19 @@ async function runWrapped(): Promise<WrapResult> {
     },
     cwd: workspace,
     env: { PATH: [path.join(REPO, "node_modules", ".bin"), path.dirname(process.execPath), process.env["PATH"] ?? ""].join(path.delimiter) },
-    // Longer than the common scenarios' 25 s: typescript-language-server starts too. Under TEST_TIMEOUT_MS, so a hung Emacs is killed and printed first.
-    timeoutMs: 30_000,
+    // Longer than the common scenarios' 25 s: typescript-language-server starts too, and its first hover waits
+    // for the project to load (the driver gives it 30 s on a loaded machine). Under WRAP_TEST_TIMEOUT_MS, so a
+    // hung Emacs is killed and printed first.
+    timeoutMs: 75_000,
   });
   const result = resultOf(run);
   expect(result.error, "the driver failed").toBeUndefined();
   expect(run.timedOut).toBe(false);
   return result;
 }
+
+/** Above the run's 75 s deadline. */
+const WRAP_TEST_TIMEOUT_MS = 90_000;
 
 /** Both tests read the one run: Emacs, lockstep and typescript-language-server start once. */
 let played: Promise<WrapResult> | undefined;
@@ -96,7 +101,7 @@ const wrapped = (): Promise<WrapResult> => (played ??= runWrapped());
 const entry = (modes: string, wrappedCommand?: string[]): WrapEntry =>
   wrappedCommand ? { modes, class: "lockstep-wrap-server", command: ["lockstep", "--stdio", "--wrap", "--", ...wrappedCommand] } : { modes, class: null, command: null };
 
-describe("Emacs 28 + Eglot 1.9: lockstep-wrap in front of typescript-language-server", { timeout: TEST_TIMEOUT_MS }, () => {
+describe("Emacs 28 + Eglot 1.9: lockstep-wrap in front of typescript-language-server", { timeout: WRAP_TEST_TIMEOUT_MS }, () => {
   it("one js-mode buffer gets the wrapped server's hover and diagnostic and lockstep's patch", async () => {
     const r = await wrapped();
     // Eglot started the one wrapped server for the buffer.

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CodeAction } from "vscode-languageserver-protocol";
-import { companionFacts, waitUntil } from "../support/companion-client.js";
+import { companionFacts, waitUntil, waitUntilAsync } from "../support/companion-client.js";
 import { startFakeGemini, textTurn, type FakeGemini } from "../support/fake-gemini.js";
 import { cleanup, launch } from "../support/lsp-client.js";
 import { FIXTURES, REPO, makeWorkspace, requireBuild, requireEditor, runEditor } from "./fixtures/harness.js";
@@ -38,17 +38,20 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
   });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  /** The fake model: write_file of `target`, then "Done." once it hears the result. */
-  async function model(target: string): Promise<FakeGemini> {
+  /**
+   * The fake model: write_file of `target`, then "Done." once it hears the result. gemini-cli connects to the
+   * IDE in the background while it already sends the prompt, and its write_file opens a diff only once it is
+   * connected and has listed the IDE's tools: the model "thinks" until `connected` (the MCP session is open;
+   * seconds after the prompt on a loaded machine), then two seconds more for the tool list.
+   */
+  async function model(target: string, connected: Promise<unknown>): Promise<FakeGemini> {
     streamed = 0;
     fake = await startFakeGemini((request) => {
       // Routing, next-speaker and other side calls are plain generateContent: an empty JSON answer.
       if (!request.stream) return { json: {} };
       streamed++;
       if (streamed > 1) return textTurn("Done.");
-      // gemini-cli connects to the IDE in the background while it already sends the prompt; its
-      // write_file opens a diff only once connected, so the model "thinks" for two seconds first.
-      return { chunks: [{ parts: [{ functionCall: { name: "write_file", args: { file_path: target, content: PROPOSED } } }], delayMs: 2000 }] };
+      return { chunks: [{ parts: [{ functionCall: { name: "write_file", args: { file_path: target, content: PROPOSED } } }], after: connected, delayMs: 2000 }] };
     });
     return fake;
   }
@@ -71,7 +74,9 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     await companionFacts(editor);
     await editor.open("src/greeting.ts");
     const target = editor.path("src/greeting.ts");
-    const env = { ...process.env, ...geminiEnv((await model(target)).baseUrl) };
+    const connected = waitUntilAsync(async () => Number((await companionFacts(editor))["agents"]) > 0, "gemini-cli to connect to lockstep's companion endpoint", 60_000);
+    connected.catch(() => undefined); // awaited below, through the model's answer; a failure is told there
+    const env = { ...process.env, ...geminiEnv((await model(target, connected)).baseUrl) };
     let screen = "";
     gemini = spawn("script", ["-q", "-f", "-c", `${GEMINI} --skip-trust -i '${PROMPT}'`, "/dev/null"], { cwd: editor.root, env, stdio: ["pipe", "pipe", "pipe"] });
     gemini.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
@@ -97,11 +102,16 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     requireBuild();
     const root = await makeWorkspace({ "src/greeting.ts": BEFORE });
     const target = path.join(root, "src", "greeting.ts");
-    const env = geminiEnv((await model(target)).baseUrl);
+    // The driver writes this file once lockstep counts gemini-cli as connected.
+    const connectedFile = path.join(tmp, "gemini-connected");
+    rmSync(connectedFile, { force: true });
+    const connected = waitUntil(() => existsSync(connectedFile), "the driver to see gemini-cli connected to lockstep", 90_000);
+    connected.catch(() => undefined); // awaited through the model's answer; the driver's own wait tells a failure
+    const env = geminiEnv((await model(target, connected)).baseUrl);
     const run = await runEditor<{ error?: string; prompts: { prompt: string; items: string[] }[]; diagnostic?: string; buffer?: string; disk?: string; modified?: boolean; discovery_file?: string }>({
       command: "nvim",
       args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "gemini-terminal.lua")}`],
-      input: { repo: REPO, node: process.execPath, file: target, proposed: PROPOSED, gemini: GEMINI, gemini_env: env, prompt: PROMPT },
+      input: { repo: REPO, node: process.execPath, file: target, proposed: PROPOSED, gemini: GEMINI, gemini_env: env, prompt: PROMPT, connected_file: connectedFile },
       cwd: root,
       env: { TMPDIR: tmp },
       timeoutMs: 100_000,

@@ -123,7 +123,7 @@ async function playReview(flow: string, extra: Record<string, unknown> = {}, sec
       input: { workspace, repo: REPO, node: process.execPath, file: "calc.py", prompt: PROMPT, flow, ...extra },
       cwd: workspace,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      timeoutMs: 25_000,
+      timeoutMs: 50_000, // under TEST_TIMEOUT_MS; room for a loaded machine
     });
     const r = resultOf(run);
     expect(r.error, "the driver failed").toBeUndefined();

@@ -61,7 +61,7 @@ async function resumeIn<R extends SessionsResult>(launch: Pick<RunOptions, "comm
       input: { workspace: root, repo: REPO, node: process.execPath, file: "calc.py", prompt: "and the area?", expected: BEFORE, ...input },
       cwd: root,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state },
-      timeoutMs: 25_000,
+      timeoutMs: 50_000, // under TEST_TIMEOUT_MS; room for a loaded machine
     });
     const r = resultOf(run);
     expect(r.error, "the driver failed").toBeUndefined();

@@ -83,7 +83,7 @@ async function play<R extends SessionResult>(launch: Pick<RunOptions, "command" 
     ...launch,
     input: { workspace, file: FILE, settings: { approval: "review" }, recorded: RECORDED, ...input },
     cwd: workspace,
-    timeoutMs: 30_000,
+    timeoutMs: 55_000, // under TEST_TIMEOUT_MS; room for a loaded machine
   });
   const r = resultOf(run);
   expect(r.error, "the driver failed").toBeUndefined();

@@ -105,7 +105,7 @@ describe("raw bytes on stdin", () => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
         reject(new Error(`the server was still running, silent, after broken input; stderr: ${stderr}`));
-      }, 10_000);
+      }, 15_000); // a cold start on a loaded machine takes seconds; a server that never stops still fails
       child.on("exit", (code) => {
         clearTimeout(timer);
         resolve({ code, stderr });
@@ -130,7 +130,8 @@ describe("raw bytes on stdin", () => {
     });
     const send = (msg: object): void => void child.stdin.write(frame(JSON.stringify({ jsonrpc: "2.0", ...msg })));
     const answer = async (id: number): Promise<unknown> => {
-      for (let i = 0; i < 200 && !answers.has(id); i++) await new Promise((r) => setTimeout(r, 25));
+      // Up to 15 s: the first answer waits for a cold start, seconds on a loaded machine.
+      for (let i = 0; i < 600 && !answers.has(id); i++) await new Promise((r) => setTimeout(r, 25));
       return answers.get(id);
     };
     try {

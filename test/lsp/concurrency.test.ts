@@ -54,8 +54,9 @@ describe("different files", () => {
     let most = 0;
     let bothArrived!: () => void;
     const both = new Promise<void>((resolve) => (bothArrived = resolve));
-    // Give up holding after 5 s, so a server that serializes files fails the assertion instead of hanging.
-    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+    // Give up holding after 15 s (a loaded machine may take seconds between the two), so a server that
+    // serializes files fails the assertion instead of hanging.
+    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref());
     client.beforeApplyEdit = async (params) => {
       const uri = JSON.stringify(params.edit.documentChanges?.map((c) => ("textDocument" in c ? c.textDocument.uri : "")));
       inFlight.add(uri);
@@ -73,5 +74,5 @@ describe("different files", () => {
     expect([a.ok, b.ok]).toEqual([true, true]);
     expect(client.buffer("a.ts")!.text).toBe("export const a = 2;\n");
     expect(client.buffer("b.ts")!.text).toBe("export const b = 2;\n");
-  });
+  }, 40_000);
 });

@@ -28,11 +28,12 @@ describe("evil globs against the server", () => {
     const find = timed(client.command("find_files", { pattern }));
     const read = await timed(client.command("read_file", { file_path: "src/main.ts" }));
     expect(read.envelope.ok).toBe(true);
-    // The bound is 100 ms; the margin is for a loaded machine. The former matcher held it for tens of seconds.
-    expect(read.ms).toBeLessThan(1000);
+    // The bound is 100 ms (tens of ms here); the margin is for a loaded 2-core machine. The former matcher
+    // held it for tens of seconds.
+    expect(read.ms).toBeLessThan(3000);
     const found = await find;
     expect(found.envelope).toMatchObject({ ok: true, data: { files: [] } });
-    expect(found.ms).toBeLessThan(5000);
+    expect(found.ms).toBeLessThan(10_000); // the former matcher: 8 s per name, 200 names
   });
 
   it("a run of stars still finds what one star finds, and a pattern past the length bound is refused with the reason", async () => {

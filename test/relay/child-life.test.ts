@@ -50,7 +50,8 @@ describe("wrap mode: the child's life", () => {
     expect(errorsShown(client)[3]).toContain("lockstep's own features keep working");
     const started = Date.now();
     await expect(client.request("textDocument/hover", { textDocument: { uri: client.uri("src/a.ts") }, position: { line: 0, character: 14 } })).rejects.toThrow(/is not running/);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // At once, not held for a restart that will not come: tens of ms; 5 s is room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const tally: number = 1;\n" } });
     await client.type("src/a.ts", "tally", "total");
     expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true, data: { content: "export const total: number = 1;\n" } });
@@ -68,7 +69,9 @@ describe("wrap mode: the child's life", () => {
     // Stop the child so it cannot answer, send a request, then kill it.
     process.kill(pid, "SIGSTOP");
     const pending = client.request("textDocument/hover", { textDocument: { uri: client.uri("src/a.ts") }, position: { line: 0, character: 14 } });
-    await sleep(200);
+    // lockstep routes the editor's messages in order: once it answers a later one, the hover went to the child
+    // (a hover that reached lockstep only after the kill would be held for the restarted child, and answered).
+    expect(await client.command("read_file", { file_path: "src/a.ts" })).toMatchObject({ ok: true });
     process.kill(pid, "SIGKILL");
     await expect(pending).rejects.toThrow(/typescript-language-server is not running/);
     await eventually(() => errorsShown(client).length === 1, "the message");
@@ -94,7 +97,7 @@ describe("wrap mode: the child's life", () => {
     const family = descendants(client.pid);
     expect(family.length).toBeGreaterThan(0);
     expect(await client.shutdown(10_000)).toBe(0);
-    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 20_000);
   }, 60_000);
 
   it("leaves no process behind when lockstep itself is killed", async () => {
@@ -104,7 +107,7 @@ describe("wrap mode: the child's life", () => {
     const family = descendants(client.pid);
     await client.kill();
     // The child reads the end of its input and goes.
-    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "every process under lockstep to end", 20_000);
   }, 60_000);
 
   it("stops with the editor's broken frame named, and its child with it", async () => {
@@ -119,7 +122,7 @@ describe("wrap mode: the child's life", () => {
     lockstep.stdin.write("Content-Type: text/plain\r\n\r\n{}");
     expect(await exited).toBe(1);
     expect(stderr).toContain("broken header");
-    await eventually(() => family.every((p) => !alive(p)), "the wrapped server to end", 8000);
+    await eventually(() => family.every((p) => !alive(p)), "the wrapped server to end", 20_000);
     await removeWorkspace(root);
   }, 60_000);
 

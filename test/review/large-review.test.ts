@@ -57,7 +57,8 @@ describe("a review of 2,000 hunks", () => {
     const decided = rig.client.command("decide", { id: change.change_id, decision: "apply" });
     const read = await readMeanwhile(rig);
     expect(read.envelope.ok).toBe(true);
-    expect(read.ms).toBeLessThan(5000);
+    // Decided whole in tens of ms here; the margin is for a loaded machine (500 hunks once took 38 s).
+    expect(read.ms).toBeLessThan(15_000);
     const outcome = await decided;
     expect(outcome.ok).toBe(true);
     const hunks = (outcome.data?.["hunks"] ?? []) as { status: string }[];
@@ -76,7 +77,7 @@ describe("a review of 2,000 hunks", () => {
     }
     for (const read of await Promise.all(reads)) {
       expect(read.envelope.ok).toBe(true);
-      expect(read.ms).toBeLessThan(5000);
+      expect(read.ms).toBeLessThan(15_000); // as above: 0.2 s for all 2,000 here, 438 s for 500 once
     }
     await expectAllApplied(rig, job);
   });

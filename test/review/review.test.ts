@@ -35,7 +35,8 @@ async function rigFor(style: EditorStyle, files: Record<string, string>, calls: 
 }
 
 async function pendingOf(rig: AgentRig, count = 1): Promise<Pending[]> {
-  for (let i = 0; i < 250; i++) {
+  // Up to 15 s and more (each round asks the server): room for a loaded machine.
+  for (let i = 0; i < 750; i++) {
     const answer = await rig.client.command("review", {});
     const pending = (answer.ok ? answer.data["pending"] : []) as Pending[];
     if (pending.length >= count) return pending;

@@ -15,7 +15,7 @@ import type { MessageActionItem, ShowMessageRequestParams } from "vscode-languag
 import { onTestFinished } from "vitest";
 import { listenOnLoopback, startFakeGemini } from "./fake-gemini.js";
 import type { FakeChunk, FakeGemini, FakeScript, FakeTurn, RecordedRequest } from "./fake-gemini.js";
-import { createWorkspace, removeWorkspace, startServer } from "./lsp-client.js";
+import { createWorkspace, removeWorkspace, startServer, WAIT_MS } from "./lsp-client.js";
 import type { EditorStyle, StartOptions, TestClient } from "./lsp-client.js";
 
 /** The key every test server gets; long and unusual, so a leak is unmistakable. */
@@ -308,7 +308,7 @@ export async function startAgent(options: AgentRigOptions): Promise<AgentRig> {
       }
     },
     events,
-    async waitForEvent(id, predicate, timeoutMs = 5000) {
+    async waitForEvent(id, predicate, timeoutMs = WAIT_MS) {
       const hit = await client.waitForNotification(
         "lockstep/stream",
         (params) => (params as StreamEvent).job_id === id && predicate(params as StreamEvent),

@@ -6,7 +6,7 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Envelope, TestClient } from "./lsp-client.js";
+import { WAIT_MS, type Envelope, type TestClient } from "./lsp-client.js";
 
 export interface Discovery {
   port: number;
@@ -26,7 +26,7 @@ export async function readDiscovery(tmp: string, editorPid: number, port: number
 }
 
 /** Resolves once `check` holds, polling the filesystem; rejects naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -35,7 +35,7 @@ export async function waitUntil(check: () => boolean, what: string, timeoutMs = 
 }
 
 /** lockstep.session's companion facts, once the endpoint is up (it starts after \`initialized\`). */
-export async function companionFacts(client: TestClient, timeoutMs = 5000): Promise<Record<string, unknown>> {
+export async function companionFacts(client: TestClient, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const facts = (await client.command("session", {})).data?.["companion"] as Record<string, unknown> | undefined;
@@ -46,7 +46,7 @@ export async function companionFacts(client: TestClient, timeoutMs = 5000): Prom
 }
 
 /** waitUntil for a check that must ask something (a command, a request). */
-export async function waitUntilAsync(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitUntilAsync(check: () => Promise<boolean>, what: string, timeoutMs = WAIT_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -103,7 +103,7 @@ export class AgentClient {
   }
 
   /** The first notification of `method` from index `from` on that satisfies `predicate`. */
-  async waitFor(method: string, predicate: (params: Record<string, unknown>) => boolean = () => true, timeoutMs = 5000, from = 0): Promise<Note> {
+  async waitFor(method: string, predicate: (params: Record<string, unknown>) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<Note> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const found = this.notes.slice(from).find((n) => n.method === method && predicate(n.params));

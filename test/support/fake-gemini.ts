@@ -14,6 +14,8 @@ export interface FakeChunk {
   parts: FakePart[];
   /** Wait this long before sending the chunk. */
   delayMs?: number;
+  /** Send the chunk only once this has resolved (then `delayMs`): an event in the test, not a guess of time. */
+  after?: Promise<unknown>;
   /** Write the SSE event in several pieces, so its JSON arrives split across reads. */
   fragmented?: boolean;
   finishReason?: string;
@@ -171,6 +173,7 @@ async function playStream(turn: StreamTurn, res: ServerResponse): Promise<void> 
   res.socket?.setNoDelay(true);
   res.flushHeaders();
   for (const [i, chunk] of turn.chunks.entries()) {
+    if (chunk.after !== undefined) await chunk.after;
     await pause(chunk.delayMs, res);
     if (res.destroyed) return;
     const last = i === turn.chunks.length - 1 && turn.hang !== true && turn.drop !== true && turn.failWith === undefined;

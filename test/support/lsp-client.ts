@@ -42,7 +42,7 @@
 //   client.request(method, params)         any raw request
 //   client.codeActions(rel, range?, diagnostics?) / client.runCodeAction(action)
 //   client.notifications                   [{method, params}] received, in order
-//   client.waitForNotification(method, predicate?, timeoutMs = 5000, from = 0)
+//   client.waitForNotification(method, predicate?, timeoutMs = WAIT_MS, from = 0)
 //                                          first match at index ≥ from, already received or not
 //   client.requests / waitForRequest(...)  server → client requests, with what was answered
 //   client.applyEditRequests               [{params, reply?, error?, skipped}] per applyEdit
@@ -75,6 +75,6 @@ export type { BufferView } from "./lsp-client/buffers.js";
 export { sha256, stateOf, type Data, type Envelope, type FileState } from "./lsp-client/envelope.js";
 export { cleanup, launch, startServer, stopAllServers } from "./lsp-client/launch.js";
 export { serverEntry, type EditorStyle, type StartOptions } from "./lsp-client/options.js";
-export { TestClient, type Message, type RequestRecord } from "./lsp-client/test-client.js";
+export { TestClient, WAIT_MS, type Message, type RequestRecord } from "./lsp-client/test-client.js";
 export { applyTextEdits, lineStarts, offsetAt, positionAt, rangeOf, wholeRange } from "./lsp-client/text.js";
 export { createWorkspace, removeWorkspace } from "./lsp-client/workspaces.js";

@@ -25,8 +25,14 @@ export class Prompter {
    * Another key on a terminal is ignored; another line says which keys there are and asks again.
    */
   async choose(question: string, keys: string[], onEnter?: string): Promise<Answer> {
+    if (this.singleKey) {
+      // Raw before the question shows: a key typed the moment it shows reaches us as typed. Still in line
+      // mode, the terminal would take Ctrl-D for its end of line (read as a NUL) and Ctrl-C for a signal.
+      this.input.setRawMode(true);
+      this.write(question);
+      return this.key(keys, onEnter);
+    }
     this.write(question);
-    if (this.singleKey) return this.key(keys, onEnter);
     for (;;) {
       this.lines ??= this.lineIterator();
       const next = await this.lines.next();
@@ -60,7 +66,6 @@ export class Prompter {
         const key = keys.find((k) => k === text.toLowerCase());
         if (key !== undefined) finish({ key }, key);
       };
-      input.setRawMode(true);
       input.resume();
       input.on("data", onData);
     });

@@ -53,12 +53,14 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 }
 
 const never = (): AbortSignal => new AbortController().signal;
+/** vi.waitFor gives up after 1 s by default: too little for a loaded machine; a wait that never ends still fails. */
+const WAIT = { timeout: 10_000 };
 
 /** Starts a stream, aborts it once its first request has arrived, and expects "cancelled" within a second. */
 async function abortAfterFirstRequest(fake: FakeGemini, model: Model): Promise<void> {
   const controller = new AbortController();
   const pending = collect(model, controller.signal);
-  await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
+  await vi.waitFor(() => expect(fake.requests).toHaveLength(1), WAIT);
   const started = Date.now();
   controller.abort();
   expect((await failure(pending)).code).toBe("cancelled");
@@ -216,7 +218,7 @@ describe("cancellation and timeout", () => {
   it("abort during a hanging stream rejects with cancelled within a second and closes the request", async () => {
     const { fake, model } = await serve([{ chunks: [], hang: true }]);
     await abortAfterFirstRequest(fake, model);
-    await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true));
+    await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true), WAIT);
   });
 
   it("an already aborted signal sends nothing", async () => {
@@ -321,7 +323,7 @@ describe("generateJson", () => {
     const { fake, model } = await serve([{ chunks: [], hang: true }]);
     const controller = new AbortController();
     const pending = model.generateJson({ system: "", prompt: "p", schema }, controller.signal);
-    await vi.waitFor(() => expect(fake.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(1), WAIT);
     controller.abort();
     expect((await failure(pending)).code).toBe("cancelled");
   });

@@ -54,6 +54,12 @@ function lookup(tree: Record<string, unknown> | undefined, section: string | und
   return at;
 }
 
+/**
+ * How long a wait for the server gives it by default: it answers in milliseconds, but CI runs on a loaded
+ * 2-core machine; a wait that never ends fails all the same, naming what it waited for.
+ */
+export const WAIT_MS = 15_000;
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -267,24 +273,24 @@ export class TestClient {
     this.connection.sendNotification(method, params).catch(() => undefined);
   }
 
-  waitForNotification(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = 5000, from = 0): Promise<Message> {
+  waitForNotification(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<Message> {
     return this.waitFor(this.notifications, method, predicate, timeoutMs, from, "notification");
   }
 
-  waitForRequest(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = 5000, from = 0): Promise<RequestRecord> {
+  waitForRequest(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<RequestRecord> {
     return this.waitFor(this.requests, method, predicate, timeoutMs, from, "request");
   }
 
   // ------------------------------------------------------------ ending
 
   /** shutdown, then exit; resolves with the process's exit code. */
-  async shutdown(timeoutMs = 5000): Promise<number | string | null> {
+  async shutdown(timeoutMs = WAIT_MS): Promise<number | string | null> {
     await withTimeout(this.connection.sendRequest("shutdown"), timeoutMs, () => "the shutdown reply");
     return this.exitWithoutShutdown(timeoutMs);
   }
 
   /** The exit notification alone (the spec says: exit code 1 without a shutdown first). */
-  async exitWithoutShutdown(timeoutMs = 5000): Promise<number | string | null> {
+  async exitWithoutShutdown(timeoutMs = WAIT_MS): Promise<number | string | null> {
     this.notify("exit", undefined);
     const code = await withTimeout(this.exited, timeoutMs, () => "the server to exit");
     this.dispose();
@@ -292,7 +298,7 @@ export class TestClient {
   }
 
   /** The client disappears: both pipes close. Resolves with the exit code once the server is gone. */
-  async disconnect(timeoutMs = 5000): Promise<number | string | null> {
+  async disconnect(timeoutMs = WAIT_MS): Promise<number | string | null> {
     this.buffers.clearTimers();
     this.connection.dispose();
     this.process.stdin.destroy();
