@@ -43,11 +43,14 @@ function scenario(seed: number, kind: ShapedKind): Scenario | undefined {
 const kinds = fc.constantFrom<ShapedKind>("python", "go", "yaml", "go-mixed");
 
 /**
- * Seeded, so CI cannot fail on the draw: 400,000 random runs of each property found an input written wrong
- * (about one in 100,000; a CI run of 400 would meet one about once in 250 runs). Those are the product's open
- * bugs, not the test's: [200775096, "go-mixed", "halve", " -+"] writes a tab where the hunk meant spaces;
- * [86301849, "python", "halve"] doubles a `return None` line. LOCKSTEP_PROPERTY_SEED=<n> runs another draw,
- * LOCKSTEP_PROPERTY_SEED=random a fresh one each time, to look for more.
+ * Seeded, so CI cannot fail on the draw; LOCKSTEP_PROPERTY_SEED=<n> runs another draw, =random a fresh one
+ * each time, to look for more. Random runs (400,000, then 60,000) found these, now among the examples:
+ * - a halved hunk in a file mixing tabs and spaces got an added line indented with spaces then a tab (now
+ *   refused: no style writes that);
+ * - a halved hunk among spaces in a file of tabs, whose few lines gave a unit of 8 though they sat at 4, 8
+ *   and 12 (a grid its own lines are not on is no grid now);
+ * - an old_string among repeated lines whose window missed the change's own line breaks (the edit was
+ *   right; the property's intended text was not).
  */
 const given = process.env["LOCKSTEP_PROPERTY_SEED"];
 const SEED = given === "random" ? {} : { seed: given === undefined ? 20261126 : Number(given) };
@@ -77,7 +80,7 @@ describe("patch: drifted diffs give the intended text or a refusal", () => {
       }),
       // Inputs that once came out wrong, run first every time: tabs in a file that mixes styles taken for the
       // frame of a halved hunk of spaces; one step of 8 taken for the unit of a shifted YAML hunk.
-      { ...SEED, numRuns: 400, examples: [[565042929, "go-mixed", "halve", " -+"], [4355450, "go-mixed", "double", " -+"], [6746988, "go-mixed", "halve", " -+"], [5432434, "go-mixed", "double", " -+"], [3025058, "yaml", "shift", " -+"]] },
+      { ...SEED, numRuns: 400, examples: [[200775096, "go-mixed", "halve", " -+"], [58747296, "go-mixed", "halve", " -"], [565042929, "go-mixed", "halve", " -+"], [4355450, "go-mixed", "double", " -+"], [6746988, "go-mixed", "halve", " -+"], [5432434, "go-mixed", "double", " -+"], [3025058, "yaml", "shift", " -+"]] },
     );
   });
 });
@@ -100,12 +103,16 @@ describe("edit: drifted old_string gives the intended text or a refusal", () => 
         const drifted = old.map((l) => redent(l, DRIFTS[name]!)).join("\n");
         // Re-indented, old_string can be another real place of a file that mixes styles: that edit is the model's.
         if (drifted !== old.join("\n") && s.pre.includes(drifted)) return;
+        // What the model meant: its exact old_string replaced, where that is one place. (Among repeated lines the
+        // window above can miss the change's own line breaks, and then that, not s.post, is what the edit says.)
+        const exact = old.join("\n");
+        if (s.pre.indexOf(exact) !== s.pre.lastIndexOf(exact)) return;
         const r = replaceInText(s.pre, { old_string: drifted, new_string: neu.join("\n") });
-        if (r.ok) expect(r.value.content).toBe(s.post);
+        if (r.ok) expect(r.value.content).toBe(s.pre.replace(exact, () => neu.join("\n")));
       }),
       // Once wrong: a new_string line typed as its drifted old_string line and as another of the file's lines there
       // was taken for the first; a wrap whose lines matched the drifted old ones kept the file's text.
-      { ...SEED, numRuns: 400, examples: [[895353236, "python", "double"], [203706290, "yaml", "double"], [324679, "python", "double"], [1750099, "yaml", "double"]] },
+      { ...SEED, numRuns: 400, examples: [[86301849, "python", "halve"], [895353236, "python", "double"], [203706290, "yaml", "double"], [324679, "python", "double"], [1750099, "yaml", "double"]] },
     );
   });
 });

@@ -166,7 +166,11 @@ function gridAt(q: FrameQuestion): Indentation {
   const here = q.pairs.map((p) => p.file).filter(showsIndentation);
   if (here.length === 0) return file;
   if (here.every((l) => l.startsWith("\t"))) return { unit: "\t", tabsOnly: true };
-  if (here.every((l) => l.startsWith(" ")) && file.unit === "\t") return { unit: detectIndentation(here).unit, tabsOnly: false };
+  if (here.every((l) => l.startsWith(" ")) && file.unit === "\t") {
+    // Read off a few lines, a unit those very lines are not all on (a step of 8 among lines at 4, 8, 12) is no grid.
+    const local: Indentation = { unit: detectIndentation(here).unit, tabsOnly: false };
+    return here.every((l) => onGrid(lead(l), l, local)) ? local : { unit: undefined, tabsOnly: false };
+  }
   return file;
 }
 
@@ -214,7 +218,8 @@ function reindenter(q: FrameQuestion, indents: [string, string][], file: Indenta
     const convert = modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit ? convertUnits(modelUnit, fileUnit) : (x: string) => x;
     if (l.startsWith(m)) {
       const extra = convert(l.slice(m.length));
-      return extra === undefined ? undefined : f + extra;
+      // Spaces then a tab is no indentation any style writes: the file's unit does not hold at this line's place.
+      return extra === undefined || / \t/.test(f + extra) ? undefined : f + extra;
     }
     if (m.startsWith(l)) {
       const cut = convert(m.slice(l.length));
