@@ -7,6 +7,11 @@ import type { ClientFlags } from "./capabilities.js";
 import type { OpenDocuments } from "./documents.js";
 import { toLspEdits } from "./positions.js";
 
+/** A deadline that fires later than this counts as lockstep having been busy, not the editor silent. */
+const LATE_MS = 20;
+/** The least the editor's answer then gets to be read. */
+const GRACE_MS = 100;
+
 /** How editors word a user's "no" to an edit they asked about. */
 const USER_DECLINED = /\buser\b.*\b(cancel|declin|reject|abort)/i;
 
@@ -65,7 +70,15 @@ export class LspEditorLink implements EditorLink {
       };
     });
     signal.addEventListener("abort", giveUp, { once: true });
-    const timer = setTimeout(giveUp, this.timeoutMs());
+    // The wait is for the editor, not for lockstep: a deadline passed while lockstep itself was busy (a large
+    // didChange, say) may have the answer already waiting, unread. It gets one more moment to be read.
+    const timeoutMs = this.timeoutMs();
+    const due = performance.now() + timeoutMs;
+    let timer = setTimeout(() => {
+      const late = performance.now() - due;
+      if (late > LATE_MS) timer = setTimeout(giveUp, Math.min(Math.max(late, GRACE_MS), timeoutMs));
+      else giveUp();
+    }, timeoutMs);
     const request = this.connection
       .sendRequest(ApplyWorkspaceEditRequest.type, { label: "lockstep", edit: workspaceEdit }, source.token)
       .then(
