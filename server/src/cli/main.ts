@@ -68,13 +68,26 @@ async function toolContext(root: string | undefined): Promise<ToolContext> {
   return { workspace: new Workspace(sandbox), signal: new AbortController().signal, approve: async () => "apply", reader: "shell" };
 }
 
-/** Without --base-sha256 the file as it is now is the base. */
-/** What is wrong with an mcp command line, in its options' words (not Node's). */
-function mcpProblem(error: unknown): string {
+/** What is wrong with an mcp or acp command line, in its options' words (not Node's). */
+function stdioServerProblem(error: unknown): string {
   if (error instanceof Error && "code" in error && error.code === "ENOENT" && "syscall" in error && error.syscall === "realpath" && "path" in error) {
     return `--root ${String(error.path)}: no such directory; give the workspace's directory`;
   }
   return commandMessage(error);
+}
+
+/**
+ * `lockstep mcp` and `lockstep acp`: servers on stdio, each loaded on first use. A failure to start
+ * (a bad option, a --root that is not there) is a usage error, named, with the command's help.
+ */
+async function runStdioServer(command: "mcp" | "acp", rest: string[], io: Io): Promise<number> {
+  try {
+    const run = command === "mcp" ? (await import("../companion/stdio-command.js")).runMcpCommand : (await import("../acp/command.js")).runAcpCommand;
+    return await run(rest, io.stderr);
+  } catch (error) {
+    io.stderr(`lockstep ${command}: ${stdioServerProblem(error)}\n\n${commandHelp(command) ?? USAGE}\n`);
+    return 2;
+  }
 }
 
 /** The text of a file an option names; one that cannot be read is a usage error naming the option. */
@@ -92,6 +105,7 @@ function checkSha(sha: string | undefined): void {
   if (sha !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha)) throw new UsageError(`--base-sha256 takes the file's 64-digit hex sha256 (lockstep read prints it), not '${sha.slice(0, 80)}'`);
 }
 
+/** Without --base-sha256 the file as it is now is the base. */
 async function currentSha(ctx: ToolContext, file: string): Promise<string | undefined> {
   const read = await invokeTool("read_file", { file_path: file }, ctx);
   return read.ok ? String(read.data["sha256"]) : undefined;
@@ -273,24 +287,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const { runSessionsCommand } = await import("./sessions-commands.js");
     return runSessionsCommand(command, rest, io);
   }
-  if (command === "mcp") {
-    try {
-      const { runMcpCommand } = await import("../companion/stdio-command.js");
-      return await runMcpCommand(rest, io.stderr);
-    } catch (error) {
-      io.stderr(`lockstep mcp: ${mcpProblem(error)}\n\n${commandHelp("mcp") ?? USAGE}\n`);
-      return 2;
-    }
-  }
-  if (command === "acp") {
-    try {
-      const { runAcpCommand } = await import("../acp/command.js");
-      return await runAcpCommand(rest, io.stderr);
-    } catch (error) {
-      io.stderr(`lockstep acp: ${mcpProblem(error)}\n\n${commandHelp("acp") ?? USAGE}\n`);
-      return 2;
-    }
-  }
+  if (command === "mcp" || command === "acp") return runStdioServer(command, rest, io);
   const run = TOOL_COMMANDS[command];
   // A person at a terminal reads a summary; a program (stdout not a terminal, or --json) the envelope.
   const human = !rest.includes("--json") && io === defaultIo && process.stdout.isTTY === true;
