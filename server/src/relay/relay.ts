@@ -56,6 +56,9 @@ export interface RelayOptions {
   exit: (code: number) => void;
 }
 
+/** The answer to a request the wrapped server is not there to answer. */
+const requestFailed = (id: Id, message: string): ResponseMessage => ({ jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message } });
+
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class Relay implements WrapLink {
@@ -181,9 +184,8 @@ export class Relay implements WrapLink {
     this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
     this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
     // A child that never answers must not hold the editor's initialize, and lockstep's features, for ever.
-    const late = { code: REQUEST_FAILED, message: `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s` };
     const id = request.id as Id;
-    const timer = setTimeout(() => this.pending.get(id)?.method === "initialize" && this.answered("child", { jsonrpc: "2.0", id, error: late } as ResponseMessage), INITIALIZE_DEADLINE_MS);
+    const timer = setTimeout(() => this.pending.get(id)?.method === "initialize" && this.answered("child", requestFailed(id, `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s`)), INITIALIZE_DEADLINE_MS);
     timer.unref();
   }
 
@@ -285,12 +287,11 @@ export class Relay implements WrapLink {
   }
 
   private busy(id: Id): ResponseMessage {
-    const message = `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`;
-    return { jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message } };
+    return requestFailed(id, `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`);
   }
 
   private failure(id: Id): ResponseMessage {
-    return { jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message: `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.` } };
+    return requestFailed(id, `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.`);
   }
 
   private answered(peer: Peer, wire: Wire): void {
