@@ -11,17 +11,22 @@ const TEXT = LINES.join("\n") + "\n";
 const CHANGES = 13_000;
 const RUNS = 3;
 
-/** One insertion at the end of every third line, last first. */
-const lastFirst: TextDocumentContentChangeEvent[] = Array.from({ length: CHANGES }, (_, k) => {
-  const line = 1 + (CHANGES - 1 - k) * 3;
-  const at = { line, character: LINES[line]!.length };
-  return { range: { start: at, end: at }, text: " + 1" };
-});
-/** A line inserted above every third line, first first: each change's line counts the lines inserted before it. */
-const firstFirst: TextDocumentContentChangeEvent[] = Array.from({ length: CHANGES }, (_, k) => {
-  const at = { line: k * 3 + k, character: 0 };
-  return { range: { start: at, end: at }, text: `// ${k}\n` };
-});
+/** One insertion at the end of every third line of `lines`, last first (as Neovim and Eglot send an edit). */
+export function lastFirstChanges(lines: readonly string[], count: number): TextDocumentContentChangeEvent[] {
+  return Array.from({ length: count }, (_, k) => {
+    const line = 1 + (count - 1 - k) * 3;
+    const at = { line, character: lines[line]!.length };
+    return { range: { start: at, end: at }, text: " + 1" };
+  });
+}
+
+/** A line inserted above every third line, first first (as Helix sends): each change's line counts the lines inserted before it. */
+export function firstFirstChanges(count: number): TextDocumentContentChangeEvent[] {
+  return Array.from({ length: count }, (_, k) => {
+    const at = { line: k * 3 + k, character: 0 };
+    return { range: { start: at, end: at }, text: `// ${k}\n` };
+  });
+}
 
 function time(update: (doc: TextDocument, changes: TextDocumentContentChangeEvent[]) => TextDocument, changes: TextDocumentContentChangeEvent[]): { samples: number[]; text: string } {
   const samples: number[] = [];
@@ -37,7 +42,7 @@ function time(update: (doc: TextDocument, changes: TextDocumentContentChangeEven
 
 export function didChangeRows(): TimingRow[] {
   const rows: TimingRow[] = [];
-  for (const [order, changes] of [["last first", lastFirst], ["first first", firstFirst]] as const) {
+  for (const [order, changes] of [["last first", lastFirstChanges(LINES, CHANGES)], ["first first", firstFirstChanges(CHANGES)]] as const) {
     const ours = time((doc, c) => updateDocument(doc, c, 2), changes);
     const library = time((doc, c) => TextDocument.update(doc, c, 2), changes);
     const same = ours.text === library.text ? "same text" : "DIFFERENT TEXT";

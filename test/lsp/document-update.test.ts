@@ -3,8 +3,9 @@
 // with "\r" anywhere), the buffer ends exactly as the library's one-at-a-time
 // update leaves it.
 import fc from "fast-check";
-import { TextDocument, type Position, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
+import { TextDocument, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
 import { describe, expect, it } from "vitest";
+import { firstFirstChanges, lastFirstChanges } from "../../bench/did-change.js";
 import { updateDocument } from "../../server/src/lsp/document-update.js";
 
 type Where = "after" | "before" | "anywhere" | "out-of-range" | "reversed" | "whole";
@@ -72,10 +73,8 @@ describe("updateDocument", () => {
   it("applies many changes sent last first, or first first, exactly", () => {
     const lines = Array.from({ length: 4_000 }, (_, i) => `const v${i} = ${i};`);
     const text = lines.join("\n") + "\n";
-    const at = (line: number): Position => ({ line, character: lines[line]!.length });
-    const lastFirst = Array.from({ length: 1_300 }, (_, k) => 1_299 - k).map((k) => ({ range: { start: at(k * 3), end: at(k * 3) }, text: " + 1" }));
-    // First first, each placed on the buffer as the earlier ones left it: inserted lines move the later ones down.
-    const firstFirst = Array.from({ length: 1_300 }, (_, k) => ({ range: { start: { line: k * 3 + k, character: 0 }, end: { line: k * 3 + k, character: 0 } }, text: `// ${k}\n` }));
+    const lastFirst = lastFirstChanges(lines, 1_300);
+    const firstFirst = firstFirstChanges(1_300);
     for (const changes of [lastFirst, firstFirst]) {
       expect(updateDocument(TextDocument.create("file:///x", "typescript", 1, text), changes, 2).getText()).toBe(libraryResult(text, changes));
     }
