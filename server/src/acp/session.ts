@@ -8,7 +8,7 @@ import { AgentService, type StreamEvent, type ToolCallEvent } from "../agent/job
 import type { FunctionCall } from "../agent/model.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { Session } from "../agent/session.js";
-import type { Settings } from "../lsp/settings.js";
+import type { Settings } from "../config/settings.js";
 import { Journal } from "../review/journal.js";
 import { loadIntoSession, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
 import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
