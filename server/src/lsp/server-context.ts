@@ -1,19 +1,17 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
-import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService } from "../agent/agent-service.js";
-import { ModelFactory } from "../agent/providers/factory.js";
-import { Conversation } from "../agent/conversation.js";
+import type { AgentService } from "../agent/agent-service.js";
+import type { Conversation } from "../agent/conversation.js";
+import { assembleAgent } from "../assembly/assemble-agent.js";
 import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
 import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
-import { Journal } from "../review/journal.js";
-import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
+import type { Journal } from "../review/journal.js";
+import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
-import { keySecrets, SessionRecorder, SessionStore, stateDirectory } from "../sessions/index.js";
+import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { messagePrompt } from "./approval.js";
@@ -74,18 +72,9 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const debug = (what: string, value: unknown): void => {
     if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
-  const conversation = new Conversation();
   const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
-  const journal = new Journal();
-  const review: ReviewDesk = new ReviewDesk({
-    workspace: () => state.workspace,
-    journal,
-    changed: (uri) => reviewView.refresh(uri),
-    waiting: (change) => change.job_id !== undefined && events.emit({ job_id: change.job_id, kind: "status", status: "running", message: `waiting for review of ${change.file_path}` }),
-  });
-  const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
   const prompt = messagePrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
@@ -93,31 +82,29 @@ export function createServerContext(connection: Connection, options: { debug: bo
     if (!state.workspace) throw new Error("the server is not initialized");
     return state.workspace;
   };
-  const models = new ModelFactory(() => settings.current);
-  const model = () => models.current();
   const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
   const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
-  const recorder = new SessionRecorder({
+  const { agent, conversation, journal, recorder } = assembleAgent({
+    settings: () => settings.current,
     store: sessions,
-    provider: () => ({ provider: settings.current.provider, model: settings.current.model ?? null, ...(settings.current.baseUrl ? { baseUrl: settings.current.baseUrl } : {}) }),
-    warn,
+    ports: {
+      workspace: requireWorkspace,
+      approvalMode: () => settings.current.approval,
+      channels,
+      emit: events.emit,
+      conditions,
+      ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
+      log: debug,
+      warn,
+    },
   });
-  journal.listen(recorder);
-  const agent = new AgentService({
-    sink: recorder,
-    workspace: requireWorkspace,
-    conversation,
-    model,
-    approve: sessionApprover(conversation, () => settings.current.approval, channels),
+  const review: ReviewDesk = new ReviewDesk({
+    workspace: () => state.workspace,
     journal,
-    corrector: new ModelEditCorrector(model),
-    emit: events.emit,
-    log: debug,
-    limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
-    toolCalling: () => settings.current.tools,
-    conditions: () => ({ ...conditions, ...patchToolCondition(settings.current) }),
-    ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
+    changed: (uri) => reviewView.refresh(uri),
+    waiting: (change) => change.job_id !== undefined && events.emit({ job_id: change.job_id, kind: "status", status: "running", message: `waiting for review of ${change.file_path}` }),
   });
+  const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
   return { connection, documents, open, state, settings, conversation, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
