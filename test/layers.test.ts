@@ -22,7 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["review"],
   ["workspace"],
   ["edit"],
-  ["config", "jsonrpc", "."],
+  ["config", "diagnostics", "jsonrpc", "."],
 ];
 
 function sourceFiles(dir: string): string[] {

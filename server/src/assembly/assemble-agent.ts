@@ -17,7 +17,8 @@ import { sessionApprover, type ApprovalChannels, type ApprovalMode } from "../re
 import type { ProposedChange } from "../review/proposal.js";
 import { SessionRecorder, type SessionStore } from "../sessions/index.js";
 import { patchToolCondition } from "../tools/apply-patch-tool.js";
-import type { DiagnosticsView, ToolConditions } from "../tools/tool.js";
+import type { DiagnosticsView } from "../diagnostics/types.js";
+import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 
 /** What a door supplies: how it reaches the user, the editor and the files. */

@@ -6,7 +6,9 @@ import type { TextDocument } from "vscode-languageserver-textdocument";
 import type { AgentService } from "../agent/agent-service.js";
 import type { Conversation } from "../agent/conversation.js";
 import { assembleAgent } from "../assembly/assemble-agent.js";
-import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
+import { recordChildDiagnostics } from "../diagnostics/child.js";
+import { DiagnosticsHub } from "../diagnostics/publication.js";
+import type { DiagnosticsRecord } from "../diagnostics/record.js";
 import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
 import type { Journal } from "../review/journal.js";
 import type { ApprovalChannels } from "../review/policy.js";
@@ -17,7 +19,6 @@ import type { Workspace } from "../workspace/workspace.js";
 import { messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
-import { DiagnosticsHub } from "./diagnostics.js";
 import { BatchedTextDocument } from "./document-update.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
@@ -36,7 +37,7 @@ export interface ServerContext {
   readonly state: ServerState;
   readonly settings: LiveSettings;
   readonly conversation: Conversation;
-  readonly diagnostics: DiagnosticsHub;
+  readonly diagnostics: DiagnosticsHub<Diagnostic>;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
   readonly reviewView: ReviewView;
@@ -72,7 +73,8 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const debug = (what: string, value: unknown): void => {
     if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
-  const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
+  // Every publishDiagnostics lockstep sends goes through this hub (diagnostics/publication.ts).
+  const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
   const prompt = messagePrompt(connection);
@@ -110,27 +112,15 @@ export function createServerContext(connection: Connection, options: { debug: bo
 }
 
 /**
- * Wrap mode: the child's diagnostics are recorded for the agent (by real path) and published merged with
- * lockstep's own (by the editor's URI); a restarted child re-opens the documents the editor has open.
+ * Wrap mode: the child's diagnostics go to the diagnostics room (recorded for the agent, published merged
+ * with lockstep's own); a restarted child re-opens the documents the editor has open.
  */
 function wrapped(
   link: WrapLink,
-  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub; waitMs: () => number },
+  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub<Diagnostic>; waitMs: () => number },
 ): DiagnosticsRecord {
-  const record = new DiagnosticsRecord(link.childName, parts.waitMs);
-  const published = new Set<string>();
-  link.onDiagnostics((p) => {
-    record.record(parts.open.realUri(p.uri), p.diagnostics, p.attributedVersion);
-    parts.diagnostics.set("child", p.uri, p.diagnostics as Diagnostic[], p.version);
-    published.add(p.uri);
-  });
-  link.onChildGone(() => {
-    record.clear();
-    for (const uri of published) parts.diagnostics.set("child", uri, []);
-    published.clear();
-  });
   link.openDocuments(() => parts.documents.all().map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })));
-  return record;
+  return recordChildDiagnostics(link, { realUri: (uri) => parts.open.realUri(uri), hub: parts.diagnostics, waitMs: parts.waitMs });
 }
 
 /** One store per project root and folder setting, made when first asked for; none with `sessions: false`. */
