@@ -1,4 +1,4 @@
-// npm run bench:moving-buffer [-- --json FILE] [--files N] [--seed S]
+// npm run bench:moving-buffer [-- --json FILE] [--files N] [--seed S] [--only NAME-PART]
 // What each agent's edit does while the user keeps typing: lockstep's tools, Codex's
 // apply_patch and gemini-cli's edit matcher (their own code), jsdiff and GNU patch,
 // on seeded cases cut from real files plus the hand-written headline fixtures.
@@ -15,7 +15,8 @@ import { loadHeadlines } from "./moving-buffer/headline.js";
 import { LockstepOnDisk } from "./moving-buffer/lockstep-tools.js";
 import { Merger } from "./moving-buffer/merge.js";
 import { codexPeer, geminiPeer, type Peer } from "./moving-buffer/peer-code.js";
-import { baselineSpecs, lockstepSpecs, peerSpec, runAll, runCase, totals, type ToolSpec, type ToolTally } from "./moving-buffer/runner.js";
+import { LockstepOverLsp } from "./moving-buffer/lockstep-lsp.js";
+import { baselineSpecs, lockstepSpecs, lspSpecs, peerSpec, runAll, runCase, totals, type ToolSpec, type ToolTally } from "./moving-buffer/runner.js";
 
 function projectRoot(): string {
   for (let dir = resolve(import.meta.dirname); ; dir = resolve(dir, "..")) {
@@ -69,16 +70,25 @@ async function main(args: readonly string[]): Promise<void> {
   const gnu = new GnuPatch();
   const lockstepVersion = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   const gnuVersion = /\d+\.\d+(\.\d+)?/.exec(spawnSync("patch", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[0] ?? "?";
-  const tools: ToolSpec[] = [...lockstepSpecs(disk, lockstepVersion)];
+  const lsp = await LockstepOverLsp.start(join(root, "bin", "lockstep.js"));
+  const tools: ToolSpec[] = [...lspSpecs(lsp, lockstepVersion), ...lockstepSpecs(disk, lockstepVersion)];
   const absent: string[] = [];
   const peers: Peer[] = [];
   const codex = codexPeer(root);
   if (typeof codex === "string") absent.push(`Codex apply_patch: ${codex}`);
-  else (peers.push(codex), tools.push(peerSpec("Codex apply_patch", codex, "codex --codex-run-as-apply-patch (native binary)")));
+  else {
+    peers.push(codex);
+    tools.push(peerSpec("Codex apply_patch", codex, "codex --codex-run-as-apply-patch (native binary)"));
+  }
   const gemini = await geminiPeer(root);
   if (typeof gemini === "string") absent.push(`gemini-cli edit: ${gemini}`);
-  else (peers.push(gemini), tools.push(peerSpec("gemini-cli edit", gemini, "calculateReplacement + getErrorReplaceResult")));
+  else {
+    peers.push(gemini);
+    tools.push(peerSpec("gemini-cli edit", gemini, "calculateReplacement + getErrorReplaceResult"));
+  }
   tools.push(...baselineSpecs(gnu, versionOf(root, "diff"), gnuVersion));
+  const only = option(args, "--only");
+  if (only !== undefined) tools.splice(0, tools.length, ...tools.filter((t) => t.name.toLowerCase().includes(only.toLowerCase())));
 
   const out: string[] = [section("Moving-buffer benchmark")];
   out.push(`${cases.length} generated cases from ${files.length} files in node_modules (seed ${seed}), and ${headlines.length} headline fixtures.`);
@@ -115,6 +125,7 @@ async function main(args: readonly string[]): Promise<void> {
   } finally {
     merger.dispose();
     disk.dispose();
+    await lsp.dispose();
     gnu.dispose();
     for (const p of peers) p.dispose();
   }

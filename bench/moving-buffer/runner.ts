@@ -2,12 +2,13 @@
 // refusal lets one oracle re-planner (the same for every tool) re-express the
 // change on the text as it is now while the user keeps typing, up to 3 tries.
 import { applyPatch, structuredPatch } from "diff";
-import { GnuPatch, runApplyPatch } from "../peers.js";
+import { runApplyPatch, type GnuPatch } from "../peers.js";
 import { Rng } from "../prng.js";
 import { userText, type Family, type MovingCase } from "./cases.js";
 import { classify, OUTCOMES, type Attempt, type Outcome } from "./classify.js";
 import { CONTEXT, spellEdit, type AgentEdit } from "./formats.js";
-import { LOCKSTEP_TOOLS, LockstepOnDisk, type LockstepTool } from "./lockstep-tools.js";
+import { LOCKSTEP_TOOLS, type LockstepOnDisk, type LockstepTool } from "./lockstep-tools.js";
+import type { LockstepOverLsp } from "./lockstep-lsp.js";
 import type { Merger } from "./merge.js";
 import type { Peer } from "./peer-code.js";
 import { typeFar, TypedBuffer } from "./typing.js";
@@ -45,6 +46,16 @@ export function lockstepSpecs(disk: LockstepOnDisk, version: string): ToolSpec[]
     "lockstep edit, no base": "old/new strings, no sha256 (schema allows it)",
   };
   return LOCKSTEP_TOOLS.map((name) => ({ name, own_code: true, version, what: what[name], run: (input) => disk.run(name, input) }));
+}
+
+export function lspSpecs(lsp: LockstepOverLsp, version: string): ToolSpec[] {
+  return (["safe_patch", "edit"] as const).map((tool) => ({
+    name: `lockstep ${tool} (LSP)`,
+    own_code: true,
+    version,
+    what: `${tool} + base sha256 via the server, an editor typing didChanges`,
+    run: (input) => lsp.run(tool, input),
+  }));
 }
 
 export function peerSpec(name: string, peer: Peer, what: string): ToolSpec {
