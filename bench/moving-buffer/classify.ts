@@ -14,6 +14,8 @@ export interface Judged {
   base: string;
   /** The text the user has now: A plus everything typed since the agent read it. */
   user: string;
+  /** The agent's post-image of `base`: what it meant to change. */
+  agent: string;
   /** The clean three-way merge of base, the agent's result and `user`; null when they conflict (refusing is right). */
   expected: string | null;
   /** Merges of strict subsets of the agent's hunks onto `user`: a write equal to one of them is partial. */
@@ -45,12 +47,25 @@ export function lostUserLines(base: string, user: string, written: string): bool
   return false;
 }
 
-/** One outcome per run; the first that fits, in the order of OUTCOMES after "refused". */
+/** The lines a change removes and adds, each list sorted: the change's content, wherever it sits. */
+function changeLines(from: string, to: string): string {
+  const parts = diffArrays(splitLines(from), splitLines(to));
+  const removed = parts.flatMap((p) => (p.removed ? p.value : [])).sort();
+  const added = parts.flatMap((p) => (p.added ? p.value : [])).sort();
+  return JSON.stringify([removed, added]);
+}
+
+/**
+ * One outcome per run. A write that is exactly the agent's change made somewhere other than
+ * where the merge puts it (in a pasted copy, say) is a wrong write, even when the place it
+ * hit was the user's text; any other write that drops a line the user typed loses it.
+ */
 export function classify(judged: Judged, attempt: Attempt): Outcome {
   if (attempt.kind === "refused") return "refused";
   const written = attempt.content;
   if (judged.expected !== null && written === judged.expected) return "correct";
   if (written === judged.user) return "silent_noop";
+  if (changeLines(judged.user, written) === changeLines(judged.base, judged.agent)) return "wrong_write";
   if (lostUserLines(judged.base, judged.user, written)) return "lost_user_edit";
   if (judged.partials?.includes(written)) return "partial_write";
   return "wrong_write";

@@ -109,7 +109,7 @@ export async function runCase(tool: ToolSpec, c: MovingCase, merger: Merger): Pr
   const user = userText(c);
   const expected = merger.merge(c.edit.base, c.edit.after, user);
   const attempt = await tool.run(c);
-  const outcome = classify({ base: c.edit.base, user, expected, partials: partialMerges(c.edit, user, merger) }, attempt);
+  const outcome = classify({ base: c.edit.base, agent: c.edit.after, user, expected, partials: partialMerges(c.edit, user, merger) }, attempt);
   let retryLanded = false;
   if (outcome === "refused" && expected !== null) {
     // The oracle knows what the agent meant: the merge of its change onto the text it now reads.
@@ -122,7 +122,7 @@ export async function runCase(tool: ToolSpec, c: MovingCase, merger: Merger): Pr
       const plan = spellEdit(c.path, current, target);
       const next = typeDuringRetry(current, plan, rng);
       const want = merger.merge(current, target, next);
-      const again = classify({ base: current, user: next, expected: want }, await tool.run({ path: c.path, edit: plan, atCall: next }));
+      const again = classify({ base: current, agent: target, user: next, expected: want }, await tool.run({ path: c.path, edit: plan, atCall: next }));
       if (again === "correct") retryLanded = true;
       else if (again !== "refused") break;
       current = next;

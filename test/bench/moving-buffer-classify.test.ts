@@ -11,7 +11,8 @@ const lines = (...items: string[]): string => items.map((l) => l + "\n").join(""
 const BASE = lines("function a() {", "  return 1;", "}", "", "function b() {", "  return 1;", "}");
 const USER = lines("// user's note", "function a() {", "  return 1;", "}", "", "function b() {", "  return 1;", "}");
 const EXPECTED = lines("// user's note", "function a() {", "  return 1;", "}", "", "function b() {", "  return 2;", "}");
-const judged: Judged = { base: BASE, user: USER, expected: EXPECTED };
+const AGENT = lines("function a() {", "  return 1;", "}", "", "function b() {", "  return 2;", "}");
+const judged: Judged = { base: BASE, agent: AGENT, user: USER, expected: EXPECTED };
 const applied = (content: string): Attempt => ({ kind: "applied", content });
 
 const CASES: { name: string; judged: Judged; attempt: Attempt; outcome: Outcome }[] = [
@@ -20,8 +21,19 @@ const CASES: { name: string; judged: Judged; attempt: Attempt; outcome: Outcome 
   {
     name: "the agent's change on the agent's old text: the user's note gone",
     judged,
-    attempt: applied(lines("function a() {", "  return 1;", "}", "", "function b() {", "  return 2;", "}")),
+    attempt: applied(AGENT),
     outcome: "lost_user_edit",
+  },
+  {
+    name: "the agent's exact change made in the copy the user pasted above",
+    judged: {
+      base: lines("x();", "f(1);"),
+      agent: lines("x();", "f(2);"),
+      user: lines("f(1);", "x();", "f(1);"),
+      expected: lines("f(1);", "x();", "f(2);"),
+    },
+    attempt: applied(lines("f(2);", "x();", "f(1);")),
+    outcome: "wrong_write",
   },
   {
     name: "the change landed in the neighbouring function",
@@ -44,7 +56,7 @@ const CASES: { name: string; judged: Judged; attempt: Attempt; outcome: Outcome 
   },
   {
     name: "trailing spaces the user typed, dropped by the write",
-    judged: { base: lines("x = 1;", "y = 2;"), user: lines("x = 1;  ", "y = 2;"), expected: lines("x = 1;  ", "y = 3;") },
+    judged: { base: lines("x = 1;", "y = 2;"), agent: lines("x = 1;", "y = 3;"), user: lines("x = 1;  ", "y = 2;"), expected: lines("x = 1;  ", "y = 3;") },
     attempt: applied(lines("x = 1;", "y = 3;")),
     outcome: "lost_user_edit",
   },
