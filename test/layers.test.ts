@@ -22,7 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["review"],
   ["workspace"],
   ["edit"],
-  ["config", "diagnostics", "jsonrpc", "."],
+  ["config", "diagnostics", "jsonrpc", "shared", "."],
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -51,6 +51,7 @@ const HEADS: Record<string, string> = {
   config: "config/settings.ts",
   diagnostics: "diagnostics/types.ts",
   jsonrpc: "jsonrpc/framing.ts",
+  shared: "shared/outcome.ts",
 };
 /** Folders whose head is still to be written: cli/ is being reshaped (issue 28: one dispatcher). */
 const HEADLESS = ["cli", "."];
