@@ -12,7 +12,7 @@ import type { Approver } from "../review/proposal.js";
 import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
-import { isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
+import { addUsage, isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { Session } from "./session.js";
 import type { SessionSink } from "./session-sink.js";
@@ -38,6 +38,8 @@ export type JobStatus = "running" | "done" | "failed" | "cancelled";
 
 export type StreamEvent =
   | { job_id: string; kind: "text"; text: string }
+  /** The model's reasoning, where the provider shows it: for display, not part of the answer. */
+  | { job_id: string; kind: "thought"; text: string }
   | { job_id: string; kind: "tool_call"; tool: string; file_path?: string }
   | { job_id: string; kind: "tool_result"; tool: string; ok: boolean; message: string; file_path?: string }
   | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }
@@ -274,6 +276,7 @@ export class AgentService {
             job.text += delta;
             this.deps.emit({ job_id: job.id, kind: "text", text: delta });
           },
+          onThought: (delta) => this.deps.emit({ job_id: job.id, kind: "thought", text: delta }),
           onTurnEnd,
         },
       }));
@@ -305,8 +308,7 @@ export class AgentService {
   /** Adds a run's token counts to its job and to the session's totals. */
   private counted(job: JobRecord, result: RunResult): RunResult {
     for (const total of [job.usage, this.deps.session.usage]) {
-      total.input_tokens += result.usage.input_tokens;
-      total.output_tokens += result.usage.output_tokens;
+      addUsage(total, result.usage);
     }
     return result;
   }

@@ -23,6 +23,8 @@ export class Session implements SessionContext {
     this.history = [];
     this.usage.input_tokens = 0;
     this.usage.output_tokens = 0;
+    delete this.usage.cache_read_input_tokens;
+    delete this.usage.cache_creation_input_tokens;
   }
 
   facts(): Record<string, unknown> {

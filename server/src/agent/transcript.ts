@@ -32,6 +32,8 @@ function render(event: StreamEvent): string {
       return event.status === "running" && event.prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${event.prompt}\n\n## lockstep\n\n` : "";
     case "text":
       return event.text;
+    case "thought":
+      return "";
     case "tool_call":
       return `\n\n> ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`;
     case "tool_result":

@@ -14,6 +14,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
+import type { Usage } from "../agent/model.js";
 import { loadSettings, originLabel } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { reportFailure } from "./command-errors.js";
@@ -114,6 +115,9 @@ function render(event: StreamEvent, io: Io): void {
   switch (event.kind) {
     case "text":
       io.stdout(event.text);
+      break;
+    case "thought":
+      io.stdout(dim(event.text));
       break;
     case "tool_call":
       io.stdout(dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`));
@@ -273,9 +277,10 @@ async function askCommand(args: string[], io: Io): Promise<number> {
       },
       io,
     );
-    const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
+    const usage = job["usage"] as Partial<Usage> | undefined;
     if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
-      io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+      const cached = usage.cache_read_input_tokens === undefined ? "" : ` (${usage.cache_read_input_tokens} from cache, ${usage.cache_creation_input_tokens ?? 0} cached)`;
+      io.stdout(`tokens: ${usage.input_tokens ?? 0} in${cached}, ${usage.output_tokens ?? 0} out\n`);
     }
     if (status === "done" && nothingLanded(job as JobView)) {
       io.stderr(red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));

@@ -1,6 +1,7 @@
 // A stored session put into the live one: its history (compacted before each
 // request, as any history), its usage, the files the model was shown, and its
 // journal, so its runs can be reverted here.
+import { addUsage } from "../agent/model.js";
 import type { Session } from "../agent/session.js";
 import type { Journal } from "../review/journal.js";
 import { lastShownStates } from "./refresh.js";
@@ -12,8 +13,7 @@ export function loadIntoSession(stored: StoredSession, session: Session, journal
   session.reset();
   for (const tool of allowed) session.alwaysAllowed.add(tool);
   session.history = [...stored.history];
-  session.usage.input_tokens = stored.usage.input_tokens;
-  session.usage.output_tokens = stored.usage.output_tokens;
+  addUsage(session.usage, stored.usage);
   for (const file of lastShownStates(stored.history).keys()) session.filesInContext.add(file);
   journal.load(stored.journal);
 }
