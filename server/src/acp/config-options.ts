@@ -7,12 +7,13 @@ import type { Settings } from "../lsp/settings.js";
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
   openai: [],
+  anthropic: ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-4-5"],
 };
 
-const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: "claude-sonnet-5-5" };
 
 function currentModel(s: Settings): string {
-  return s.model ?? (s.provider === "gemini" ? DEFAULT_GEMINI_MODEL : "");
+  return s.model ?? DEFAULT_MODELS[s.provider];
 }
 
 export function configOptions(s: Settings): SessionConfigOption[] {
@@ -40,6 +41,7 @@ export function configOptions(s: Settings): SessionConfigOption[] {
       options: [
         { value: "gemini", name: "Gemini (GEMINI_API_KEY)" },
         { value: "openai", name: "OpenAI-compatible endpoint" },
+        { value: "anthropic", name: "Claude (ANTHROPIC_API_KEY)" },
       ],
     },
   ];

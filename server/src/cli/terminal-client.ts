@@ -251,8 +251,8 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const root = path.resolve(values.root ?? process.cwd());
   const isDirectory = await stat(root).then((st) => st.isDirectory(), () => false);
   if (!isDirectory) throw new AskUsage(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
-  if (values.provider !== undefined && !["gemini", "openai"].includes(values.provider)) {
-    throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini or openai (any OpenAI-compatible endpoint, with --base-url)`);
+  if (values.provider !== undefined && !["gemini", "openai", "anthropic"].includes(values.provider)) {
+    throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url) or anthropic (Claude)`);
   }
   // The settings files, LOCKSTEP_* and the flags: every mistake is said now, in the words it was written in, before anything is sent.
   const loaded = loadSettings({ root, ...settingsFlags(values) });
