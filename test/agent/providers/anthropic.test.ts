@@ -48,7 +48,7 @@ const runner = (): ToolRunner & { ran: string[] } => {
     declarations: () => TOOLS,
     run: (call) => {
       ran.push(String(call.args["file_path"]));
-      return Promise.resolve(call.args["file_path"] === "missing.ts" ? errorEnvelope("file_not_found", "missing.ts does not exist.") : { ok: true as const, data: { content: "x" } });
+      return Promise.resolve(call.args["file_path"] === "missing.ts" ? errorEnvelope("not_found", "missing.ts does not exist.") : { ok: true as const, data: { content: "x" } });
     },
   };
 };
@@ -97,7 +97,7 @@ describe("the anthropic adapter", () => {
       ["tool_result", "toolu_0_read_file", undefined],
       ["tool_result", "toolu_1_read_file", true],
     ]);
-    expect(JSON.parse(answers[1]!["content"] as string)).toMatchObject({ ok: false, error: { code: "file_not_found" } });
+    expect(JSON.parse(answers[1]!["content"] as string)).toMatchObject({ ok: false, error: { code: "not_found" } });
     // One assistant message per turn in the history the session keeps.
     expect(result.history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(result.usage.cache_read_input_tokens).toBeGreaterThan(0);
