@@ -8,7 +8,7 @@ import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessi
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
-import { keyVariablesOf, type ProviderName } from "../agent/providers/provider-facts.js";
+import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
 

@@ -1,16 +1,17 @@
 // Provider, model and approval as ACP session config options: what the client
 // shows as selectors, and the settings a choice changes. Pure.
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
-import type { Settings } from "../lsp/settings.js";
+import type { Settings } from "../config/settings.js";
+import { DEFAULT_ANTHROPIC_MODEL } from "../config/provider-facts.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
   openai: [],
-  anthropic: ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-4-5"],
+  anthropic: [DEFAULT_ANTHROPIC_MODEL, "claude-opus-5-5", "claude-haiku-4-5"],
 };
 
-const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: "claude-sonnet-5-5" };
+const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: DEFAULT_ANTHROPIC_MODEL };
 
 function currentModel(s: Settings): string {
   return s.model ?? DEFAULT_MODELS[s.provider];

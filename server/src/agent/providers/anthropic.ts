@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type Anthropic from "@anthropic-ai/sdk";
 import { ModelError, type FunctionCall, type GenerateRequest, type JsonRequest, type Model, type ModelEvent, type Usage } from "../model.js";
 import { classifyAnthropicError, type ErrorContext } from "./anthropic-errors.js";
-import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_MAX_OUTPUT_TOKENS } from "../../config/provider-facts.js";
 import { buildMessagesRequest, thinkingParams, type Effort, type RequestShape, type ThinkingSetting } from "./anthropic-request.js";
 
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { ModelError, type Model } from "../model.js";
 import type { Effort, ThinkingSetting } from "./anthropic-request.js";
-import type { ProviderName } from "./provider-facts.js";
+import type { ProviderName } from "../../config/provider-facts.js";
 import { createReplayModel, loadReplayScript } from "./replay.js";
 
 export interface ModelSettings {

@@ -1,6 +1,8 @@
-// Settings: defaults, types and validation from one schema. They come from
-// initializationOptions and from workspace/configuration (section `lockstep`).
+// Settings: defaults, types and validation from one schema, for every door. The editor's
+// come from lsp/live-settings.ts (initializationOptions, workspace/configuration), the
+// terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
 
 export const settingsSchema = z.object({
   provider: z.enum(["gemini", "openai", "anthropic"]).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp) or anthropic (Claude, through the Messages API, with prompt caching and thinking)."),
@@ -80,7 +82,7 @@ export function combinationProblems(s: Settings): string[] {
   if (s.provider === "gemini" && s.baseUrl !== undefined) {
     out.push("`baseUrl` applies to providers `openai` and `anthropic` only; for Gemini set GOOGLE_GEMINI_BASE_URL in the server's environment, or set provider to `openai`");
   }
-  if (typeof s.thinking === "number" && s.thinking >= (s.maxOutputTokens ?? 32_000)) {
+  if (typeof s.thinking === "number" && s.thinking >= (s.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS)) {
     out.push(`\`thinking\` (${s.thinking} tokens) must be below \`maxOutputTokens\` (${s.maxOutputTokens ?? "32000 by default"}): thinking counts toward it`);
   }
   return out;
