@@ -30,8 +30,9 @@ export type Part =
  * assistant's message in the order it came so that a tool-using turn can continue: the API wants
  * it back verbatim, signature included. `redacted` holds an encrypted block passed back untouched.
  * Never shown to a tool; providers that did not produce it leave it out of their requests.
+ * `model`: the model that wrote it, whose signature only that model accepts.
  */
-export type ReasoningPart = { thinking: string; signature: string } | { redactedThinking: string };
+export type ReasoningPart = ({ thinking: string; signature: string } | { redactedThinking: string }) & { model?: string };
 
 /**
  * One message of the conversation, in the providers' common roles: the user's

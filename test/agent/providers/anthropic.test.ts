@@ -62,7 +62,7 @@ describe("the anthropic adapter", () => {
     expect(events.filter((e) => e.type === "thought").map((e) => (e as { text: string }).text).join("")).toBe("Both files matter.");
     expect(events.filter((e) => e.type === "text").map((e) => (e as { text: string }).text).join("")).toBe("Reading both.");
     expect(events.filter((e) => e.type === "reasoning" || e.type === "functionCall")).toEqual([
-      { type: "reasoning", part: { thinking: "Both files matter.", signature: "sig-1" } },
+      { type: "reasoning", part: { thinking: "Both files matter.", signature: "sig-1", model: "claude-sonnet-5-5" } },
       { type: "functionCall", call: { id: "toolu_0_read_file", name: "read_file", args: { file_path: "a.ts" } } },
       { type: "functionCall", call: { id: "toolu_1_read_file", name: "read_file", args: { file_path: "b.ts" } } },
     ]);
@@ -141,6 +141,21 @@ describe("the anthropic adapter", () => {
     await runTurnLoop({ model: model(fake.url), tools: runner(), system: "", history: [], prompt: [{ text: "go" }], signal: new AbortController().signal });
     const assistant = (fake.requests[1]!["messages"] as { content: unknown[] }[])[1]!;
     expect(assistant.content[0]).toEqual({ type: "redacted_thinking", data: "ENCRYPTED==" });
+  });
+
+  it("leaves out thinking another model signed (a session resumed with another `model`), keeps its own and untagged", async () => {
+    fake = await startFakeAnthropic([{ text: "ok" }]);
+    const history: GenerateRequest["history"] = [
+      { role: "user", parts: [{ text: "first" }] },
+      { role: "assistant", parts: [{ thinking: "opus thought", signature: "s-opus", model: "claude-opus-5-5" }, { text: "One." }] },
+      { role: "user", parts: [{ text: "second" }] },
+      { role: "assistant", parts: [{ thinking: "own thought", signature: "s-own", model: "claude-sonnet-5-5" }, { redactedThinking: "R==" }, { text: "Two." }] },
+      { role: "user", parts: [{ text: "third" }] },
+    ];
+    await collect(model(fake.url).stream({ ...REQUEST, history }, new AbortController().signal));
+    const messages = fake.requests[0]!["messages"] as { content: { type: string }[] }[];
+    expect(messages[1]!.content).toEqual([{ type: "text", text: "One." }]);
+    expect(messages[3]!.content).toEqual([{ type: "thinking", thinking: "own thought", signature: "s-own" }, { type: "redacted_thinking", data: "R==" }, { type: "text", text: "Two." }]);
   });
 
   it("turns a 400 refusing the thinking setting into an error naming `thinking` and what to set", async () => {

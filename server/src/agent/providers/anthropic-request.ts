@@ -6,9 +6,11 @@
 // - thinking blocks go back exactly as received, in their place, signatures included;
 // - prompt-cache breakpoints (at most four): the tools, the system prompt, the end of the
 //   previous request's conversation (so its cached prefix is read even when a turn added many
-//   blocks) and the end of this one (written for the next request).
+//   blocks) and the end of this one (written for the next request);
+// - thinking is signed for the model that wrote it: another model's (a session resumed with a
+//   different `model`) is left out, which the API accepts for the turns before the last.
 import type Anthropic from "@anthropic-ai/sdk";
-import type { FunctionDeclaration, GenerateRequest, Message, Part } from "../model.js";
+import { isReasoningPart, type FunctionDeclaration, type GenerateRequest, type Message, type Part } from "../model.js";
 
 type ContentBlock = Anthropic.Messages.ContentBlockParam;
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -32,7 +34,7 @@ export function buildMessagesRequest(request: GenerateRequest, shape: RequestSha
   const tools = request.tools.map(toTool);
   const last = tools[tools.length - 1];
   if (shape.cache && last !== undefined) tools[tools.length - 1] = { ...last, cache_control: EPHEMERAL };
-  const messages = toMessages(request.history);
+  const messages = toMessages(request.history, shape.model);
   if (shape.cache) markCacheBreakpoints(messages);
   return {
     model: shape.model,
@@ -67,7 +69,7 @@ function toolId(id: string | undefined, fallback: string): string {
   return clean === "" ? fallback : clean;
 }
 
-export function toMessages(history: readonly Message[]): MessageParam[] {
+export function toMessages(history: readonly Message[], model: string): MessageParam[] {
   const out: MessageParam[] = [];
   // The ids of the last assistant message's calls, in order: an answer without an id takes the next.
   let pending: string[] = [];
@@ -76,6 +78,7 @@ export function toMessages(history: readonly Message[]): MessageParam[] {
     const blocks: ContentBlock[] = [];
     if (role === "assistant") pending = [];
     message.parts.forEach((part, p) => {
+      if (isReasoningPart(part) && part.model !== undefined && part.model !== model) return;
       const block = toBlock(part, `toolu_${m}_${p}`, pending);
       if (block !== undefined) blocks.push(block);
     });

@@ -81,7 +81,7 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
       const anthropic = await getClient();
       const body = buildMessagesRequest(request, shape);
       for (let attempt = 0; ; attempt++) {
-        const reader = new StreamReader(shape.maxOutputTokens);
+        const reader = new StreamReader(model, shape.maxOutputTokens);
         try {
           const events = await anthropic.messages.create(body, { signal });
           for await (const event of events) yield* reader.read(event);
@@ -141,7 +141,10 @@ class StreamReader {
   /** A tool call whose input did not parse: an error, unless the answer was cut off. */
   private broken: string | undefined;
 
-  constructor(private readonly maxOutputTokens: number) {}
+  constructor(
+    private readonly model: string,
+    private readonly maxOutputTokens: number,
+  ) {}
 
   *read(event: Anthropic.Messages.RawMessageStreamEvent): Generator<ModelEvent> {
     switch (event.type) {
@@ -178,8 +181,8 @@ class StreamReader {
       }
       case "content_block_stop": {
         const block = this.blocks.get(event.index);
-        if (block?.type === "thinking") yield { type: "reasoning", part: { thinking: block.thinking, signature: block.signature } };
-        else if (block?.type === "redacted_thinking") yield { type: "reasoning", part: { redactedThinking: block.data } };
+        if (block?.type === "thinking") yield { type: "reasoning", part: { thinking: block.thinking, signature: block.signature, model: this.model } };
+        else if (block?.type === "redacted_thinking") yield { type: "reasoning", part: { redactedThinking: block.data, model: this.model } };
         else if (block?.type === "tool_use") {
           const call = parseCall(block);
           if (call === undefined) this.broken ??= block.name;
