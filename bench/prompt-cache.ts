@@ -1,9 +1,9 @@
 // `node dist/bench/prompt-cache.js`: what Claude's prompt cache changes over a 30-turn session.
 // The real adapter (real @anthropic-ai/sdk) and the real turn loop, with lockstep's own tool
 // declarations and system prompt, against the fake Messages endpoint whose usage accounting
-// models the cache (test/support/fake-anthropic.ts: a prefix up to a breakpoint is remembered;
-// the longest remembered one is read, the rest to the last breakpoint written; ~4 characters a
-// token). Two sessions: 29 reads of different files then an answer, and 29 edits of one file
+// models the cache (test/support/fake-anthropic.ts: a prefix up to a breakpoint is remembered,
+// found again from a later breakpoint up to 20 blocks after it; the longest found is read, the
+// rest to the last breakpoint written; ~4 characters a token). Two sessions: 29 reads of different files then an answer, and 29 edits of one file
 // (each edit's answer carries the file's new state, so the older ones become markers and the
 // history before them changes). Each with the cache breakpoints on and off. Priced as the API
 // prices input: a cache read 0.1, a cache write 1.25, the rest 1.

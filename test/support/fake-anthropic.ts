@@ -3,9 +3,10 @@
 // (message_start, content_block_start/delta/stop for thinking, text and tool_use with its input
 // in input_json_delta pieces, message_delta with stop_reason and usage, message_stop), or an
 // HTTP failure, an error event in the stream, or a stream that stops half-way and hangs.
-// Its usage accounting models the prompt cache: a request's prefix up to each cache_control
-// breakpoint is remembered; the longest remembered prefix is read, the rest up to the last
-// breakpoint written. Tokens are counted as a quarter of the characters of each block's JSON.
+// Its usage accounting models the prompt cache as the API documents it: a request's prefix up to
+// each cache_control breakpoint is remembered; at each breakpoint the API looks for a remembered
+// prefix ending there or up to 20 blocks before; the longest found is read, the rest up to the
+// last breakpoint written. Tokens are counted as a quarter of the characters of each block's JSON.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -53,6 +54,9 @@ function pieces(text: string): string[] {
 
 type Blk = Record<string, unknown>;
 
+/** How many blocks before a breakpoint the API looks for an earlier cached prefix. */
+const LOOKBACK = 20;
+
 function tokens(blocks: Blk[]): number {
   return blocks.reduce((sum, b) => sum + Math.ceil(JSON.stringify(b).length / 4), 0);
 }
@@ -81,7 +85,8 @@ function account(body: Record<string, unknown>, cache: Set<string>, outputTokens
   const { blocks, breakpoints } = flatten(body);
   const key = (n: number): string => createHash("sha256").update(JSON.stringify(blocks.slice(0, n))).digest("hex");
   const total = tokens(blocks);
-  const hit = [...breakpoints].reverse().find((n) => cache.has(key(n)));
+  const candidates = breakpoints.flatMap((n) => Array.from({ length: Math.min(n, LOOKBACK + 1) }, (_, back) => n - back));
+  const hit = candidates.filter((n) => cache.has(key(n))).sort((a, b) => b - a)[0];
   const read = hit === undefined ? 0 : tokens(blocks.slice(0, hit));
   const last = breakpoints[breakpoints.length - 1];
   const written = last === undefined || last === hit ? 0 : tokens(blocks.slice(0, last)) - read;
