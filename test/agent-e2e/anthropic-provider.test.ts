@@ -136,4 +136,11 @@ describe("provider anthropic, through every door", () => {
     expect(editor.writes.map((w) => w.content)).toEqual([AFTER]);
     checkRequests(fake);
   }, 60_000);
+
+  it("lockstep acp: authenticate names ANTHROPIC_API_KEY when it is not set", async () => {
+    const editor = await startEditor({ env: { LOCKSTEP_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "", LOCKSTEP_API_KEY_ENV: "" } });
+    const init = await editor.conn.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.authMethods).toEqual([expect.objectContaining({ id: "api-key", name: "API key in ANTHROPIC_API_KEY" })]);
+    await expect(editor.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).rejects.toThrow(/ANTHROPIC_API_KEY is not set/);
+  }, 60_000);
 });
