@@ -184,6 +184,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
   let events = Promise.resolve();
+  let thinking = false;
   conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
   conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
@@ -192,6 +193,9 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     // Events are handled one after another, in the order they came.
     events = events.then(async () => {
       await options.onEvent?.(event);
+      // Thoughts stream dimmed, and end their line before the answer or a tool goes on.
+      if (thinking && event.kind !== "thought") io.stdout("\n");
+      thinking = event.kind === "thought";
       render(event, io);
       if (event.kind === "done") finish(event);
     });
