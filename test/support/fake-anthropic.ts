@@ -163,6 +163,13 @@ export async function startFakeAnthropic(script: AnthropicAnswer[] | ((index: nu
       }
       const figures = account(parsed, cache, 10);
       usage.push(figures);
+      if (parsed["stream"] !== true) {
+        // A request without streaming (lockstep's structured-output call): the whole message at once.
+        const content = answer.text === undefined ? [] : [{ type: "text", text: answer.text }];
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "msg_fake", type: "message", role: "assistant", model: "fake", content, stop_reason: "end_turn", stop_sequence: null, usage: figures }));
+        return;
+      }
       stream(res, answer, figures);
     });
   });

@@ -207,6 +207,14 @@ describe("the anthropic adapter", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it("answers a structured-output call with the parsed JSON, max_tokens above a thinking budget", async () => {
+    fake = await startFakeAnthropic([{ text: '```json\n{"fixed": true}\n```' }]);
+    const m = model(fake.url, { thinking: 10000, model: "claude-haiku-4-5" });
+    await expect(m.generateJson({ system: "Fix.", prompt: "the edit", schema: { type: "object" } }, new AbortController().signal)).resolves.toEqual({ fixed: true });
+    expect(fake.requests[0]).toMatchObject({ max_tokens: 14096, thinking: { type: "enabled", budget_tokens: 10000 }, messages: [{ role: "user", content: "the edit" }] });
+    expect(fake.requests[0]).not.toHaveProperty("stream");
+  });
+
   it("says a max_tokens cut-off plainly", async () => {
     fake = await startFakeAnthropic([{ text: "The start of a long", stopReason: "max_tokens" }]);
     const events = await collect(model(fake.url, { maxOutputTokens: 2000 }).stream(REQUEST, new AbortController().signal));

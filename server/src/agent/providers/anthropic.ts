@@ -107,7 +107,8 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
         const response = await anthropic.messages.create(
           {
             model,
-            max_tokens: Math.min(shape.maxOutputTokens, 8_192),
+            // A short answer, but above a thinking budget (the API wants max_tokens over it).
+            max_tokens: Math.min(shape.maxOutputTokens, Math.max(8_192, typeof shape.thinking === "number" ? shape.thinking + 4_096 : 0)),
             system: `${request.system}\nAnswer with one JSON object that follows this JSON Schema, and nothing else:\n${JSON.stringify(request.schema)}`,
             messages: [{ role: "user", content: request.prompt }],
             ...thinkingParams(shape),
