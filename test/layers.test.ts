@@ -14,6 +14,7 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../serve
 const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["acp", "lsp"],
+  ["assembly"],
   ["companion", "relay"],
   ["sessions"],
   ["agent"],
@@ -21,7 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["review"],
   ["workspace"],
   ["edit"],
-  ["config", "jsonrpc", "."],
+  ["config", "diagnostics", "jsonrpc", "."],
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -122,6 +123,15 @@ describe("the house drawn from the imports", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("assembles the agent in one place: AgentService, its recorder and model factory", () => {
+    for (const made of ["AgentService", "SessionRecorder", "ModelFactory"]) {
+      // Code, not a comment's mention of it.
+      const call = new RegExp(`^(?!\\s*(//|\\*)).*\\bnew ${made}\\(`, "m");
+      const where = FILES.filter((f) => call.test(readFileSync(f, "utf8"))).map(rel);
+      expect(where, made).toEqual(["assembly/assemble-agent.ts"]);
+    }
   });
 
   it("finds the imports it checks (a reader that saw none would pass everything)", () => {
