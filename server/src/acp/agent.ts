@@ -11,6 +11,7 @@ import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessi
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
 
@@ -27,8 +28,8 @@ export interface AcpOptions {
 }
 
 /** The variable holding the key of each provider, for authMethods. */
-function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
-  return settings.apiKeyEnv ?? (settings.provider === "openai" ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+function keyVariable(settings: { provider: ProviderName; apiKeyEnv?: string | undefined }): string {
+  return settings.apiKeyEnv ?? keyVariablesOf(settings.provider)[0]!;
 }
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
