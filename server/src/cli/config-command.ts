@@ -20,7 +20,9 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const failed = loaded.problems.some((p) => p.severity === "error");
   if (values.json) {
     const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
-    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems } }) + "\n");
+    const apiKey = { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed };
+    const data = { root, files: loaded.files, settings, api_key: apiKey, problems: loaded.problems };
+    io.stdout(JSON.stringify({ ok: !failed, data }) + "\n");
     return failed ? 1 : 0;
   }
   const exists = async (file: string): Promise<string> => ((await stat(file).then(() => true, () => false)) ? file : `${file} (none)`);

@@ -58,7 +58,8 @@ export async function runDemo(args: string[], io: Io): Promise<number> {
   const calls = (job["tool_calls"] ?? []) as { name: string; ok: boolean; message: string }[];
   const recovered = calls.some((c) => !c.ok && c.message.startsWith("State Mismatch")) && calls.some((c) => c.ok && c.name === "safe_patch");
   io.stdout(`\n${TARGET} now:\n${final}\n`);
-  io.stdout(`${calls.length} tool calls; ${recovered ? "a stale patch was refused and the retry on the fresh state landed" : "no stale-state recovery was needed"}; your edit ${final.startsWith(USER_EDIT) ? "is kept" : "was lost"}.\n`);
+  const recovery = recovered ? "a stale patch was refused and the retry on the fresh state landed" : "no stale-state recovery was needed";
+  io.stdout(`${calls.length} tool calls; ${recovery}; your edit ${final.startsWith(USER_EDIT) ? "is kept" : "was lost"}.\n`);
   if (values.keep) io.stdout(`The project is left in ${project}\n`);
   else await rm(project, { recursive: true, force: true });
   return status === "done" && final.startsWith(USER_EDIT) ? 0 : 1;

@@ -1,7 +1,7 @@
 // The servers the `lockstep` command starts: the language server (no command, or only
 // options: --stdio, --debug, --wrap -- CMD ARGS), `lockstep mcp` and `lockstep acp`. Each
 // is loaded on first use, so a tool command does not load them.
-import { errnoCode } from "../workspace/disk.js";
+import { errnoCode } from "../shared/errno.js";
 import { commandMessage } from "./command-errors.js";
 import { commandHelp, USAGE } from "./help.js";
 import type { Io } from "./io.js";

@@ -9,7 +9,7 @@ import { hasEnvelope } from "../edit/changeset/envelope-parse.js";
 import { errorEnvelope, type Envelope } from "../tools/envelope.js";
 import { invokeTool } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
-import { errnoCode } from "../workspace/disk.js";
+import { errnoCode } from "../shared/errno.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyAcrossFiles, finishInterrupted, otherFilesRefusal } from "./apply-patch-cli.js";
