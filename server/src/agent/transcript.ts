@@ -2,7 +2,7 @@
 // lockstep/stream notification (Helix drops custom notifications).
 import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import type { StreamEvent } from "./jobs.js";
+import type { StreamEvent } from "./events.js";
 
 /**
  * Each event is appended before `record` returns, synchronously, as Node writes stdout to

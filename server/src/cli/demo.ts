@@ -6,7 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import type { Io } from "./io.js";
 import { packageRoot } from "./package-root.js";
 import { askThroughServer } from "./server-client.js";

@@ -12,7 +12,7 @@ import {
   type MessageConnection,
 } from "vscode-jsonrpc/node.js";
 import type { ApplyWorkspaceEditParams, ShowMessageRequestParams } from "vscode-languageserver";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import { applyToDisk } from "./disk-editor.js";
 import type { Io } from "./io.js";
 import { packageRoot } from "./package-root.js";

@@ -2,7 +2,7 @@
 // call and its result in a line, the end, and each file the run changed or deleted as a
 // coloured diff. Colour only on a terminal without NO_COLOR, as for the tool commands.
 import { createPatch } from "diff";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import { painter, styleFor } from "./human-output.js";
 
 export const paint = painter(styleFor(process.stdout));
