@@ -21,7 +21,10 @@ export const writeFile = defineTool({
   name: "write_file",
   kind: "modify",
   description:
-    "Create a file, or replace a whole file. Creating needs no base_content_sha256; replacing an existing file needs the sha256 of the version you are replacing. Prefer safe_patch or edit for changes to existing files. Write the complete content: never placeholders such as '// rest unchanged'.",
+    "Create a file, or replace a whole file. Creating needs no base_content_sha256; " +
+      "replacing an existing file needs the sha256 of the version you are replacing. Prefer " +
+      "safe_patch or edit for changes to existing files. Write the complete content: never " +
+      "placeholders such as '// rest unchanged'.",
   params: z
     .object({
       file_path: filePath,
