@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["workspace"],
   ["edit"],
   ["config", "diagnostics", "jsonrpc", "."],
+  // Below config/, which reads errno codes from it; edit/ imports its outcome.ts.
   ["shared"],
 ];
 
@@ -36,6 +37,27 @@ function sourceFiles(dir: string): string[] {
 
 const FILES = sourceFiles(SRC);
 
+/** Each folder's head file: its first comment says what the folder is and what it knows nothing of. */
+const HEADS: Record<string, string> = {
+  cli: "cli/main.ts",
+  acp: "acp/agent.ts",
+  lsp: "lsp/server.ts",
+  assembly: "assembly/assemble-agent.ts",
+  companion: "companion/companion.ts",
+  relay: "relay/relay.ts",
+  sessions: "sessions/index.ts",
+  agent: "agent/agent-service.ts",
+  tools: "tools/registry.ts",
+  review: "review/proposal.ts",
+  workspace: "workspace/workspace.ts",
+  edit: "edit/text-edits.ts",
+  config: "config/settings.ts",
+  diagnostics: "diagnostics/types.ts",
+  jsonrpc: "jsonrpc/framing.ts",
+  shared: "shared/outcome.ts",
+};
+/** Loose files at the top of server/src (version.ts) have no folder to head. */
+const HEADLESS = ["."];
 
 /** Each file's imports: relative ones resolved to a source file, packages by name. */
 const IMPORTS = new Map(
@@ -122,6 +144,18 @@ describe("the house drawn from the imports", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("has a head file per folder that says what the folder knows nothing of", () => {
+    const folders = [...new Set(FILES.map(folderOf))].filter((f) => !HEADLESS.includes(f));
+    const missing = folders.filter((f) => {
+      const head = HEADS[f];
+      if (head === undefined) return true;
+      const lines = readFileSync(path.join(SRC, head), "utf8").split("\n");
+      const comment = lines.slice(0, lines.findIndex((l) => !l.startsWith("//"))).join(" ");
+      return !/knows nothing of/i.test(comment);
+    });
+    expect(missing).toEqual([]);
   });
 
   it("assembles the agent in one place: AgentService, its recorder and model factory", () => {

@@ -1,6 +1,9 @@
-// The ACP front door: binds the protocol's methods to lockstep's sessions and
-// does nothing else. A handler converts params, calls the session, converts the
-// result; the agent, the tools and the workspace are the language server's own.
+// acp/: lockstep as an agent over the Agent Client Protocol. Knows nothing of LSP; the agent
+// comes from assembly/, as the language server's does.
+// The front door: binds the protocol's methods to lockstep's sessions, and opens a session:
+// checks its cwd, loads the settings in force there (config/), makes the project's store and
+// answers authenticate from the key variable. A handler converts params, calls the session,
+// converts the result; the agent, the tools and the workspace are the language server's own.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";

@@ -3,6 +3,8 @@
 // (tool-commands.ts), `ask`, `demo`, `config`, `sessions`, `revert`, `mcp` and `acp`. A
 // command's failure is said once here: a usage error with the command's help (exit 2),
 // anything else as it is (exit 1); the tool commands say theirs as envelopes.
+// cli/ knows nothing of how the agent runs: `ask` and `demo` reach it as an editor would,
+// through a spawned language server (server-client.ts); the tool commands call the registry.
 import { VERSION } from "../version.js";
 import { reportFailure } from "./command-errors.js";
 import { commandHelp, USAGE } from "./help.js";

@@ -1,3 +1,4 @@
+// config/: the settings' schema and the terminal's loader. Knows nothing of the doors.
 // Settings: defaults, types and validation from one schema, for every door. The editor's
 // come from lsp/live-settings.ts (initializationOptions, workspace/configuration), the
 // terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
