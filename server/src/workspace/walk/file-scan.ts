@@ -48,6 +48,7 @@ export interface ScanPattern {
 export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number, maxBytes: number, io: ScanIo, searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[]): ItemAnswer {
   if (item.text !== undefined) return { matches: searchLines(item.text, pattern.source, pattern.flags, limit) };
   const BINARY_PROBE = 8192;
+  const PART = 65536;
   const fs = io.fs;
   let fd = -1;
   let buffer = io.buffer;
@@ -93,7 +94,19 @@ export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number
       if (matches.length < limit && hasCandidate(window)) {
         if (counted < windowStart) lineBase += countLines(fd, counted, windowStart, fs);
         counted = windowStart;
-        for (const m of searchLines(io.decoder.decode(window), pattern.source, pattern.flags, limit - matches.length)) matches.push({ line: m.line + lineBase, text: m.text });
+        // Decoded a part of whole lines at a time: text that small is collected young.
+        for (let from = 0; from < end && matches.length < limit; ) {
+          let to = from + PART >= end ? end : window.lastIndexOf(10, from + PART - 1) + 1;
+          if (to <= from) to = window.indexOf(10, from + PART) + 1 || end;
+          const part = window.subarray(from, to);
+          if (from === 0 && to === end ? true : hasCandidate(part)) {
+            for (let i = window.indexOf(10, counted - windowStart); i !== -1 && i < from; i = window.indexOf(10, i + 1)) lineBase++;
+            counted = windowStart + from;
+            const found = searchLines(io.decoder.decode(part), pattern.source, pattern.flags, limit - matches.length);
+            for (const m of found) matches.push({ line: m.line + lineBase, text: m.text });
+          }
+          from = to;
+        }
       }
       if (eof) return { matches };
       windowStart += end;
@@ -123,11 +136,15 @@ export function countLines(fd: number, from: number, to: number, fs: FileSystem)
 
 /**
  * Whether raw bytes may hold a match: they hold the prefilter's text (always,
- * without one). Read as latin1 in pieces of 64 KB: strings that small are
- * collected young, where whole windows would pile up until a full collection.
+ * without one). Read as latin1 (under case folding) in pieces of 64 KB: strings
+ * that small are collected young, where whole windows would pile up.
  */
 export function candidateTest(prefilter: Prefilter | undefined): (bytes: Buffer) => boolean {
   if (prefilter === undefined) return () => true;
+  if (prefilter.kind === "bytes") {
+    const needles = prefilter.needles.map((n) => Buffer.from(n, "latin1"));
+    return (bytes) => needles.some((n) => bytes.indexOf(n) !== -1);
+  }
   const PIECE = 65536;
   const regex = new RegExp(prefilter.source, prefilter.flags);
   return (bytes) => {

@@ -6,15 +6,17 @@
 
 /**
  * How the search thread looks for a pattern's required text in a file's raw
- * bytes: a regular expression run over them read as latin1 (one character per
- * byte), which finds a literal as fast as Buffer.indexOf and folds ASCII case.
+ * bytes: case-sensitive literals with Buffer.indexOf (no text made); under
+ * case folding, a regular expression run over the bytes read as latin1 (one
+ * character per byte), about as fast, at the cost of a string per piece.
  */
-export interface Prefilter {
-  source: string;
-  flags: string;
-  /** The most bytes one match of it spans (pieces of a window overlap by this). */
-  span: number;
-}
+export type Prefilter =
+  /** Any of these byte strings (each written one character per byte, latin1). */
+  | { kind: "bytes"; needles: string[] }
+  | { kind: "regex"; source: string; flags: string; /** The most bytes one match spans (pieces overlap by this). */ span: number };
+
+/** Case-sensitive alternatives looked for one by one, at most this many (a pass over the bytes each). */
+const MAX_BYTE_NEEDLES = 4;
 
 const ESCAPED_LITERALS = "^$\\.*+?()[]{}|/-";
 const ESCAPED_CLASSES = "bBdDwWsSnrtfv";
@@ -28,9 +30,10 @@ export function prefilterOf(source: string, flags: string): Prefilter | undefine
   const branches = requiredLiterals(source, ignoreCase);
   if (branches === undefined) return undefined;
   const needles = branches.map((literal) => Buffer.from(literal, "utf8").toString("latin1"));
+  if (!ignoreCase && needles.length <= MAX_BYTE_NEEDLES) return { kind: "bytes", needles };
   const unicode = flags.includes("u");
   const span = 3 * Math.max(...needles.map((n) => n.length));
-  return { source: needles.map((n) => latin1Source(n, ignoreCase && unicode)).join("|"), flags: ignoreCase ? "i" : "", span };
+  return { kind: "regex", source: needles.map((n) => latin1Source(n, ignoreCase && unicode)).join("|"), flags: ignoreCase ? "i" : "", span };
 }
 
 /** A latin1 needle as regex source; with Unicode case folding, k and s also match K (U+212A) and ſ (U+017F) in UTF-8. */
