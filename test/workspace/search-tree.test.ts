@@ -5,7 +5,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { scopeOf } from "../../server/src/workspace/walk.js";
 import { compileSearch, searchLines } from "../../server/src/workspace/walk/line-search.js";
+import { searchTree } from "../../server/src/workspace/walk/search-tree.js";
 import { makeWorkspace } from "../support/workspace-fixture.js";
 
 /** A seeded generator (the same tree every run). */
@@ -61,8 +63,15 @@ describe("searchTree on several threads", () => {
     try {
       for (const pattern of ["Needle", "needle", "Needle [0-9]-1\\d", "(?:Needle|zzz) 8", "[N]eedle", "line 2\\b"]) {
         for (const max of [1, 5, 40, 1000]) {
+          const expected = { pattern, max, ...reference(tree, pattern, max) };
           const result = await ws.call("search_files", { pattern, max_results: max });
-          expect({ pattern, max, ...result.data }).toEqual({ pattern, max, ...reference(tree, pattern, max) });
+          expect({ pattern, max, ...result.data }).toEqual(expected);
+          // Three batches at once, whatever this machine's cores.
+          const compiled = compileSearch(pattern, undefined);
+          const scope = await scopeOf(ws.ctx.workspace.sandbox, undefined);
+          if (!compiled.ok || !scope.ok) throw new Error("pattern or scope");
+          const three = await searchTree(ws.ctx.workspace, { pattern: compiled.value, scope: scope.value, maxResults: max, signal: new AbortController().signal, threads: 3 });
+          expect({ pattern, max, ...(three.ok ? three.value : three.error) }).toEqual(expected);
         }
       }
     } finally {

@@ -32,6 +32,8 @@ export interface TreeSearch {
   signal: AbortSignal;
   /** A file the pattern takes longer than this on stops the search (a catastrophic pattern). */
   fileTimeLimitMs?: number;
+  /** Batches searched at once (default: SEARCH_THREADS). */
+  threads?: number;
 }
 
 const BATCH_FILES = 256;
@@ -67,7 +69,7 @@ export async function searchTree(workspace: Workspace, request: TreeSearch): Pro
   let found = 0;
   try {
     for (;;) {
-      while (!walked && !truncated && inFlight.length < SEARCH_THREADS) {
+      while (!walked && !truncated && inFlight.length < (request.threads ?? SEARCH_THREADS)) {
         const batch = await gather();
         if (batch.files.length === 0) walked = true;
         else {
