@@ -30,8 +30,11 @@ function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefine
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
 
-/** The connection, and `ended`: resolves once the client has gone and every session is closed. */
-export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<void> } {
+/**
+ * The connection, and `ended`: resolves once the client has gone and every session is closed, with why
+ * when the connection failed rather than closed.
+ */
+export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<string | undefined> } {
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
@@ -172,11 +175,12 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     log,
   };
   // The editor went away: every session stops its turn, closes its stored file and its MCP servers.
-  const ended = connection.closed.then(
-    () => undefined,
-    () => undefined,
-  ).then(async () => {
+  // Resolves with why, when the connection failed rather than closed.
+  const ended = connection.closed.then(async () => {
     await Promise.all([...sessions.values()].map((session) => session.close()));
+    // The SDK closes with an error of its own when something failed (a handler's answer it could not send).
+    const reason: unknown = connection.signal.reason;
+    return reason instanceof Error && reason.message !== "ACP connection closed" ? reason.message : undefined;
   });
   return { connection, ended };
 }

@@ -3,6 +3,7 @@
 // beside lockstep's own. Each call is approved like a modifying tool: lockstep
 // cannot know what another server's tool does. The MCP SDK is loaded only when a
 // client passes a server.
+import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { ExternalTools } from "../agent/jobs.js";
 import type { FunctionCall, FunctionDeclaration } from "../agent/model.js";
@@ -66,6 +67,8 @@ export class McpTools implements ExternalTools {
   async run(call: FunctionCall, ctx: ToolContext): Promise<Envelope> {
     const tool = this.byName.get(call.name);
     if (!tool) return errorEnvelope("not_found", `No tool ${call.name} in this session.`);
+    const tooDeep = argumentsTooDeep(call.name, call.args);
+    if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
     if (!(await this.approve(call, tool.server, ctx))) {
       return errorEnvelope("rejected", `Rejected: the user declined the call of ${tool.tool} on the MCP server ${tool.server}. Nothing was run.`, ["Ask the user what they want instead; do not retry the same call."]);
     }

@@ -5,6 +5,7 @@
 // test doubles.
 import { errorEnvelope } from "../tools/envelope.js";
 import type { Envelope } from "../tools/envelope.js";
+import { deeperThan, TOO_DEEP_ARGUMENTS } from "../jsonrpc/limits.js";
 import { compactFileStates } from "./history-compaction.js";
 import { isModelError } from "./model.js";
 import type { FunctionCall, FunctionDeclaration, Message, Model, Part, Usage } from "./model.js";
@@ -108,7 +109,10 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
           text += separator + event.text;
           events.onText?.(separator + event.text);
         } else {
-          calls.push(event.thoughtSignature === undefined ? { call: event.call } : { call: event.call, thoughtSignature: event.thoughtSignature });
+          // Arguments too deep to walk would crash whatever touches them next (validation, the history sent
+          // back, the store): the history keeps a marker instead, and the tools refuse the call by name.
+          const call = deeperThan(event.call.args) ? { ...event.call, args: { [TOO_DEEP_ARGUMENTS]: true } } : event.call;
+          calls.push(event.thoughtSignature === undefined ? { call } : { call, thoughtSignature: event.thoughtSignature });
         }
       }
     } catch (error) {

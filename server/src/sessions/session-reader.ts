@@ -3,6 +3,7 @@
 // usage. A torn last line (a kill or a power cut mid-write) is a note, not a
 // failure; a file of a newer or broken format is refused with its reason, and the
 // caller names it and goes on.
+import { deeperThan, MAX_JSON_DEPTH } from "../jsonrpc/limits.js";
 import type { Message, Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
 import { decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
@@ -73,6 +74,8 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
       return { ok: false, reason: `line ${i + 1} is not JSON (a broken file)` };
     }
     if (typeof record !== "object" || record === null || typeof record.t !== "string") return { ok: false, reason: `line ${i + 1} is not a session record` };
+    // Too deep for what walks a record next (the history sent to the model, the client's replay): lockstep never writes one.
+    if (deeperThan(record)) return { ok: false, reason: `line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (not a file lockstep wrote)` };
     records.push(record);
     // A last line without its newline that still parses is whole; its newline is added before the next append.
     completeBytes += Buffer.byteLength(line) + (last ? 0 : 1);
