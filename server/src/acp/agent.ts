@@ -1,6 +1,7 @@
 // The ACP front door: binds the protocol's methods to lockstep's sessions and
 // does nothing else. A handler converts params, calls the session, converts the
 // result; the agent, the tools and the workspace are the language server's own.
+import { redactTokens } from "../sessions/secrets.js";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
@@ -38,7 +39,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
-    if (options.debug || startSettings.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+    if (options.debug || startSettings.debug) options.stderr(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
   };
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);

@@ -1,5 +1,6 @@
 // The conversation as a markdown file, for editors that cannot show the
 // lockstep/stream notification (Helix drops custom notifications).
+import { redactTokens } from "../sessions/secrets.js";
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { StreamEvent } from "./jobs.js";
@@ -11,7 +12,8 @@ export class Transcript {
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
   record(event: StreamEvent, onError: (message: string) => void): void {
-    const text = render(event);
+    // A key typed into a prompt or echoed by a tool is not kept here either (sessions/secrets.ts).
+    const text = redactTokens(render(event));
     if (text === "") return;
     this.chain = this.chain
       .then(async () => {

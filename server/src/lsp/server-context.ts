@@ -1,6 +1,7 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
+import { redactTokens } from "../sessions/secrets.js";
 import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
@@ -72,7 +73,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const warn = (message: string): void => notify(MessageType.Warning, message);
   const settings = new LiveSettings(connection, flags, warn);
   const debug = (what: string, value: unknown): void => {
-    if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+    if (options.debug || settings.current.debug) process.stderr.write(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
   };
   const session = new Session();
   const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));

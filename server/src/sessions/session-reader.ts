@@ -3,10 +3,11 @@
 // usage. A torn last line (a kill or a power cut mid-write) is a note, not a
 // failure; a file of a newer or broken format is refused with its reason, and the
 // caller names it and goes on.
+import { REDACTED } from "./secrets.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../jsonrpc/limits.js";
 import type { Message, Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
-import { decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
+import { blobId, decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
 
 export interface StoredRun {
   job_id: string;
@@ -158,7 +159,12 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
     const before = before_id === null ? null : blobs.get(before_id);
     // An entry whose texts were lost cannot be reverted by content; it is left out.
     if (after === undefined || before === undefined) continue;
+    // A text the store redacted is not the file's: reverting by it would write [redacted] into the file.
+    if (!intact(after, after_id) || (before !== null && before_id !== null && !intact(before, before_id))) continue;
     entries.push({ ...e, before, after });
   }
   return { header, history, journal: entries, runs: [...runs.values()], turns, usage, updated, notes, completeBytes, blobIds: new Set(blobs.keys()) };
 }
+
+/** Whether a stored text is the one its id was made from (only a redacted one can differ). */
+const intact = (text: string, id: string): boolean => !text.includes(REDACTED) || blobId(text) === id;
