@@ -57,6 +57,12 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const storeFor = (root: string, settings: { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }, realRoot: string): SessionStore | undefined =>
     settings.sessions ? new SessionStore(realRoot, stateDirectory(settings.sessionsDir, options.env), () => keySecrets(settings.apiKeyEnv, options.env)) : undefined;
 
+  /** The store of the project at `cwd` (checked), by the settings in force there. */
+  const storeAt = async (cwd: string): Promise<SessionStore | undefined> => {
+    const root = await checkedCwd(cwd);
+    return storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
+  };
+
   /** A session rooted at `cwd` (checked), with the settings in force there and the client's MCP servers connected. */
   const open = async (id: string, cwd: string, mcpServers: readonly McpServer[]): Promise<{ session: AcpSession; problems: string[] }> => {
     const root = await checkedCwd(cwd);
@@ -71,7 +77,10 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   };
 
   /** A stored session continued under its own id; `replay`: its conversation is streamed first (session/load). */
-  const reopen = async (sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+  const reopen = async (given: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+    // A prefix names its session by the full id from here on: one live session per stored file, however named.
+    const resolved = (await storeAt(cwd))?.resolveId(given);
+    const sessionId = resolved?.ok === true ? resolved.value : given;
     if (sessions.has(sessionId)) throw RequestError.invalidRequest({ sessionId }, `Session ${sessionId} is already open in this lockstep process; keep using it, or close it first.`);
     const { session } = await open(sessionId, cwd, mcpServers);
     const resumed = await session.resumeStored(replay);
@@ -114,9 +123,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const cwd = params.cwd ?? process.cwd();
-      const root = await checkedCwd(cwd);
-      const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
-      const listed = store?.list().sessions ?? [];
+      const listed = (await storeAt(cwd))?.list().sessions ?? [];
       return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
