@@ -56,6 +56,9 @@ export function newSessionId(now = new Date()): string {
 
 const ID = /^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$/;
 
+/** The fewest characters of an id that name a session. */
+export const MIN_PREFIX = 4;
+
 export class SessionStore {
   readonly folder: string;
 
@@ -95,10 +98,12 @@ export class SessionStore {
     }
   }
 
-  /** The id a full id or a unique prefix names. */
+  /** The id a full id or a unique prefix of at least MIN_PREFIX characters names. */
   resolveId(idOrPrefix: string): Found<string> {
     const ids = this.ids();
     if (ids.includes(idOrPrefix)) return { ok: true, value: idOrPrefix };
+    // "2" names every session of this millennium: a prefix that short is a slip, not a choice.
+    if (idOrPrefix.length < MIN_PREFIX) return { ok: false, message: `'${idOrPrefix}' is too short to name a session: give at least ${MIN_PREFIX} characters of its id ('lockstep sessions' lists them).` };
     const matches = idOrPrefix === "" ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
     if (matches.length === 1) return { ok: true, value: matches[0]! };
     if (matches.length > 1) return { ok: false, message: `'${idOrPrefix}' names ${matches.length} sessions (${matches.slice(0, 3).join(", ")}…); give more of the id.` };
