@@ -3,52 +3,18 @@
 // the agent serves on. A 48 MB line used to end the agent with exit 0 and nothing
 // on stderr; a stored session with 10,000-deep tool arguments ended it at
 // session/load; deep live tool arguments ended the turn as an internal error.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, closeAll, startEditor } from "./scripted-editor.js";
+import { rawAgent } from "./raw-agent.js";
+import { closeAll, startEditor } from "./scripted-editor.js";
 
 afterEach(closeAll);
 
 const MB = 1024 * 1024;
 const deepArray = (levels: number): string => "[".repeat(levels) + "]".repeat(levels);
-
-interface Answer {
-  id: number | string | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/** `lockstep acp` spoken to raw, line by line, so a test can send what no SDK client would. */
-function rawAgent(cwd: string): { child: ChildProcessWithoutNullStreams; answerTo(id: number): Promise<Answer>; stderr(): string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, "acp"], { cwd, env: { ...process.env, XDG_CONFIG_HOME: cwd, XDG_STATE_HOME: cwd }, stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const answers = new Map<string, Answer>();
-  const waiters: (() => void)[] = [];
-  let pending = "";
-  child.stdout.on("data", (d: Buffer) => {
-    pending += d.toString();
-    for (let nl = pending.indexOf("\n"); nl !== -1; nl = pending.indexOf("\n")) {
-      const answer = JSON.parse(pending.slice(0, nl)) as Answer;
-      if (answer.id !== undefined) answers.set(String(answer.id), answer);
-      pending = pending.slice(nl + 1);
-    }
-    for (const w of waiters.splice(0)) w();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const answerTo = async (id: number): Promise<Answer> => {
-    while (!answers.has(String(id))) {
-      if (child.exitCode !== null) throw new Error(`lockstep acp exited (${child.exitCode}) before answering ${id}; stderr: ${stderr}`);
-      await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), exited]);
-    }
-    return answers.get(String(id))!;
-  };
-  return { child, answerTo, stderr: () => stderr, exited };
-}
 
 const line = (message: unknown): string => JSON.stringify(message) + "\n";
 
