@@ -5,7 +5,7 @@
 // client passes a server.
 import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { ExternalTools } from "../agent/jobs.js";
+import type { ExternalTools } from "../agent/run.js";
 import type { FunctionCall, FunctionDeclaration } from "../agent/model.js";
 import { McpStdioTransport } from "./mcp-stdio-transport.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";

@@ -3,7 +3,7 @@
 import { redactTokens } from "../sessions/secrets.js";
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { StreamEvent } from "./jobs.js";
+import type { StreamEvent } from "./events.js";
 
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();
