@@ -31,9 +31,9 @@ describe("redactTokens", () => {
     expect(redactTokens(text)).toBe(expected);
   });
 
-  it("the transcript keeps none either", async () => {
+  it("the transcript, given the redaction (as the language server gives it), keeps none either", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "lockstep-transcript-")), "t.md");
-    const transcript = new Transcript(file);
+    const transcript = new Transcript(file, redactTokens);
     transcript.record({ job_id: "j", kind: "status", status: "running", prompt: `use ghp_${X}1234` }, () => undefined);
     transcript.record({ job_id: "j", kind: "text", text: `and sk-proj-${X}` }, () => undefined);
     await transcript.flushed();

@@ -1,6 +1,5 @@
 // The conversation as a markdown file, for editors that cannot show the
 // lockstep/stream notification (Helix drops custom notifications).
-import { redactTokens } from "../sessions/secrets.js";
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { StreamEvent } from "./events.js";
@@ -8,12 +7,15 @@ import type { StreamEvent } from "./events.js";
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(readonly file: string) {}
+  /** `redact`: what a text becomes before it is written (the store's redaction: no key typed in a prompt is kept). */
+  constructor(
+    readonly file: string,
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
   record(event: StreamEvent, onError: (message: string) => void): void {
-    // A key typed into a prompt or echoed by a tool is not kept here either (sessions/secrets.ts).
-    const text = redactTokens(render(event));
+    const text = this.redact(render(event));
     if (text === "") return;
     this.chain = this.chain
       .then(async () => {
