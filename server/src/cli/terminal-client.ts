@@ -174,7 +174,13 @@ async function offerUndo(conn: MessageConnection, jobId: string, job: JobView, o
 export async function askThroughServer(options: AskOptions, io: Io): Promise<{ status: string; job: Record<string, unknown>; kept: "kept" | "undone" | "no-answer" }> {
   const child = spawn(process.execPath, [path.join(packageRoot(), "bin", "lockstep.js"), "--stdio", ...(options.debug ? ["--debug"] : [])], {
     cwd: options.root,
-    stdio: ["pipe", "pipe", options.debug ? "inherit" : "ignore"],
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  // The end of the server's stderr, to say why it died if it does; shown as it comes with --debug.
+  let stderrTail = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    if (options.debug) process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
   });
   const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
@@ -194,7 +200,29 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   });
   conn.listen();
   const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
+  // Every request races the server's exit: a request left pending for ever let this process end with 0, silent.
+  let stopping = false;
+  const died = new Promise<never>((_, reject) => {
+    child.once("exit", (code, signal) => {
+      if (stopping) return;
+      const tail = stderrTail.trim();
+      reject(new Error(`the language server exited (${signal ?? `code ${code}`}) before the run ended${tail === "" ? "; it said nothing on stderr" : `; the end of its stderr:\n${tail}`}`));
+    });
+  });
+  died.catch(() => undefined);
   try {
+    return await Promise.race([converse(), died]);
+  } finally {
+    stopping = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      await conn.sendRequest("shutdown").catch(() => undefined);
+      await conn.sendNotification("exit").catch(() => undefined);
+    }
+    conn.dispose();
+    setTimeout(() => child.kill(), 1000).unref();
+  }
+
+  async function converse(): Promise<{ status: string; job: Record<string, unknown>; kept: "kept" | "undone" | "no-answer" }> {
     await conn.sendRequest("initialize", {
       processId: process.pid,
       rootUri: pathToFileURL(options.root).href,
@@ -221,11 +249,6 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     const job = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.job", arguments: [{ job_id: started.data.job_id }] })) as { data?: Record<string, unknown> };
     const kept = await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, options, io);
     return { status: end.status, job: job.data ?? {}, kept };
-  } finally {
-    await conn.sendRequest("shutdown").catch(() => undefined);
-    await conn.sendNotification("exit").catch(() => undefined);
-    conn.dispose();
-    setTimeout(() => child.kill(), 1000).unref();
   }
 }
 
