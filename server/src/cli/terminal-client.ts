@@ -19,6 +19,7 @@ import { writeTextFileAtomic } from "../workspace/disk.js";
 import { reportFailure } from "./command-errors.js";
 import { Prompter } from "./prompt.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
+import { oneLine, terminalSafe } from "./terminal-text.js";
 
 interface Io {
   stdout: (s: string) => void;
@@ -89,7 +90,8 @@ async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: I
   return { applied: true };
 }
 
-async function askUser(params: ShowMessageRequestParams, options: AskOptions, io: Io): Promise<MessageActionItem | null> {
+async function askUser(raw: ShowMessageRequestParams, options: AskOptions, io: Io): Promise<MessageActionItem | null> {
+  const params = { ...raw, message: terminalSafe(raw.message) };
   const actions = params.actions ?? [];
   const apply = actions.find((a) => a.title === "Apply");
   const reject = actions.find((a) => a.title === "Reject") ?? null;
@@ -113,19 +115,20 @@ async function askUser(params: ShowMessageRequestParams, options: AskOptions, io
 function render(event: StreamEvent, io: Io): void {
   switch (event.kind) {
     case "text":
-      io.stdout(event.text);
+      // The model's words, file names and messages are the outside's: no escape sequence of theirs reaches the terminal.
+      io.stdout(terminalSafe(event.text));
       break;
     case "tool_call":
-      io.stdout(dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`));
+      io.stdout(dim(`\n→ ${oneLine(event.tool)}${event.file_path ? ` ${oneLine(event.file_path)}` : ""}\n`));
       break;
     case "tool_result":
-      io.stdout(event.ok ? dim(`  ✓ ${event.message.split("\n")[0]}\n`) : red(`  ✗ ${event.message.split("\n")[0]}\n`));
+      io.stdout(event.ok ? dim(`  ✓ ${oneLine(event.message.split("\n")[0]!)}\n`) : red(`  ✗ ${oneLine(event.message.split("\n")[0]!)}\n`));
       break;
     case "status":
-      if (event.message) io.stdout(dim(`${event.message}…\n\n`));
+      if (event.message) io.stdout(dim(`${terminalSafe(event.message)}…\n\n`));
       break;
     case "done":
-      io.stdout(`\n\n${event.status === "done" ? green("✔ done") : red(`✘ ${event.status}${event.message ? `: ${event.message}` : ""}`)}\n`);
+      io.stdout(`\n\n${event.status === "done" ? green("✔ done") : red(`✘ ${event.status}${event.message ? `: ${terminalSafe(event.message)}` : ""}`)}\n`);
       break;
   }
 }
@@ -189,7 +192,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
   conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
-  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(dim(`[lockstep] ${p.message}\n`)));
+  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(dim(`[lockstep] ${terminalSafe(p.message)}\n`)));
   conn.onNotification("lockstep/stream", (event: StreamEvent) => {
     // Events are handled one after another, in the order they came.
     events = events.then(async () => {
