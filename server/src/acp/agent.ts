@@ -123,7 +123,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const cwd = params.cwd ?? process.cwd();
-      const listed = (await storeAt(cwd))?.list().sessions ?? [];
+      const listed = (await (await storeAt(cwd))?.listAsync())?.sessions ?? [];
       return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {

@@ -2,6 +2,7 @@
 // (one per project root, named by a hash of its real path and a readable name),
 // one JSON Lines file per session. Creates, reopens, lists, loads, deletes and
 // prunes; what a file holds is format.ts's and session-reader.ts's business.
+import { summaryText } from "./summary-read.js";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
@@ -127,13 +128,34 @@ export class SessionStore {
 
   /** Every readable session, newest activity first, and the files that were skipped with why. */
   list(): { sessions: SessionSummary[]; skipped: Skipped[] } {
+    return this.summarize((file) => readFileSync(file, "utf8"));
+  }
+
+  /**
+   * The same list, each file streamed past its blob and message lines with the event loop served
+   * between chunks: for a server, whose other requests must not wait behind a large session file.
+   */
+  async listAsync(): Promise<{ sessions: SessionSummary[]; skipped: Skipped[] }> {
+    const texts = new Map<string, string | Error>();
+    for (const id of this.ids()) {
+      const file = this.fileOf(id);
+      texts.set(file, await summaryText(file).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+    }
+    return this.summarize((file) => {
+      const text = texts.get(file);
+      if (text instanceof Error || text === undefined) throw text ?? new Error("gone while listing");
+      return text;
+    });
+  }
+
+  private summarize(read: (file: string) => string): { sessions: SessionSummary[]; skipped: Skipped[] } {
     const sessions: SessionSummary[] = [];
     const skipped: Skipped[] = [];
     for (const id of this.ids()) {
       const file = this.fileOf(id);
       let parsed;
       try {
-        parsed = parseSession(readFileSync(file, "utf8"), { summary: true });
+        parsed = parseSession(read(file), { summary: true });
       } catch (error) {
         skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
         continue;
