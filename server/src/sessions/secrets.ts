@@ -2,7 +2,7 @@
 // variables a provider reads contain, and anything shaped like a common credential
 // (a key typed into a prompt, pasted from a file, echoed by a tool). Redacted from
 // every line before it is written.
-const KEY_VARIABLES = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"];
+const KEY_VARIABLES = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /** Short values are left alone: redacting "1" would mangle every file the store keeps. */
 const MIN_SECRET_LENGTH = 8;
