@@ -120,7 +120,8 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   const diff = values.diff === undefined || values.diff === "-" ? await io.stdin() : await optionFile(values.diff, "--diff");
   checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
-  await finishInterrupted(ctx);
+  // A dry run changes nothing, an interrupted change's recovery included.
+  if (values["dry-run"] !== true) await finishInterrupted(ctx, io.stderr);
   if (!file) {
     if (diff.trim() === "") throw new UsageError("apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given");
     if (values["base-sha256"] !== undefined) throw new UsageError("--base-sha256 names one file's base; give FILE with it");
@@ -279,7 +280,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     const { runServer } = await import("../lsp/server.js");
     return runServer(wrapAt >= 0 ? argv.slice(0, wrapAt) : argv, wrap);
   }
-  if (command === "ask" || command === "demo" || command === "config") {
+  if (command === "ask" || command === "demo" || command === "config" || command === "trust") {
     const { runTerminalClient } = await import("./terminal-client.js");
     return runTerminalClient(command, rest, io);
   }

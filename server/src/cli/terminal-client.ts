@@ -14,7 +14,9 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/jobs.js";
-import { loadSettings, originLabel } from "../config/load-settings.js";
+import { loadSettings, originLabel, type ProjectTrust } from "../config/load-settings.js";
+import { waitingForTrust } from "../config/project-keys.js";
+import { addTrust } from "../config/trust.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { reportFailure } from "./command-errors.js";
 import { Prompter } from "./prompt.js";
@@ -197,6 +199,8 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   try {
     await conn.sendRequest("initialize", {
       processId: process.pid,
+      // lockstep's own client: it asks about the folder's trust itself, before the server starts.
+      clientInfo: { name: "lockstep" },
       rootUri: pathToFileURL(options.root).href,
       workspaceFolders: [{ uri: pathToFileURL(options.root).href, name: path.basename(options.root) }],
       capabilities: {
@@ -229,6 +233,22 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   }
 }
 
+/** Shows the keys the project file sets that wait for trust and asks, one key, whether to trust the folder. */
+async function askToTrust(trust: ProjectTrust, file: string, prompter: Prompter, io: Io): Promise<boolean | "interrupt"> {
+  const waiting = waitingForTrust(trust.ignored);
+  if (trust.trusted || waiting.length === 0) return false;
+  io.stdout(`${file} sets ${waiting.join(", ")}, which apply only in a folder you trust (a cloned repository could point them at its own server).\n`);
+  const answer = await prompter.choose(`? Trust ${trust.folder} and apply them? [y]es / [N]o: `, ["y", "n"], "n");
+  if ("end" in answer && answer.end === "interrupt") return "interrupt";
+  if (!("key" in answer) || answer.key !== "y") {
+    io.stdout(`  Not trusted: ${waiting.join(", ")} ignored (lockstep trust ${trust.folder} trusts it later).\n`);
+    return false;
+  }
+  const added = addTrust(trust.folder);
+  io.stdout(`  Trusted ${added.folder} (lockstep trust --remove ${added.folder} undoes it).\n`);
+  return true;
+}
+
 /** A command line `lockstep ask` or `demo` cannot run: said with the option it names, the synopsis after it (exit 2). */
 class AskUsage extends Error {}
 
@@ -250,16 +270,29 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   if (values.provider !== undefined && !["gemini", "openai"].includes(values.provider)) {
     throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini or openai (any OpenAI-compatible endpoint, with --base-url)`);
   }
+  // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
+  const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   // The settings files, LOCKSTEP_* and the flags: every mistake is said now, in the words it was written in, before anything is sent.
-  const loaded = loadSettings({ root, ...settingsFlags(values) });
+  let loaded = loadSettings({ root, ...settingsFlags(values) });
+  // An untrusted folder whose project file sets keys that wait for trust: asked once, on a terminal only.
+  const trusted = prompter?.singleKey === true ? await askToTrust(loaded.trust, loaded.files.project, prompter, io) : false;
+  if (trusted === "interrupt") {
+    prompter?.close();
+    io.stderr("lockstep ask: interrupted; nothing was sent.\n");
+    return 130;
+  }
+  if (trusted) loaded = loadSettings({ root, ...settingsFlags(values) });
   for (const p of loaded.problems.filter((p) => p.severity === "warning")) io.stderr(`lockstep ask: ${p.message}\n`);
   const errors = loaded.problems.filter((p) => p.severity === "error");
-  if (errors.length > 0) throw new AskUsage(`${errors.map((p) => p.message).join("\n  ")}\n  (lockstep config shows the settings in force and where each came from)`);
+  if (errors.length > 0) {
+    prompter?.close();
+    const waiting = waitingForTrust(loaded.trust.ignored);
+    const trustHint = waiting.length > 0 ? `\n  (${waiting.join(", ")} in ${loaded.files.project} were ignored: the folder is not trusted; lockstep trust ${loaded.trust.folder} lets them apply)` : "";
+    throw new AskUsage(`${errors.map((p) => p.message).join("\n  ")}${trustHint}\n  (lockstep config shows the settings in force and where each came from)`);
+  }
   // Hunks are decided through an editor's code actions; the terminal asks for each change instead.
   const settings = loaded.settings.approval === "review" ? { ...loaded.settings, approval: "ask" as const } : loaded.settings;
   if (loaded.settings.approval === "review") io.stderr(dim(`lockstep ask: approval review (${originLabel(loaded.origins.approval)}) is for editors; the terminal asks before each change instead.\n`));
-  // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
-  const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   try {
     const { status, job, kept } = await askThroughServer(
       {
@@ -297,6 +330,10 @@ export async function runTerminalClient(command: string, args: string[], io: Io)
     if (command === "config") {
       const { configCommand } = await import("./config-command.js");
       return await configCommand(args, io, (message) => new AskUsage(message));
+    }
+    if (command === "trust") {
+      const { trustCommand } = await import("./trust-command.js");
+      return await trustCommand(args, io, (message) => new AskUsage(message));
     }
     return await askCommand(args, io);
   } catch (error) {
