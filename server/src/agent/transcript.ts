@@ -1,13 +1,21 @@
 // The conversation as a markdown file, for editors that cannot show the
-// lockstep/stream notification (Helix drops custom notifications).
-import { appendFile, mkdir } from "node:fs/promises";
+// lockstep/stream notification (Helix drops custom notifications). The path is the
+// user's (never a project file's); still, it is appended to only as a regular file that is
+// not a symbolic link, and one given relative to the root stays in the root by real path.
+import { constants } from "node:fs";
+import { mkdir, open, realpath } from "node:fs/promises";
 import path from "node:path";
+import { isInside } from "../workspace/bounded-read.js";
 import type { StreamEvent } from "./jobs.js";
 
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(readonly file: string) {}
+  /** `within`: the folder the file must really be in (the root, for a relative setting). */
+  constructor(
+    readonly file: string,
+    private readonly within?: string,
+  ) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
   record(event: StreamEvent, onError: (message: string) => void): void {
@@ -16,7 +24,19 @@ export class Transcript {
     this.chain = this.chain
       .then(async () => {
         await mkdir(path.dirname(this.file), { recursive: true });
-        await appendFile(this.file, text, "utf8");
+        if (this.within !== undefined && !isInside(await realpath(this.within), await realpath(path.dirname(this.file)))) {
+          throw new Error(`its folder leads outside ${this.within} through a symbolic link; nothing was written`);
+        }
+        const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+        const handle = await open(this.file, flags, 0o600).catch((error: unknown) => {
+          throw new Error((error as { code?: string }).code === "ELOOP" ? "it is a symbolic link; lockstep appends only to a regular file" : error instanceof Error ? error.message : String(error));
+        });
+        try {
+          if (!(await handle.stat()).isFile()) throw new Error("it is not a regular file");
+          await handle.appendFile(text, "utf8");
+        } finally {
+          await handle.close();
+        }
       })
       .catch((error: unknown) => onError(`Could not write the transcript ${this.file}: ${error instanceof Error ? error.message : String(error)}`));
   }

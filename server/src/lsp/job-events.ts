@@ -25,7 +25,8 @@ export class JobEvents {
     this.reportProgress(event);
     const file = this.transcriptFile();
     if (file) {
-      const t = this.transcripts.get(file) ?? new Transcript(file);
+      const { setting, root } = this.transcript();
+      const t = this.transcripts.get(file) ?? new Transcript(file, setting !== undefined && !path.isAbsolute(setting) ? root : undefined);
       this.transcripts.set(file, t);
       t.record(event, this.warn);
     }
