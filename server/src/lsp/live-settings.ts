@@ -29,6 +29,7 @@ export class LiveSettings {
   #project: Record<string, unknown> = {};
   /** Every key the editor sent (the latest value of each): its settings go over the project's. */
   #editor: Record<string, unknown> = {};
+  #quiet = false;
 
   constructor(
     private readonly connection: Connection,
@@ -37,9 +38,13 @@ export class LiveSettings {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
-  /** The project's .lockstep.json as the base the editor's own settings go over: one file serves every surface. */
-  readProjectFile(root: string): void {
+  /**
+   * The project's .lockstep.json as the base the editor's own settings go over: one file serves
+   * every surface. `asksItself`: lockstep's own terminal client, which said the ignored keys already.
+   */
+  readProjectFile(root: string, asksItself = false): void {
     this.#root = root;
+    this.#quiet = asksItself;
     this.#loadProject();
     this.#recompute();
   }
@@ -67,7 +72,7 @@ export class LiveSettings {
     const filtered = filterProjectValues(read.values, DEFAULT_SETTINGS, trusted);
     this.trust.ignored = filtered.ignored;
     this.#project = filtered.accepted;
-    for (const message of ignoredMessages(file, folder, filtered.ignored, TRUST_HOW)) this.warn(`lockstep settings: ${message}.`);
+    if (!this.#quiet) for (const message of ignoredMessages(file, folder, filtered.ignored, TRUST_HOW)) this.warn(`lockstep settings: ${message}.`);
     const { settings, problems: all } = readSettings(filtered.accepted, DEFAULT_SETTINGS);
     // What the file lacks (a model for openai) the editor's settings may give: apply() says it if they do not.
     const lacking = new Set(combinationProblems(settings));

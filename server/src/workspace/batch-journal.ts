@@ -10,6 +10,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { readBoundedFile } from "./bounded-read.js";
 import { errnoCode, syncDirectory } from "./disk.js";
 import { Sandbox } from "./sandbox.js";
 import { lockstepStateDir } from "./state-dir.js";
@@ -39,6 +40,8 @@ export interface Recovery {
   notes: string[];
 }
 
+/** A journal names each file twice and two hashes: far below this for any change lockstep takes. */
+const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
 const NAME = /^(\d+)-([0-9a-f]{32})\.json(\.tmp)?$/;
 export const TEMP_SUFFIX = ".lockstep-batch";
 const TEMP_NAME = /^\.(.*)\.\d+-[0-9a-f]{8}\.lockstep-batch$/s;
@@ -183,7 +186,9 @@ export async function recoverBatches(root: string, folder?: string): Promise<Rec
     }
     let journal: Journal;
     try {
-      journal = JSON.parse(await fs.readFile(file, "utf8")) as Journal;
+      const read = readBoundedFile(file, { maxBytes: JOURNAL_MAX_BYTES, within: dir });
+      if (read.kind !== "read") throw new Error(read.kind === "refused" ? read.message : "gone");
+      journal = JSON.parse(read.text) as Journal;
     } catch {
       await removeIfThere(file); // torn before its first rename: nothing was staged under it
       continue;
