@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadSettings } from "../../server/src/config/load-settings.js";
 import { PROJECT_KEY_RULES } from "../../server/src/config/project-keys.js";
 import { addTrust, isTrusted, readTrustList, removeTrust, trustFilePath } from "../../server/src/config/trust.js";
-import { settingsSchema } from "../../server/src/lsp/settings.js";
+import { settingsSchema } from "../../server/src/config/settings.js";
 import { tempDir } from "../support/workspace-fixture.js";
 
 function setup(project?: string, user?: string): { root: string; env: NodeJS.ProcessEnv; file: string } {

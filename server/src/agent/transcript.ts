@@ -5,8 +5,8 @@
 import { constants } from "node:fs";
 import { mkdir, open, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isInside } from "../workspace/bounded-read.js";
-import type { StreamEvent } from "./jobs.js";
+import { isInside } from "../config/bounded-read.js";
+import type { StreamEvent } from "./events.js";
 
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();

@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type ProjectTrust, type SettingKey } from "../config/load-settings.js";
 import { waitingForTrust } from "../config/project-keys.js";
-import { settingsSchema } from "../lsp/settings.js";
+import { settingsSchema } from "../config/settings.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 import { shownUrl } from "../config/shown-url.js";
 

@@ -3,7 +3,7 @@
 //   loadSettings({ root, env?, flags?, flagNames?, editor?, cwd? }) → LoadedSettings
 //
 // Sources, each over the one before (a key set by a later source wins):
-//   1. default        the schema's defaults (lsp/settings.ts, the one schema every surface uses)
+//   1. default        the schema's defaults (config/settings.ts, the one schema every surface uses)
 //   2. user file      $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json
 //   3. project file   .lockstep.json at `root`: in full only when the user trusts the folder
 //                     (config/trust.ts); before that only the keys config/project-keys.ts
@@ -21,7 +21,7 @@
 // variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
 import path from "node:path";
-import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "../lsp/settings.js";
+import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
 import { scrubUrls, shownUrl } from "./shown-url.js";
 import { filterProjectValues, ignoredMessages, type IgnoredKey } from "./project-keys.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";

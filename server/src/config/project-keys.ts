@@ -4,7 +4,7 @@
 // writes or reads on the user's behalf (replay, transcript, sessionsDir) never come from a
 // project file, trusted or not. Every key has a rule here: a new key does not compile
 // until someone decides what a repository may do with it.
-import { settingsSchema, type Settings } from "../lsp/settings.js";
+import { settingsSchema, type Settings } from "./settings.js";
 
 type Key = keyof Settings;
 

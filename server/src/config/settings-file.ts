@@ -6,7 +6,7 @@
 // they may be another file's secrets.
 import os from "node:os";
 import path from "node:path";
-import { readBoundedFile } from "../workspace/bounded-read.js";
+import { readBoundedFile } from "./bounded-read.js";
 import { lineAndColumn, nestingPastLimit } from "./json-depth.js";
 
 export const PROJECT_FILE = ".lockstep.json";

@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isInside, readBoundedFile } from "../workspace/bounded-read.js";
-import { lockstepStateDir } from "../workspace/state-dir.js";
+import { isInside, readBoundedFile } from "./bounded-read.js";
+import { lockstepStateDir } from "./state-dir.js";
 
 export { lockstepStateDir };
 

@@ -9,7 +9,7 @@ import type { ClientFlags } from "./capabilities.js";
 import { filterProjectValues, ignoredMessages, type IgnoredKey } from "../config/project-keys.js";
 import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
 import { realFolder, trustedBy } from "../config/trust.js";
-import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "./settings.js";
+import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "../config/settings.js";
 
 export interface FolderTrust {
   folder: string;

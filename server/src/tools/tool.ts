@@ -6,6 +6,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Reader } from "./phrasing.js";
 import type { Approver } from "../review/proposal.js";
 import type { Journal } from "../review/journal.js";
+import type { DiagnosticsView } from "../diagnostics/types.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
 export type ToolKind = "read" | "modify";
@@ -30,9 +31,9 @@ export interface CorrectionAnswer {
   explanation: string;
 }
 
-/** Per-session facts a tool may read or record (which files the model has seen). */
-export interface SessionContext {
-  /** Workspace-relative paths whose content the model received in this session. */
+/** Facts of the agent's conversation a tool may read or record (which files the model has seen). */
+export interface ConversationContext {
+  /** Workspace-relative paths whose content the model received in this conversation. */
   readonly filesInContext: Set<string>;
   /** The sha256 of each file as the model last received it (a read or a write's answer); a change across files is checked against it. */
   readonly seenSha256?: Map<string, string>;
@@ -46,7 +47,7 @@ export interface ToolContext {
   journal?: Journal;
   /** The agent job this call belongs to; none for a command the user ran. */
   jobId?: string;
-  session?: SessionContext;
+  conversation?: ConversationContext;
   corrector?: EditCorrector;
   /** Which conditional tools exist for this caller (see `ToolConditions`); none when absent. */
   conditions?: ToolConditions;
@@ -56,49 +57,6 @@ export interface ToolContext {
   reader?: Reader;
   /** A wrapped language server's diagnostics (wrap mode): `get_diagnostics`, and `diagnostics_after` on every change. */
   diagnostics?: DiagnosticsView;
-}
-
-/** One diagnostic as tools report it: 1-based lines and columns (UTF-16 code units, as LSP counts). */
-export interface ToolDiagnostic {
-  line: number;
-  column: number;
-  end_line: number;
-  end_column: number;
-  severity: "error" | "warning" | "information" | "hint";
-  message: string;
-  source?: string;
-  code?: string | number;
-}
-
-export interface FileDiagnostics {
-  /** `file://` URI (real path). */
-  uri: string;
-  /** The document version they speak for; null when it cannot be told (the server names none and was sent several). */
-  version: number | null;
-  diagnostics: ToolDiagnostic[];
-}
-
-/** What a change did to the wrapped server's diagnostics of its file. */
-export interface DiagnosticsAfter {
-  /** The version the list is for; null when none arrived, or when the server names no versions and it cannot be told. */
-  version: number | null;
-  diagnostics: (ToolDiagnostic & { new: boolean })[];
-  /** received: the server's list for the new text; timeout: none within the wait; not_open: the server never sees this file. */
-  status: "received" | "timeout" | "not_open";
-  message?: string;
-}
-
-/** The wrapped server's diagnostics, as lockstep recorded them. */
-export interface DiagnosticsView {
-  /** The wrapped server's name, for messages. */
-  readonly server: string;
-  /** Every file it has diagnostics for now, or one file's. */
-  current(uri?: string): FileDiagnostics[];
-  /**
-   * Called before a change is delivered (`baseVersion`: the buffer's version it was built on, null for
-   * a file not open): the returned function waits for the server's diagnostics of the changed text.
-   */
-  watch(uri: string, baseVersion: number | null): (signal: AbortSignal) => Promise<DiagnosticsAfter>;
 }
 
 /**

@@ -10,10 +10,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { readBoundedFile } from "./bounded-read.js";
+import { readBoundedFile } from "../config/bounded-read.js";
 import { errnoCode, syncDirectory } from "./disk.js";
 import { Sandbox } from "./sandbox.js";
-import { lockstepStateDir } from "./state-dir.js";
+import { lockstepStateDir } from "../config/state-dir.js";
 
 export interface JournalEntry {
   target: string;

@@ -2,7 +2,7 @@
 // Gemini, or an OpenAI-compatible endpoint. Built on first use and kept while the settings that shape it hold;
 // the Gemini SDK is loaded only then, since most sessions never ask the model.
 import { nestingPastLimit } from "../../config/json-depth.js";
-import { readBoundedFile } from "../../workspace/bounded-read.js";
+import { readBoundedFile } from "../../config/bounded-read.js";
 import { ModelError, type Model } from "../model.js";
 import { createReplayModel, loadReplayScript } from "./replay.js";
 

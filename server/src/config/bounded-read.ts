@@ -1,4 +1,4 @@
-// One way to read a file that something named (a settings file, a recorded session, AGENTS.md,
+// One way to read a file that something named (a settings file, a recorded session, a journal,
 // the trust list): never through a symbolic link out of the folder it must be in, a regular file
 // only (a FIFO, a device or /dev/zero is refused, and opening never waits on a writer), at most
 // `maxBytes`, and every failure a named refusal instead of a hang, a crash or a giant string.
