@@ -4,7 +4,7 @@
 // policy, the corrector, and the tool conditions the settings decide (`patchTool`). A door
 // brings its ports (workspace, approval channels, events, external tools, diagnostics) and
 // never its own copy of this wiring, so what is added here reaches every door.
-// Knows no protocol: nothing here imports LSP or ACP.
+// assembly/ knows nothing of any protocol: nothing here imports LSP or ACP.
 import { AgentService } from "../agent/agent-service.js";
 import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";

@@ -41,6 +41,10 @@ export const PROJECT_KEY_RULES: Record<Key, ProjectKeyRule> = {
   sessionsDir: "user-only",
   patchTool: "safe",
   companion: "stricter",
+  // What the user's key pays for (Claude's output and thinking budgets): the user's to choose.
+  maxOutputTokens: "trusted",
+  thinking: "trusted",
+  effort: "trusted",
 };
 
 export const USER_ONLY_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter((k) => PROJECT_KEY_RULES[k] === "user-only");
