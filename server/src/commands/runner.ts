@@ -1,5 +1,5 @@
 // One command run to its end: a shell in a process group of its own (with the watchdog of
-// `relay/tether.ts`, which kills the group when the command ends or lockstep dies), standard
+// `process-group.ts`, which kills the group when the command ends or lockstep dies), standard
 // input closed, stdout and stderr as one stream in the order they came, kept within a budget
 // and streamed live, key values redacted before anything leaves. A timeout or a cancel kills
 // the whole group and returns what was printed until then. Knows nothing of approval or of
@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { WATCHDOG } from "../relay/tether.js";
+import { killGroup, WATCHDOG } from "./process-group.js";
 import { commandEnvironment } from "./environment.js";
 import { DEFAULT_BUDGET, OutputBudget, StreamRedactor, type BudgetSizes } from "./output-budget.js";
 import type { SandboxBackend, SandboxPolicy } from "./sandbox/sandbox-backend.js";
@@ -82,21 +82,13 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
 
   let timedOut = false;
   let cancelled = false;
-  const killGroup = (): void => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is gone already.
-    }
-  };
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
+    killGroup(child.pid);
   }, req.timeoutMs);
   const onAbort = (): void => {
     cancelled = true;
-    killGroup();
+    killGroup(child.pid);
   };
   if (req.signal.aborted) onAbort();
   else req.signal.addEventListener("abort", onAbort, { once: true });

@@ -38,12 +38,11 @@
 //       live() → {id, file} | null; reset(); close()
 //   findRun(store, runId?, sessionId?), revertStoredRun(store, workspace, sessionId, jobId, underReview, signal)
 //   keySecrets(apiKeyEnv?, env?): the values to redact (the key variables' values)
-//   keyVariables(apiKeyEnv?), namedKeySecrets(apiKeyEnv?, env?): their names; each with its value
 export { FORMAT, safeEndpoint, titleOf, type SessionHeader, type SessionRecord } from "./format.js";
 export { SessionRecorder, type RecorderDeps } from "./recorder.js";
 export { changedFilesNote, lastShownStates } from "./refresh.js";
 export { loadIntoSession } from "./resume.js";
-export { keySecrets, keyVariables, namedKeySecrets } from "./secrets.js";
+export { keySecrets } from "./secrets.js";
 export { parseSession, type StoredRun, type StoredSession } from "./session-reader.js";
 export { SessionWriter } from "./session-writer.js";
 export { newSessionId, projectFolderName, SessionStore, stateDirectory, type Found, type SessionSummary, type Skipped } from "./store.js";
