@@ -15,12 +15,13 @@ const MAX_LOCATIONS = 20;
 export function kindOf(event: Pick<ToolCallEvent, "kind" | "call">): ToolKind {
   if (event.kind === "modify") return "edit";
   if (event.kind === "external") return "other";
+  if (event.kind === "execute") return "execute";
   return typeof event.call.args["pattern"] === "string" ? "search" : "read";
 }
 
 function titleOf(event: ToolCallEvent): string {
   const a = event.call.args;
-  const what = [a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
+  const what = [a["command"], a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
   return what === undefined ? event.call.name : `${event.call.name} ${String(what)}`;
 }
 

@@ -9,7 +9,8 @@ import { findTool, functionDeclarations, invokeTool } from "../tools/registry.js
 import { describeIssues } from "../tools/registry.js";
 import type { Journal } from "../review/journal.js";
 import type { Approver } from "../review/proposal.js";
-import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { CommandAccess } from "../tools/command-question.js";
+import type { DiagnosticsView, EditCorrector, ToolConditions, ToolContext, ToolKind } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { expandMentions } from "./mentions.js";
 import { isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
@@ -41,12 +42,14 @@ export type StreamEvent =
   | { job_id: string; kind: "tool_call"; tool: string; file_path?: string }
   | { job_id: string; kind: "tool_result"; tool: string; ok: boolean; message: string; file_path?: string }
   | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }
+  /** A running command's output as it comes (run_command), already redacted. */
+  | { job_id: string; kind: "output"; tool: string; text: string }
   | { job_id: string; kind: "done"; status: JobStatus; text: string; message?: string };
 
 /** One tool call of a job, as a front door that shows each call (ACP) follows it: before it runs, and its result. */
 export type ToolCallEvent =
-  | { phase: "start"; job_id: string; call_id: string; call: FunctionCall; kind: "read" | "modify" | "external" }
-  | { phase: "end"; job_id: string; call_id: string; call: FunctionCall; kind: "read" | "modify" | "external"; result: Envelope };
+  | { phase: "start"; job_id: string; call_id: string; call: FunctionCall; kind: ToolKind | "external" }
+  | { phase: "end"; job_id: string; call_id: string; call: FunctionCall; kind: ToolKind | "external"; result: Envelope };
 
 /**
  * Tools that are not lockstep's own (an ACP client's MCP servers): declared beside the registry's and
@@ -86,6 +89,8 @@ export interface AgentDeps {
   externalTools?: () => ExternalTools | undefined;
   /** Where the conversation is kept beyond the process (the session store), turn by turn. */
   sink?: SessionSink;
+  /** What run_command needs from the door (its settings, prompt, live output); no commands without it. */
+  commands?: CommandAccess;
 }
 
 export interface JobRecord {
@@ -94,7 +99,7 @@ export interface JobRecord {
   status: JobStatus;
   text: string;
   /** `kind` tells reads from changes, so a client can say that every change of a run was refused. */
-  tool_calls: { name: string; kind: "read" | "modify"; file_path?: string; ok: boolean; message: string }[];
+  tool_calls: { name: string; kind: ToolKind; file_path?: string; ok: boolean; message: string }[];
   files_changed: string[];
   /** Tokens the provider counted over this job's requests. */
   usage: Usage;
@@ -217,6 +222,7 @@ export class AgentService {
       ...(this.deps.corrector ? { corrector: this.deps.corrector } : {}),
       ...(this.deps.conditions ? { conditions: this.deps.conditions() } : {}),
       ...(this.deps.diagnostics ? { diagnostics: this.deps.diagnostics } : {}),
+      ...(this.deps.commands ? { commands: this.deps.commands } : {}),
     };
     this.deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
@@ -259,7 +265,7 @@ export class AgentService {
       },
     };
     const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
-    let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true);
+    let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true, commandsPrompt(ctx));
     const loop = async (): Promise<RunResult> =>
       this.counted(job, await runTurnLoop({
         model,
@@ -396,4 +402,10 @@ export class AgentService {
     this.deps.emit({ job_id: job.id, kind: "tool_result", tool: "apply_edit_blocks", ok: result.ok, message });
     return result;
   }
+}
+
+/** What the system prompt says of commands: nothing when the model cannot run any. */
+function commandsPrompt(ctx: ToolContext): { testCommand?: string | undefined } | undefined {
+  if (ctx.conditions?.commands !== true || ctx.commands === undefined) return undefined;
+  return { testCommand: ctx.commands.settings().testCommand };
 }

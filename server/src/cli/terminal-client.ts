@@ -91,7 +91,7 @@ async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: I
 
 async function askUser(params: ShowMessageRequestParams, options: AskOptions, io: Io): Promise<MessageActionItem | null> {
   const actions = params.actions ?? [];
-  const apply = actions.find((a) => a.title === "Apply");
+  const apply = actions.find((a) => a.title === "Apply" || a.title === "Run once");
   const reject = actions.find((a) => a.title === "Reject") ?? null;
   if (options.yes) {
     io.stdout(dim(`\n? ${params.message} → Apply (--yes)\n`));
@@ -117,6 +117,9 @@ function render(event: StreamEvent, io: Io): void {
       break;
     case "tool_call":
       io.stdout(dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`));
+      break;
+    case "output":
+      io.stdout(dim(event.text));
       break;
     case "tool_result":
       io.stdout(event.ok ? dim(`  ✓ ${event.message.split("\n")[0]}\n`) : red(`  ✗ ${event.message.split("\n")[0]}\n`));

@@ -19,7 +19,7 @@
 // variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
 import path from "node:path";
-import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "../lsp/settings.js";
+import { DEFAULT_SETTINGS, settingsSchema, withoutUserOnlyKeys, type Settings } from "../lsp/settings.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 
 export type SettingKey = keyof Settings;
@@ -73,6 +73,7 @@ function fromText(key: SettingKey, text: string): unknown {
   const sample = DEFAULT_SETTINGS[key];
   if (typeof sample === "boolean") return /^(1|true|yes|on)$/i.test(text.trim()) ? true : /^(0|false|no|off)$/i.test(text.trim()) ? false : text;
   if (typeof sample === "number") return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  if (Array.isArray(sample)) return text.split(",").map((t) => t.trim()).filter((t) => t !== "");
   return text;
 }
 
@@ -139,7 +140,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     const read = readSettingsFile(file);
     if (read.kind === "invalid") problems.push({ severity: "error", message: read.message });
     if (read.kind !== "read") continue;
-    for (const [key, value] of Object.entries(read.values)) set(key, value, { kind, file, line: read.lineOf(key) }, path.dirname(file));
+    const { values: allowed, dropped } = kind === "project" ? withoutUserOnlyKeys(read.values) : { values: read.values, dropped: [] };
+    for (const key of dropped) {
+      problems.push({ severity: "warning", key: key as SettingKey, message: `"${key}" in ${file} is ignored: a project's file may not change how commands run; set it in ${files.user} or with a flag` });
+    }
+    for (const [key, value] of Object.entries(allowed)) set(key, value, { kind, file, line: read.lineOf(key) }, path.dirname(file));
   }
   for (const key of KEYS) {
     const variable = envVariableOf(key);

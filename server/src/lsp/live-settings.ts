@@ -5,7 +5,7 @@
 import type { Connection } from "vscode-languageserver";
 import type { ClientFlags } from "./capabilities.js";
 import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
-import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "./settings.js";
+import { combinationProblems, DEFAULT_SETTINGS, readSettings, withoutUserOnlyKeys, type Settings } from "./settings.js";
 
 export class LiveSettings {
   current: Settings = DEFAULT_SETTINGS;
@@ -22,7 +22,9 @@ export class LiveSettings {
     const read = readSettingsFile(file);
     if (read.kind === "invalid") return this.warn(`lockstep settings: ${read.message}. The editor's settings and the defaults are used.`);
     if (read.kind === "absent") return;
-    const { settings, problems: all } = readSettings(read.values, DEFAULT_SETTINGS);
+    const { values, dropped } = withoutUserOnlyKeys(read.values);
+    if (dropped.length > 0) this.warn(`lockstep settings in ${file}: ${dropped.join(", ")} ignored: a project's file may not change how commands run (set them in the editor's settings).`);
+    const { settings, problems: all } = readSettings(values, DEFAULT_SETTINGS);
     this.current = settings;
     // What the file lacks (a model for openai) the editor's settings may give: apply() says it if they do not.
     const lacking = new Set(combinationProblems(settings));

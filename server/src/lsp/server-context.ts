@@ -16,7 +16,8 @@ import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionRecorder, SessionStore, stateDirectory } from "../sessions/index.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { messagePrompt } from "./approval.js";
+import type { CommandAccess } from "../tools/command-question.js";
+import { commandPrompt, messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { DiagnosticsHub } from "./diagnostics.js";
@@ -103,7 +104,15 @@ export function createServerContext(connection: Connection, options: { debug: bo
     warn,
   });
   journal.listen(recorder);
+  const askCommand = commandPrompt(connection);
+  const commands: CommandAccess = {
+    settings: () => settings.current,
+    alwaysAllowed: session.alwaysAllowed,
+    prompt: () => (state.flags.messageActions ? askCommand : undefined),
+    output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+  };
   const agent = new AgentService({
+    commands,
     sink: recorder,
     workspace: requireWorkspace,
     session,
@@ -115,7 +124,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
     log: debug,
     limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
     toolCalling: () => settings.current.tools,
-    conditions: () => ({ ...conditions, ...patchToolCondition(settings.current) }),
+    conditions: () => ({ ...conditions, ...patchToolCondition(settings.current), commands: settings.current.commands !== "off" }),
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });

@@ -1,6 +1,7 @@
 // Settings: defaults, types and validation from one schema. They come from
 // initializationOptions and from workspace/configuration (section `lockstep`).
 import * as z from "zod";
+import { ruleOf } from "../commands/prefix-rules.js";
 
 export const settingsSchema = z.object({
   provider: z.enum(["gemini", "openai"]).default("gemini").describe("Who serves the model: gemini (Google's API) or openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp)."),
@@ -28,12 +29,37 @@ export const settingsSchema = z.object({
     .enum(["none", "apply_patch"])
     .default("none")
     .describe("For provider openai: apply_patch offers the model OpenAI's apply_patch tool (one text argument holding the *** Begin Patch envelope GPT-4.1, GPT-5 and Codex models are trained to write), for changes across files, all or none; none leaves it out."),
+  commands: z
+    .enum(["ask", "auto", "off"])
+    .default("ask")
+    .describe("run_command, the agent running shell commands (tests, builds, linters): ask shows each command whole, with where it runs and whether it is sandboxed (run once, always allow its prefix for the session, or reject); auto runs commands without asking inside the sandbox (and asks where there is none); off does not offer the tool."),
+  allowedCommands: z
+    .array(z.string().min(1).refine((e) => "rule" in ruleOf(e), { message: "each entry must be one program and at most one argument, such as \"npm test\"" }))
+    .default([])
+    .describe("Command prefixes run without asking (program and first argument, such as \"npm test\" or \"cargo build\"). Read from the user's settings only, never a project's .lockstep.json."),
+  sandbox: z.enum(["auto", "on", "off"]).default("auto").describe("Where commands run: auto in a sandbox where the machine has one (bubblewrap on Linux), on refuses to run without one, off runs them unsandboxed."),
+  sandboxNetwork: z.boolean().default(false).describe("Let sandboxed commands reach the network (off: not even a port on this machine)."),
+  testCommand: z.string().min(1).optional().describe("The command that runs the project's tests (e.g. npm test), named to the model as the way to run them. Still asked about like any command."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
 
 export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
+
+/**
+ * Keys a project's own file may not set (until the folder is trusted): each would let the
+ * repository run commands unasked, unsandboxed or with the network.
+ */
+export const USER_ONLY_KEYS = ["commands", "allowedCommands", "sandbox", "sandboxNetwork"] as const;
+
+/** A project file's values without the user-only keys, and the keys it tried to set. */
+export function withoutUserOnlyKeys(values: Record<string, unknown>): { values: Record<string, unknown>; dropped: string[] } {
+  const kept = { ...values };
+  const dropped = USER_ONLY_KEYS.filter((k) => k in kept);
+  for (const k of dropped) delete kept[k];
+  return { values: kept, dropped };
+}
 
 /**
  * Reads settings leniently: a field with a bad value falls back to its default

@@ -6,9 +6,10 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Reader } from "./phrasing.js";
 import type { Approver } from "../review/proposal.js";
 import type { Journal } from "../review/journal.js";
+import type { CommandAccess } from "./command-question.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
-export type ToolKind = "read" | "modify";
+export type ToolKind = "read" | "modify" | "execute";
 
 /** Optional second chance for `edit` when every matching tier failed (the agent provides it). */
 export interface EditCorrector {
@@ -56,6 +57,8 @@ export interface ToolContext {
   reader?: Reader;
   /** A wrapped language server's diagnostics (wrap mode): `get_diagnostics`, and `diagnostics_after` on every change. */
   diagnostics?: DiagnosticsView;
+  /** What run_command needs from the door: settings, its prompt, the session's answers, live output. */
+  commands?: CommandAccess;
 }
 
 /** One diagnostic as tools report it: 1-based lines and columns (UTF-16 code units, as LSP counts). */
@@ -112,6 +115,8 @@ export interface ToolConditions {
   provider?: string;
   /** The settings offer the model OpenAI's apply_patch tool (provider openai, `patchTool`). */
   patchTool?: "apply_patch";
+  /** The agent may run commands (`commands` is not "off" and the door supplies `CommandAccess`). */
+  commands?: boolean;
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {
