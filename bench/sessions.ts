@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { compactFileStates } from "../server/src/agent/history-compaction.js";
 import type { Message } from "../server/src/agent/model.js";
-import { Session } from "../server/src/agent/session.js";
+import { Conversation } from "../server/src/agent/conversation.js";
 import { Journal } from "../server/src/review/journal.js";
-import { loadIntoSession, SessionRecorder, SessionStore } from "../server/src/sessions/index.js";
+import { loadIntoConversation, SessionRecorder, SessionStore } from "../server/src/sessions/index.js";
 import { createWorkspace, removeWorkspace, startServer } from "../test/support/lsp-client.js";
 import { timingRow, type TimingRow } from "./report.js";
 
@@ -89,9 +89,9 @@ export async function sessionsRows(): Promise<TimingRow[]> {
       const recorder = new SessionRecorder({ store: () => store, provider: () => ({ provider: "gemini", model: "bench" }), warn: () => undefined });
       const resumed = recorder.resume(id);
       if (!resumed.ok) throw new Error(resumed.message);
-      const session = new Session();
-      loadIntoSession(resumed.value, session, new Journal());
-      const history = [...session.history];
+      const conversation = new Conversation();
+      loadIntoConversation(resumed.value, conversation, new Journal());
+      const history = [...conversation.history];
       compactFileStates(history);
       resume.push(performance.now() - started);
       const used = process.cpuUsage(cpu);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { applyConfigOption, configOptions } from "../../server/src/acp/config-options.js";
 import { promptText } from "../../server/src/acp/prompt.js";
 import { kindOf, outcomeText } from "../../server/src/acp/updates.js";
-import { DEFAULT_SETTINGS } from "../../server/src/lsp/settings.js";
+import { DEFAULT_SETTINGS } from "../../server/src/config/settings.js";
 import { errorEnvelope, okEnvelope } from "../../server/src/tools/envelope.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 

@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentService } from "../../server/src/agent/jobs.js";
+import { AgentService } from "../../server/src/agent/agent-service.js";
 import type { GenerateRequest, Model } from "../../server/src/agent/model.js";
-import { Session } from "../../server/src/agent/session.js";
+import { Conversation } from "../../server/src/agent/conversation.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 
@@ -26,7 +26,7 @@ async function promptFor(lines: number, selection: number): Promise<string> {
     },
     generateJson: async () => ({}),
   };
-  const agent = new AgentService({ workspace: () => ws, session: new Session(), model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 2, maxToolCalls: 2 }) });
+  const agent = new AgentService({ workspace: () => ws, conversation: new Conversation(), model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 2, maxToolCalls: 2 }) });
   const started = agent.ask({ prompt: "fix it", file_path: "f.txt", range: { start: { line: selection - 1, character: 0 }, end: { line: selection - 1, character: 0 } } });
   if (!started.ok) throw new Error(started.error.message);
   await agent.settled(String(started.data["job_id"]));

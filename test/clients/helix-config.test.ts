@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { commandNames } from "../../server/src/lsp/commands.js";
-import { readSettings } from "../../server/src/lsp/settings.js";
+import { readSettings } from "../../server/src/config/settings.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), "utf8");

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { settingsSchema } from "../../server/src/lsp/settings.js";
+import { settingsSchema } from "../../server/src/config/settings.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = path.join(REPO, "bin/lockstep.js");

@@ -10,7 +10,7 @@ import { onTestFinished } from "vitest";
 import type { Envelope } from "../../server/src/tools/envelope.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
 import type { ApprovalDecision, ProposedChange } from "../../server/src/review/proposal.js";
-import type { DiagnosticsView, EditCorrector, SessionContext, ToolContext } from "../../server/src/tools/tool.js";
+import type { DiagnosticsView, EditCorrector, ConversationContext, ToolContext } from "../../server/src/tools/tool.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 
@@ -50,8 +50,8 @@ export function tempDir(prefix = "lockstep-test-"): string {
 export interface FixtureOptions {
   /** The user's answer to every approval prompt (default "apply"). */
   approve?: ApprovalDecision;
-  /** Paths already in the session context; giving this (even empty) turns the session on. */
-  session?: string[];
+  /** Paths already in the conversation's context; giving this (even empty) turns it on. */
+  conversation?: string[];
   corrector?: EditCorrector;
   signal?: AbortSignal;
   /** A wrapped server's diagnostics: the workspace is then in wrap mode (get_diagnostics exists). */
@@ -83,7 +83,7 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
   await writeTree(root, tree);
 
   const approvals: ProposedChange[] = [];
-  const session: SessionContext | undefined = options.session ? { filesInContext: new Set(options.session) } : undefined;
+  const conversation: ConversationContext | undefined = options.conversation ? { filesInContext: new Set(options.conversation) } : undefined;
   const ctx: ToolContext = {
     workspace: new Workspace(await Sandbox.create([root])),
     signal: options.signal ?? new AbortController().signal,
@@ -91,7 +91,7 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
       approvals.push(change);
       return options.approve ?? "apply";
     },
-    ...(session ? { session } : {}),
+    ...(conversation ? { conversation } : {}),
     ...(options.corrector ? { corrector: options.corrector } : {}),
     ...(options.diagnostics ? { diagnostics: options.diagnostics, conditions: { wrapped: true } } : {}),
   };

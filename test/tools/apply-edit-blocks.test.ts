@@ -135,7 +135,7 @@ describe("apply_edit_blocks skips or fails what it cannot touch", () => {
 
 describe("apply_edit_blocks and the session context", () => {
   it("defers blocks for a file the model never saw, adds that file to the session, and applies the rest", async () => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS, "src/app.py": APP }, { session: ["src/app.py"] });
+    const ws = await makeWorkspace({ "src/utils.py": UTILS, "src/app.py": APP }, { conversation: ["src/app.py"] });
     const text = answer(
       block("src/app.py", ["def main():"], ["def main():", "    print('start')"]),
       block("src/utils.py", ["import os"], ["import os", "import sys"]),
@@ -150,11 +150,11 @@ describe("apply_edit_blocks and the session context", () => {
     expect(await ws.text("src/utils.py")).toBe(UTILS);
     expect(await ws.text("src/app.py")).toContain("def main():\n    print('start')\n");
     expect(await ws.text("src/fresh.py")).toBe("VALUE = 1\n");
-    expect(ws.ctx.session?.filesInContext.has("src/utils.py")).toBe(true);
+    expect(ws.ctx.conversation?.filesInContext.has("src/utils.py")).toBe(true);
   });
 
   it("applies the same blocks once the file is in context (the retry after auto-adding)", async () => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { session: [] });
+    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: [] });
     const text = answer(block("src/utils.py", ["import os"], ["import os", "import sys"]));
 
     const first = await ws.call("apply_edit_blocks", { text });
@@ -165,7 +165,7 @@ describe("apply_edit_blocks and the session context", () => {
   });
 
   it("counts a file as seen once read_file returned it", async () => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { session: [] });
+    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: [] });
     await ws.call("read_file", { file_path: "src/utils.py" });
     const result = await ws.call("apply_edit_blocks", { text: answer(block("src/utils.py", ["import os"], ["import os", "import sys"])) });
     expect(statuses(result.data)).toEqual(["src/utils.py: applied"]);
@@ -177,13 +177,13 @@ describe("apply_edit_blocks and the session context", () => {
     ["src\\utils.py", [], "not_in_context", ["src/utils.py"]],
     ["src\\utils.py", ["src/utils.py"], "applied", []],
   ])("knows %s as the workspace path src/utils.py (in context: %j)", async (written, inContext, status, autoAdded) => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { session: inContext });
+    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: inContext });
     const result = await ws.call("apply_edit_blocks", { text: answer(block(written, ["import os"], ["import os", "import sys"])) });
 
     expect(reports(result.data).map((r) => r.status)).toEqual([status]);
     expect(result.data?.["files_auto_added"]).toEqual(autoAdded);
     expect(result.data?.["files_changed"]).toEqual(status === "applied" ? ["src/utils.py"] : []);
-    expect([...(ws.ctx.session?.filesInContext ?? [])]).toEqual(["src/utils.py"]);
+    expect([...(ws.ctx.conversation?.filesInContext ?? [])]).toEqual(["src/utils.py"]);
   });
 
   it("attempts every block when there is no session (a pasted answer, the CLI)", async () => {

@@ -11,8 +11,8 @@ const ENVELOPE = ["*** Begin Patch", "*** Update File: a.txt", "@@", "-a", "+A",
 
 describe("apply_patch in a conversation", () => {
   it("refuses a file the model never read, attaching it, and applies once it has", async () => {
-    const ws = await makeWorkspace({ "a.txt": "a\n", "b.txt": "b\n" }, { session: [] });
-    ws.ctx.session = { filesInContext: new Set(), seenSha256: new Map() };
+    const ws = await makeWorkspace({ "a.txt": "a\n", "b.txt": "b\n" }, { conversation: [] });
+    ws.ctx.conversation = { filesInContext: new Set(), seenSha256: new Map() };
     await ws.call("read_file", { file_path: "a.txt" });
     const first = await ws.call("apply_patch", { input: ENVELOPE });
     expect(first.ok).toBe(false);
@@ -26,7 +26,7 @@ describe("apply_patch in a conversation", () => {
 
   it("is a state mismatch for the whole change when one file changed since the model read it", async () => {
     const ws = await makeWorkspace({ "a.txt": "a\n", "b.txt": "b\nmore\n" });
-    ws.ctx.session = { filesInContext: new Set(), seenSha256: new Map() };
+    ws.ctx.conversation = { filesInContext: new Set(), seenSha256: new Map() };
     await ws.call("read_file", { file_path: "a.txt" });
     await ws.call("read_file", { file_path: "b.txt" });
     await ws.call("edit", { file_path: "b.txt", old_string: "more", new_string: "else" });

@@ -172,14 +172,14 @@ describe("list_files", () => {
 
 describe("the session records what the model has read", () => {
   it("adds each file read by read_file and read_many_files, and nothing that failed or was only listed", async () => {
-    const ws = await makeWorkspace(TREE, { session: [] });
+    const ws = await makeWorkspace(TREE, { conversation: [] });
     await ws.call("read_file", { file_path: "README.md" });
     await ws.call("read_file", { file_path: "src/nope.ts" });
     await ws.call("read_many_files", { file_paths: ["src/lib/*.ts", "src/gone.ts"] });
     await ws.call("list_files", { path: "src" });
     await ws.call("read_file", { file_path: `${ws.root}/src/config.ts` });
 
-    expect([...(ws.ctx.session?.filesInContext ?? [])].sort()).toEqual(["README.md", "src/config.ts", "src/lib/greet.ts"]);
+    expect([...(ws.ctx.conversation?.filesInContext ?? [])].sort()).toEqual(["README.md", "src/config.ts", "src/lib/greet.ts"]);
   });
 });
 

@@ -1,7 +1,7 @@
 // Provider, model and approval as ACP session config options: what the client
 // shows as selectors, and the settings a choice changes. Pure.
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
-import type { Settings } from "../lsp/settings.js";
+import type { Settings } from "../config/settings.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {

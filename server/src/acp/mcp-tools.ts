@@ -4,7 +4,7 @@
 // cannot know what another server's tool does. The MCP SDK is loaded only when a
 // client passes a server.
 import type { McpServer } from "@agentclientprotocol/sdk";
-import type { ExternalTools } from "../agent/jobs.js";
+import type { ExternalTools } from "../agent/run.js";
 import type { FunctionCall, FunctionDeclaration } from "../agent/model.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import type { ToolContext } from "../tools/tool.js";

@@ -4,13 +4,14 @@
 // session/update notifications. Knows the protocol only through `AcpPort`.
 import type { McpServer, PromptResponse, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
 import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService, type StreamEvent, type ToolCallEvent } from "../agent/jobs.js";
+import { AgentService } from "../agent/agent-service.js";
+import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import type { FunctionCall } from "../agent/model.js";
 import { ModelFactory } from "../agent/providers/factory.js";
-import { Session } from "../agent/session.js";
-import type { Settings } from "../lsp/settings.js";
+import { Conversation } from "../agent/conversation.js";
+import type { Settings } from "../config/settings.js";
 import { Journal } from "../review/journal.js";
-import { loadIntoSession, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
+import { loadIntoConversation, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
 import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
 import type { Approver, ProposedChange } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
@@ -36,7 +37,7 @@ export interface AcpPort {
 export type PromptOutcome = { ok: true; response: PromptResponse } | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
 
 export class AcpSession {
-  readonly session = new Session();
+  readonly conversation = new Conversation();
   readonly workspace: Workspace;
   readonly agent: AgentService;
   /** Every change applied in this session, kept in the session store with the conversation. */
@@ -82,7 +83,7 @@ export class AcpSession {
       sink: this.recorder,
       journal: this.journal,
       workspace: () => this.workspace,
-      session: this.session,
+      conversation: this.conversation,
       model,
       approve: this.approver(),
       corrector: new ModelEditCorrector(model),
@@ -128,7 +129,7 @@ export class AcpSession {
       editor_files: this.port.files(this.id) ? (this.port.files(this.id)?.write ? "read and write" : "read only (writes go to disk, over disk text only)") : "none (the disk)",
       mcp_servers: this.mcp?.status ?? [],
       stored: this.recorder.live(),
-      ...this.session.facts(),
+      ...this.conversation.facts(),
     };
   }
 
@@ -185,7 +186,7 @@ export class AcpSession {
   async resumeStored(replay: boolean): Promise<Found<StoredSession>> {
     const resumed = this.recorder.resume(this.id);
     if (!resumed.ok) return resumed;
-    loadIntoSession(resumed.value, this.session, this.journal);
+    loadIntoConversation(resumed.value, this.conversation, this.journal);
     if (replay) {
       for (const update of replayUpdates(resumed.value.history, resumed.value.runs.map((r) => r.prompt), this.where)) this.send(update);
       await this.sent;
@@ -250,7 +251,7 @@ export class AcpSession {
       // Never reached: the prompt above always answers. Declining is the safe answer if it were.
       review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
     };
-    const policy = sessionApprover(this.session, () => this.approvalMode(), channels);
+    const policy = sessionApprover(this.conversation, () => this.approvalMode(), channels);
     return async (change, signal) => {
       const call = this.callFor(change);
       // A change across files is one request: a diff per file.
@@ -263,11 +264,11 @@ export class AcpSession {
 
   /** An MCP server's tool: the same policy as a change (auto, always allowed, else asked). */
   private async approveExternal(call: FunctionCall, server: string, ctx: ToolContext): Promise<boolean> {
-    if (this.approvalMode() === "auto" || this.session.alwaysAllowed.has(call.name)) return true;
+    if (this.approvalMode() === "auto" || this.conversation.alwaysAllowed.has(call.name)) return true;
     const id = this.call?.id ?? `${ctx.jobId ?? "lockstep"}:external:${++this.synthetic}`;
     await this.sent;
     const decision = await this.permissions.ask(call.name, { toolCallId: id, status: "pending", title: `${server}: ${call.name}`, rawInput: call.args }, ctx.signal);
-    if (decision === "always") this.session.alwaysAllowed.add(call.name);
+    if (decision === "always") this.conversation.alwaysAllowed.add(call.name);
     return decision !== "reject";
   }
 }

@@ -4,7 +4,7 @@
 // the envelope's outcome when it ends. Pure: events in, updates out.
 import path from "node:path";
 import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
-import type { ToolCallEvent } from "../agent/jobs.js";
+import type { ToolCallEvent } from "../agent/events.js";
 import type { Envelope } from "../tools/envelope.js";
 import type { ProposedChange } from "../review/proposal.js";
 

@@ -2,7 +2,7 @@
 // lockstep/stream notification (Helix drops custom notifications).
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { StreamEvent } from "./jobs.js";
+import type { StreamEvent } from "./events.js";
 
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();

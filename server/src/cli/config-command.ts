@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
-import { settingsSchema } from "../lsp/settings.js";
+import { settingsSchema } from "../config/settings.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
 interface Io {

@@ -5,7 +5,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import { askThroughServer, copyToTemp, packageRoot } from "./terminal-client.js";
 
 const TARGET = "src/stats.js";

@@ -13,7 +13,7 @@ import { createPatch } from "diff";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import { loadSettings, originLabel } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { reportFailure } from "./command-errors.js";

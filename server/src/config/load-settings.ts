@@ -3,7 +3,7 @@
 //   loadSettings({ root, env?, flags?, flagNames?, editor?, cwd? }) → LoadedSettings
 //
 // Sources, each over the one before (a key set by a later source wins):
-//   1. default        the schema's defaults (lsp/settings.ts, the one schema every surface uses)
+//   1. default        the schema's defaults (config/settings.ts, the one schema every surface uses)
 //   2. user file      $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json
 //   3. project file   .lockstep.json at `root`
 //   4. environment    LOCKSTEP_ + the key in upper snake case, for every key:
@@ -19,7 +19,7 @@
 // variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
 import path from "node:path";
-import { DEFAULT_SETTINGS, settingsSchema, withoutUserOnlyKeys, type Settings } from "../lsp/settings.js";
+import { DEFAULT_SETTINGS, settingsSchema, withoutUserOnlyKeys, type Settings } from "./settings.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 
 export type SettingKey = keyof Settings;

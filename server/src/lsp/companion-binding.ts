@@ -6,13 +6,12 @@
 import { fileURLToPath } from "node:url";
 import type { InitializeParams, TextDocuments } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { Session } from "../agent/session.js";
 import { Companion, type CompanionFacts } from "../companion/companion.js";
 import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
 import { workspaceReviewer } from "../companion/workspace-reviewer.js";
 import type { Journal } from "../review/journal.js";
-import { sessionApprover, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
+import { sessionApprover, type AllowedTools, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
 import type { DiagnosticsView, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -54,7 +53,7 @@ export class CompanionBinding {
   private editorPid = process.ppid;
   private clientName: string | undefined;
   /** "Always allow" given to agents lives apart from the built-in agent's. */
-  private readonly session = new Session();
+  private readonly allowed: AllowedTools = { alwaysAllowed: new Set<string>() };
 
   constructor(private readonly deps: CompanionDeps) {
     const touched = (uri: string): void => {
@@ -81,7 +80,7 @@ export class CompanionBinding {
       this.failure = 'off (setting "companion": false)';
       return;
     }
-    const approve = sessionApprover(this.session, this.deps.approvalMode, this.deps.channels);
+    const approve = sessionApprover(this.allowed, this.deps.approvalMode, this.deps.channels);
     const toolContext = (call: CallInfo): ToolContext => ({
       workspace,
       signal: call.signal,
@@ -117,7 +116,7 @@ export class CompanionBinding {
   }
 
   reset(): void {
-    this.session.reset();
+    this.allowed.alwaysAllowed.clear();
   }
 
   async stop(): Promise<void> {

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Connection, WorkDoneProgressServerReporter } from "vscode-languageserver";
-import type { StreamEvent } from "../agent/jobs.js";
+import type { StreamEvent } from "../agent/events.js";
 import { Transcript } from "../agent/transcript.js";
 import type { ClientFlags } from "./capabilities.js";
 

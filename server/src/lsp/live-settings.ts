@@ -5,7 +5,7 @@
 import type { Connection } from "vscode-languageserver";
 import type { ClientFlags } from "./capabilities.js";
 import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
-import { combinationProblems, DEFAULT_SETTINGS, readSettings, withoutUserOnlyKeys, type Settings } from "./settings.js";
+import { combinationProblems, DEFAULT_SETTINGS, readSettings, withoutUserOnlyKeys, type Settings } from "../config/settings.js";
 
 export class LiveSettings {
   current: Settings = DEFAULT_SETTINGS;

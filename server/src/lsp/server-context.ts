@@ -5,9 +5,9 @@ import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService } from "../agent/jobs.js";
+import { AgentService } from "../agent/agent-service.js";
 import { ModelFactory } from "../agent/providers/factory.js";
-import { Session } from "../agent/session.js";
+import { Conversation } from "../agent/conversation.js";
 import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
 import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
 import { Journal } from "../review/journal.js";
@@ -38,7 +38,7 @@ export interface ServerContext {
   readonly open: OpenDocuments;
   readonly state: ServerState;
   readonly settings: LiveSettings;
-  readonly session: Session;
+  readonly conversation: Conversation;
   readonly diagnostics: DiagnosticsHub;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
@@ -75,7 +75,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const debug = (what: string, value: unknown): void => {
     if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
-  const session = new Session();
+  const conversation = new Conversation();
   const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
@@ -107,7 +107,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const askCommand = commandPrompt(connection);
   const commands: CommandAccess = {
     settings: () => settings.current,
-    alwaysAllowed: session.alwaysAllowed,
+    alwaysAllowed: conversation.alwaysAllowed,
     prompt: () => (state.flags.messageActions ? askCommand : undefined),
     output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
   };
@@ -115,9 +115,9 @@ export function createServerContext(connection: Connection, options: { debug: bo
     commands,
     sink: recorder,
     workspace: requireWorkspace,
-    session,
+    conversation,
     model,
-    approve: sessionApprover(session, () => settings.current.approval, channels),
+    approve: sessionApprover(conversation, () => settings.current.approval, channels),
     journal,
     corrector: new ModelEditCorrector(model),
     emit: events.emit,
@@ -128,7 +128,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
     ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
   });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, session, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
+  return { connection, documents, open, state, settings, conversation, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
 
 /**

@@ -33,15 +33,15 @@
 //   store.load(id): Found<StoredSession>                {header, history, journal, runs, turns, usage, updated, notes}
 //   store.delete(id), store.prune(days): ids removed; store.resolveId(id or unique prefix)
 //   new SessionRecorder({store, provider, warn})        the live server's SessionSink + JournalListener:
-//       runStarted/turnEnded/runEnded (from agent/jobs.ts), recorded/forgot (from the journal),
-//       resume(id) → Found<StoredSession>, then loadIntoSession(stored, session, journal);
+//       runStarted/turnEnded/runEnded (from agent/run.ts), recorded/forgot (from the journal),
+//       resume(id) → Found<StoredSession>, then loadIntoConversation(stored, conversation, journal);
 //       live() → {id, file} | null; reset(); close()
 //   findRun(store, runId?, sessionId?), revertStoredRun(store, workspace, sessionId, jobId, underReview, signal)
 //   keySecrets(apiKeyEnv?, env?): the values to redact (the key variables' values)
 export { FORMAT, safeEndpoint, titleOf, type SessionHeader, type SessionRecord } from "./format.js";
 export { SessionRecorder, type RecorderDeps } from "./recorder.js";
 export { changedFilesNote, lastShownStates } from "./refresh.js";
-export { loadIntoSession } from "./resume.js";
+export { loadIntoConversation } from "./resume.js";
 export { keySecrets } from "./secrets.js";
 export { parseSession, type StoredRun, type StoredSession } from "./session-reader.js";
 export { SessionWriter } from "./session-writer.js";

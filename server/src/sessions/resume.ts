@@ -1,19 +1,19 @@
-// A stored session put into the live one: its history (compacted before each
+// A stored session put into the live conversation: its history (compacted before each
 // request, as any history), its usage, the files the model was shown, and its
 // journal, so its runs can be reverted here.
-import type { Session } from "../agent/session.js";
+import type { Conversation } from "../agent/conversation.js";
 import type { Journal } from "../review/journal.js";
 import { lastShownStates } from "./refresh.js";
 import type { StoredSession } from "./session-reader.js";
 
-export function loadIntoSession(stored: StoredSession, session: Session, journal: Journal): void {
+export function loadIntoConversation(stored: StoredSession, conversation: Conversation, journal: Journal): void {
   // "Always allow" is the process's, not the conversation's: it is never stored, and a resume keeps it.
-  const allowed = [...session.alwaysAllowed];
-  session.reset();
-  for (const tool of allowed) session.alwaysAllowed.add(tool);
-  session.history = [...stored.history];
-  session.usage.input_tokens = stored.usage.input_tokens;
-  session.usage.output_tokens = stored.usage.output_tokens;
-  for (const file of lastShownStates(stored.history).keys()) session.filesInContext.add(file);
+  const allowed = [...conversation.alwaysAllowed];
+  conversation.reset();
+  for (const tool of allowed) conversation.alwaysAllowed.add(tool);
+  conversation.history = [...stored.history];
+  conversation.usage.input_tokens = stored.usage.input_tokens;
+  conversation.usage.output_tokens = stored.usage.output_tokens;
+  for (const file of lastShownStates(stored.history).keys()) conversation.filesInContext.add(file);
   journal.load(stored.journal);
 }

@@ -53,9 +53,9 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
     return false;
   }
   const rel = resolved.value.rel;
-  const session = ctx.session;
+  const conversation = ctx.conversation;
   // The model never saw this file's content: its anchors are guesses. Defer, and add the file to the context.
-  const unseen = session !== undefined && resolved.value.exists && !session.filesInContext.has(rel);
+  const unseen = conversation !== undefined && resolved.value.exists && !conversation.filesInContext.has(rel);
   const attempted = blocks.filter((b) => !(unseen && !isCreateBlock(b)));
   for (const b of blocks) {
     if (!attempted.includes(b)) report(b, "not_in_context", `Not applied: the content of ${rel} was not in this conversation; it has been added, so ask again to retry these edits.`);
@@ -131,7 +131,7 @@ export const applyEditBlocks = defineTool({
     const reports: BlockReport[] = [];
     const filesChanged: string[] = [];
     const filesAutoAdded: string[] = [];
-    const before = new Set(ctx.session?.filesInContext ?? []);
+    const before = new Set(ctx.conversation?.filesInContext ?? []);
     for (const [rel, file] of await groupByFile(blocks, ctx)) {
       if (ctx.signal.aborted) break;
       if (await applyFileBlocks(ctx, file.resolved, file.blocks, args.dry_run ?? false, reports)) filesChanged.push(rel);
@@ -146,7 +146,7 @@ export const applyEditBlocks = defineTool({
     for (const r of reports) {
       if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path)) filesAutoAdded.push(r.file_path);
     }
-    for (const f of filesAutoAdded) if (!before.has(f)) ctx.session?.filesInContext.add(f);
+    for (const f of filesAutoAdded) if (!before.has(f)) ctx.conversation?.filesInContext.add(f);
     reports.sort((a, b) => a.index - b.index);
     const data = { blocks: reports, files_auto_added: filesAutoAdded, files_changed: filesChanged };
     const failed = reports.filter((r) => r.status === "failed" || r.status === "skipped");

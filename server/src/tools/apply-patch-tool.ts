@@ -160,7 +160,7 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
     const state = delivered?.ok ? delivered.value.states[i] : undefined;
     if (state) {
       latest.push(state);
-      ctx.session?.seenSha256?.set(state.file_path, state.sha256);
+      ctx.conversation?.seenSha256?.set(state.file_path, state.sha256);
     }
     if (d.after !== null) ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: "apply_patch", file_path: d.path.rel, uri: d.path.uri, before: d.before?.content ?? null, after: d.after });
   });

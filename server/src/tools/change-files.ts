@@ -71,19 +71,19 @@ export async function readChangeFiles(ctx: ToolContext, files: ChangeFiles): Pro
  * run by a person have no conversation: the current state is the base.
  */
 export function checkSeen(ctx: ToolContext, edited: readonly string[], states: Map<string, FileState | undefined>): Failure | undefined {
-  const session = ctx.session;
-  if (!session) return undefined;
+  const conversation = ctx.conversation;
+  if (!conversation) return undefined;
   const unseen: string[] = [];
   const moved: string[] = [];
   for (const rel of edited) {
     const state = states.get(rel);
     if (!state) continue;
-    const seen = session.seenSha256?.get(rel);
-    if (!session.filesInContext.has(rel)) unseen.push(rel);
+    const seen = conversation.seenSha256?.get(rel);
+    if (!conversation.filesInContext.has(rel)) unseen.push(rel);
     else if (seen !== undefined && seen !== state.sha256) moved.push(rel);
     // The failure carries these states: the model has them from now on.
-    session.filesInContext.add(rel);
-    session.seenSha256?.set(rel, state.sha256);
+    conversation.filesInContext.add(rel);
+    conversation.seenSha256?.set(rel, state.sha256);
   }
   if (moved.length > 0) {
     return {

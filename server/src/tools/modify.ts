@@ -144,7 +144,7 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
       return withState(delivered.error, latest.ok ? latest.value : current);
     }
     ctx.journal?.record({ job_id: ctx.jobId ?? null, tool: request.tool, file_path: path.rel, uri: path.uri, before: exists ? current.content : null, after: content });
-    ctx.session?.seenSha256?.set(path.rel, delivered.value.state.sha256);
+    ctx.conversation?.seenSha256?.set(path.rel, delivered.value.state.sha256);
     return okEnvelope({ message, applied: delivered.value.applied, latest_file_state: delivered.value.state, ...extra });
   });
   if (!result.ok || result.data["applied"] !== true || !diagnosticsAfter) return result;

@@ -13,8 +13,8 @@ import { defineTool, type ToolContext } from "./tool.js";
 export const READ_MANY_LIMITS = { files: 1000, bytes: 32 * 1024 * 1024 };
 
 function remember(ctx: ToolContext, state: FileState): void {
-  ctx.session?.filesInContext.add(state.file_path);
-  ctx.session?.seenSha256?.set(state.file_path, state.sha256);
+  ctx.conversation?.filesInContext.add(state.file_path);
+  ctx.conversation?.seenSha256?.set(state.file_path, state.sha256);
 }
 
 /** A file longer than this, read without offset/limit, comes back as its first this many lines. */

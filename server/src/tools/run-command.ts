@@ -104,7 +104,7 @@ async function diskHashes(ctx: ToolContext): Promise<Map<string, { abs: string; 
 
 /** The files the model was shown or wrote in this conversation, the most recent last, at most WATCHED_FILES. */
 function conversationFiles(ctx: ToolContext): string[] {
-  const all = new Set([...(ctx.session?.filesInContext ?? []), ...(ctx.session?.seenSha256?.keys() ?? [])]);
+  const all = new Set([...(ctx.conversation?.filesInContext ?? []), ...(ctx.conversation?.seenSha256?.keys() ?? [])]);
   return [...all].slice(-WATCHED_FILES);
 }
 

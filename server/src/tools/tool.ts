@@ -31,9 +31,9 @@ export interface CorrectionAnswer {
   explanation: string;
 }
 
-/** Per-session facts a tool may read or record (which files the model has seen). */
-export interface SessionContext {
-  /** Workspace-relative paths whose content the model received in this session. */
+/** Facts of the agent's conversation a tool may read or record (which files the model has seen). */
+export interface ConversationContext {
+  /** Workspace-relative paths whose content the model received in this conversation. */
   readonly filesInContext: Set<string>;
   /** The sha256 of each file as the model last received it (a read or a write's answer); a change across files is checked against it. */
   readonly seenSha256?: Map<string, string>;
@@ -47,7 +47,7 @@ export interface ToolContext {
   journal?: Journal;
   /** The agent job this call belongs to; none for a command the user ran. */
   jobId?: string;
-  session?: SessionContext;
+  conversation?: ConversationContext;
   corrector?: EditCorrector;
   /** Which conditional tools exist for this caller (see `ToolConditions`); none when absent. */
   conditions?: ToolConditions;

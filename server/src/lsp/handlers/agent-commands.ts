@@ -24,7 +24,7 @@ export function agentCommands(ctx: ServerContext) {
       case "session": {
         const s = ctx.settings.current;
         return okEnvelope({
-          ...ctx.session.facts(),
+          ...ctx.conversation.facts(),
           project_instructions: await ctx.agent.projectInstructions(),
           provider: s.provider,
           model: s.model ?? (s.provider === "gemini" ? "gemini-2.5-flash" : null),
@@ -40,7 +40,7 @@ export function agentCommands(ctx: ServerContext) {
       case "reset_session":
         ctx.agent.cancelAll();
         ctx.review.rejectAll();
-        ctx.session.reset();
+        ctx.conversation.reset();
         ctx.recorder.reset();
         ctx.companion.reset();
         return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });

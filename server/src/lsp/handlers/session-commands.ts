@@ -1,7 +1,7 @@
 // lockstep.sessions, lockstep.resume and the stored half of lockstep.revert: the
 // session store behind the editor's commands.
 import * as z from "zod";
-import { findRun, loadIntoSession, revertStoredRun } from "../../sessions/index.js";
+import { findRun, loadIntoConversation, revertStoredRun } from "../../sessions/index.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../../tools/envelope.js";
 import type { ServerContext } from "../server-context.js";
 
@@ -29,7 +29,7 @@ export function sessionCommands(ctx: ServerContext) {
       const resumed = ctx.recorder.resume(parsed.data.session_id);
       if (!resumed.ok) return errorEnvelope("not_found", resumed.message, ["lockstep.sessions lists the sessions of this project."]);
       const stored = resumed.value;
-      loadIntoSession(stored, ctx.session, ctx.journal);
+      loadIntoConversation(stored, ctx.conversation, ctx.journal);
       return okEnvelope({
         session_id: stored.header.id,
         title: stored.header.title,

@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentService, type StreamEvent } from "../../server/src/agent/jobs.js";
+import { AgentService } from "../../server/src/agent/agent-service.js";
+import type { StreamEvent } from "../../server/src/agent/events.js";
 import { createReplayModel } from "../../server/src/agent/providers/replay.js";
-import { Session } from "../../server/src/agent/session.js";
+import { Conversation } from "../../server/src/agent/conversation.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 
@@ -18,7 +19,7 @@ function service(ws: () => Workspace, events: StreamEvent[] = []): AgentService 
   const model = createReplayModel({ turns: [{ text: ["Reading."], calls: [{ name: "read_file", args: { file_path: "a.txt" } }] }, { text: ["Done."] }] });
   return new AgentService({
     workspace: ws,
-    session: new Session(),
+    conversation: new Conversation(),
     model: async () => model,
     approve: async () => "apply",
     emit: (e) => events.push(e),
@@ -73,8 +74,8 @@ describe("AgentService", () => {
 
   it("a run cancelled by a session reset does not write its history back", async () => {
     const ws = await workspace();
-    const session = new Session();
-    session.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "assistant", parts: [{ text: "an old answer" }] }];
+    const conversation = new Conversation();
+    conversation.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "assistant", parts: [{ text: "an old answer" }] }];
     const hanging = createReplayModel({ turns: [{ text: ["thinking"] }] });
     // Cancelled once the model's first words were taken, not after a fixed time a loaded machine may not meet.
     let thinking!: () => void;
@@ -84,20 +85,20 @@ describe("AgentService", () => {
       thinking();
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
     } };
-    const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const agent = new AgentService({ workspace: () => ws, conversation, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
     const started = agent.ask({ prompt: "a new prompt" });
     if (!started.ok) throw new Error(started.error.message);
     await thought;
     agent.cancelAll();
-    session.reset();
+    conversation.reset();
     const job = await agent.settled(String(started.data["job_id"]));
     expect(job?.status).toBe("cancelled");
-    expect(session.history).toEqual([]);
+    expect(conversation.history).toEqual([]);
   });
 
   it("a cancelled run leaves the history ending on a model message, so turns keep alternating", async () => {
     const ws = await workspace();
-    const session = new Session();
+    const conversation = new Conversation();
     let thinking!: () => void;
     const thought = new Promise<void>((resolve) => (thinking = resolve));
     const model = { name: "hang", generateJson: async () => ({}), stream: async function* (_request: unknown, signal: AbortSignal) {
@@ -105,13 +106,13 @@ describe("AgentService", () => {
       thinking();
       await new Promise((resolve) => signal.addEventListener("abort", resolve));
     } };
-    const agent = new AgentService({ workspace: () => ws, session, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const agent = new AgentService({ workspace: () => ws, conversation, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
     const started = agent.ask({ prompt: "a prompt" });
     if (!started.ok) throw new Error(started.error.message);
     await thought;
     agent.cancel({ job_id: started.data["job_id"] });
     await agent.settled(String(started.data["job_id"]));
-    expect(session.history.at(-1)?.role).toBe("assistant");
+    expect(conversation.history.at(-1)?.role).toBe("assistant");
   });
 
   it("answers an unknown job id with not_found", () => {

@@ -1,5 +1,6 @@
-// Settings: defaults, types and validation from one schema. They come from
-// initializationOptions and from workspace/configuration (section `lockstep`).
+// Settings: defaults, types and validation from one schema, for every door. The editor's
+// come from lsp/live-settings.ts (initializationOptions, workspace/configuration), the
+// terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
 import { ruleOf } from "../commands/prefix-rules.js";
 
