@@ -56,8 +56,10 @@ export function readCommandLine(text: string): CommandLine {
     else if ("comment" in t) continue;
     else if ("var" in t) {
       const next = list[i + 1];
-      if (t.var === "" && isOp(next, "(")) hazards.add("command substitution");
-      else current.push({ text: t.var === "" ? "$" : `$${t.var}`, literal: t.var === "" });
+      if (t.var === "" && isOp(next, "(")) {
+        hazards.add("command substitution");
+        i = closingParen(list, i + 1);
+      } else current.push({ text: t.var === "" ? "$" : `$${t.var}`, literal: t.var === "" });
     } else if (t.op === "glob") current.push({ text: t.pattern, literal: false });
     else if (SEPARATORS.has(t.op)) flush();
     else if (t.op === "&") {
@@ -74,7 +76,10 @@ export function readCommandLine(text: string): CommandLine {
       // Reading a file is no more than the command could do by naming it.
       dropDescriptorNumber(current);
       if (typeof list[i + 1] === "string") i++;
-    } else if (t.op === "<(" || t.op === ">(") hazards.add("process substitution");
+    } else if (t.op === "<(" || t.op === ">(") {
+      hazards.add("process substitution");
+      i = closingParen(list, i);
+    }
     else if (t.op === "<<" || t.op === "<<-" || t.op === "<<<") hazards.add("a here-document");
     else if (t.op === "(" || t.op === ")") hazards.add("a subshell");
     else hazards.add(`the shell operator ${t.op}`);
@@ -90,6 +95,18 @@ export function readCommandLine(text: string): CommandLine {
 function tokens(text: string) {
   // A variable comes back as an object, so it stays apart from the literal words around it.
   return parse<{ var: string }>(text, (name) => ({ var: name }));
+}
+
+/** The index of the `)` that closes the parenthesis opened at `open` (the last token when none does). */
+function closingParen(list: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < list.length; i++) {
+    const t = list[i]!;
+    if (typeof t !== "object" || !("op" in t)) continue;
+    if (t.op === "(" || t.op === "<(" || t.op === ">(") depth++;
+    else if (t.op === ")" && --depth === 0) return i;
+  }
+  return list.length - 1;
 }
 
 function isOp(t: Token | undefined, op: string): boolean {
