@@ -18,6 +18,7 @@ import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
+import { acpCommandAccess } from "./command-access.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
@@ -93,6 +94,16 @@ export class AcpSession {
       log: port.log,
       limits: () => ({ maxTurns: this.settings.maxTurns, maxToolCalls: this.settings.maxToolCalls }),
       toolCalling: () => this.settings.tools,
+      conditions: () => ({ commands: this.settings.commands !== "off" }),
+      commands: acpCommandAccess({
+        sessionId: id,
+        settings: () => this.settings,
+        alwaysAllowed: this.conversation.alwaysAllowed,
+        request: port.requestPermission,
+        callId: () => this.call?.id,
+        sent: () => this.sent,
+        send: (update) => this.send(update),
+      }),
     });
   }
 

@@ -95,10 +95,16 @@ export function toolCallEnded(event: ToolCallEvent & { phase: "end" }, diffs: To
     toolCallId: event.call_id,
     status: result.ok ? "completed" : "failed",
     // A change that did not land keeps its diff in view only as what was proposed; the words say it did not land.
-    content: event.kind === "read" && result.ok ? [] : [...(applied || !result.ok ? diffs : []), text],
+    content: event.kind === "read" && result.ok ? [] : [...(applied || !result.ok ? diffs : []), text, ...commandOutput(result)],
     ...(locations.length > 0 ? { locations } : {}),
     rawOutput: slim(result),
   };
+}
+
+/** A command's output (head and tail), shown under its outcome. */
+function commandOutput(result: Envelope): ToolCallContent[] {
+  const output = result.data?.["output"];
+  return typeof output === "string" && output !== "" ? [{ type: "content", content: { type: "text", text: output } }] : [];
 }
 
 /** The envelope without file contents over a few lines: the client has the files, the update stays small. */
