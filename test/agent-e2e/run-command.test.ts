@@ -35,13 +35,14 @@ function declared(f: FakeOpenAi, index = 0): string[] {
   return tools.map((t) => t.function.name);
 }
 
-async function agent(script: FakeAnswer[], settings: Record<string, unknown>, answer?: (p: ShowMessageRequestParams) => string, files: Record<string, string> = {}): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+async function agent(script: FakeAnswer[], settings: Record<string, unknown>, answer?: (p: ShowMessageRequestParams) => string, files: Record<string, string> = {}, saveFiles = false): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
   fake = await startFakeOpenAi(script);
   const prompts: ShowMessageRequestParams[] = [];
   const client = await launch(
     { "bin/npm": NPM, "a.ts": "export const a = 1;\n", ...files },
     {
       style: "neovim",
+      saveFiles,
       env: { OPENAI_API_KEY: KEY },
       initializationOptions: { provider: "openai", baseUrl: fake.url, model: "m", ...settings },
       ...(answer ? { showMessageRequest: (p: ShowMessageRequestParams) => (prompts.push(p), Promise.resolve(pick(p, answer(p)))) } : {}),
@@ -131,5 +132,18 @@ describe("run_command through the server", () => {
     expect(results[2]).toMatchObject({ ok: true, data: { output: "export const a = 1;\n", unsaved_files: ["a.ts"], changed_files: ["b.txt"] } });
     expect(results[2]!.data!["message"]).toMatch(/did not see the unsaved editor text of a.ts[\s\S]*changed b.txt/);
     expect(results[3]).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
+  });
+
+  it("has the unsaved agent edit saved by a client that takes lockstep/saveFiles before the command sees the file", async () => {
+    const A = "export const a = 1;\n";
+    const edit = { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "a = 1", new_string: "a = 2", base_content_sha256: sha256(A) } }] };
+    const { client } = await agent([edit, run("cat a.ts"), { text: "done" }], { approval: "auto", commands: "auto", sandbox: "off" }, () => "Run once", {}, true);
+    await client.open("a.ts");
+    const job = await askUntilDone(client, "edit then run");
+    expect(job["status"]).toBe("done");
+    const results = toolResults(fake!);
+    expect(results[1]).toMatchObject({ ok: true, data: { output: "export const a = 2;\n" } });
+    expect(results[1]!.data!["unsaved_files"]).toBeUndefined();
+    expect(readFileSync(`${client.root}/a.ts`, "utf8")).toBe("export const a = 2;\n");
   });
 });
