@@ -37,6 +37,8 @@ export class MinimalClient {
   private version = 0;
   /** The open buffer's text. */
   text = "";
+  /** Called when an edit arrives, before it is checked: a user typing while the server's edit is on its way. */
+  beforeApplyEdit: (() => void) | undefined;
 
   private constructor(
     entry: string,
@@ -71,6 +73,14 @@ export class MinimalClient {
     this.text = text;
     this.version = 1;
     this.send({ method: "textDocument/didOpen", params: { textDocument: { uri: this.uri, languageId: "typescript", version: this.version, text } } });
+  }
+
+  /** The user types: the buffer becomes `text`, reported as one full-text didChange. */
+  type(text: string): void {
+    if (text === this.text) return;
+    this.text = text;
+    this.version++;
+    this.send({ method: "textDocument/didChange", params: { textDocument: { uri: this.uri, version: this.version }, contentChanges: [{ text }] } });
   }
 
   request(method: string, params: unknown): Promise<unknown> {
@@ -115,6 +125,7 @@ export class MinimalClient {
       if (message.error) waiter?.reject(new Error(message.error.message));
       else waiter?.resolve(message.result);
     } else if (message.method === "workspace/applyEdit") {
+      this.beforeApplyEdit?.();
       const params = message.params as { edit: { documentChanges: { textDocument: { uri: string; version: number | null }; edits: TextEdit[] }[] } };
       const change = params.edit.documentChanges[0];
       const current = change !== undefined && change.textDocument.uri === this.uri && (change.textDocument.version ?? this.version) === this.version;

@@ -11,7 +11,8 @@ import type { Envelope } from "../../server/src/tools/envelope.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
 import type { CommandAccess } from "../../server/src/tools/command-question.js";
 import type { ApprovalDecision, ProposedChange } from "../../server/src/review/proposal.js";
-import type { DiagnosticsView, EditCorrector, ConversationContext, ToolContext } from "../../server/src/tools/tool.js";
+import type { DiagnosticsView } from "../../server/src/diagnostics/types.js";
+import type { ConversationContext, EditCorrector, ToolContext } from "../../server/src/tools/tool.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 

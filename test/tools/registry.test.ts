@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { declarationOf, findTool, functionDeclarations, invokeTool, jsonSchemaOf, TOOLS, toolsFor } from "../../server/src/tools/registry.js";
 import type { Tool } from "../../server/src/tools/tool.js";
+import { DiagnosticsRecord } from "../../server/src/diagnostics/record.js";
 import type { CommandAccess } from "../../server/src/tools/command-question.js";
-import { DiagnosticsRecord } from "../../server/src/relay/diagnostics-record.js";
 import { EMPTY_SHA256, lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";
 
 const GOOD_SHA = sha256Of("hello\n");

@@ -1,24 +1,23 @@
 // One ACP session: a workspace rooted at the session's cwd (the client's
-// buffers where it offers them), lockstep's own agent (AgentService: the same
-// jobs and turn loop the language server runs) and its events turned into
+// buffers where it offers them), lockstep's own agent (assembled by
+// assembly/assemble-agent.ts, as for the language server) and its events turned into
 // session/update notifications. Knows the protocol only through `AcpPort`.
 import type { McpServer, PromptResponse, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
-import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService } from "../agent/agent-service.js";
+import type { AgentService } from "../agent/agent-service.js";
+import type { Conversation } from "../agent/conversation.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import type { FunctionCall } from "../agent/model.js";
-import { ModelFactory } from "../agent/providers/factory.js";
-import { Conversation } from "../agent/conversation.js";
+import { assembleAgent } from "../assembly/assemble-agent.js";
 import type { Settings } from "../config/settings.js";
-import { Journal } from "../review/journal.js";
-import { loadIntoConversation, SessionRecorder, type Found, type SessionStore, type StoredSession } from "../sessions/index.js";
-import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
-import type { Approver, ProposedChange } from "../review/proposal.js";
+import type { Journal } from "../review/journal.js";
+import { loadIntoConversation, type Found, type SessionRecorder, type SessionStore, type StoredSession } from "../sessions/index.js";
+import type { ApprovalChannels } from "../review/policy.js";
+import type { ProposedChange } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
-import { acpCommandAccess } from "./command-access.js";
+import { acpCommandDoor } from "./command-door.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
@@ -38,11 +37,11 @@ export interface AcpPort {
 export type PromptOutcome = { ok: true; response: PromptResponse } | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
 
 export class AcpSession {
-  readonly conversation = new Conversation();
+  readonly conversation: Conversation;
   readonly workspace: Workspace;
   readonly agent: AgentService;
   /** Every change applied in this session, kept in the session store with the conversation. */
-  private readonly journal = new Journal();
+  private readonly journal: Journal;
   private readonly recorder: SessionRecorder;
   private readonly permissions: AcpPermissions;
   private readonly where: Locations;
@@ -70,41 +69,34 @@ export class AcpSession {
     this.workspace = new Workspace(sandbox, files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {});
     this.where = new Locations(cwd);
     this.permissions = new AcpPermissions(id, port.requestPermission);
-    const models = new ModelFactory(() => this.settings);
-    const model = () => models.current();
-    // The store names the session's file by this session's id, so session/load finds it by the id the client holds.
-    this.recorder = new SessionRecorder({
+    const assembled = assembleAgent({
+      settings: () => this.settings,
       store: () => store,
-      provider: () => ({ provider: this.settings.provider, model: this.settings.model ?? null, ...(this.settings.baseUrl ? { baseUrl: this.settings.baseUrl } : {}) }),
-      warn: (message) => port.log("sessions", message),
-      id: () => id,
+      // The store names the session's file by this session's id, so session/load finds it by the id the client holds.
+      sessionId: () => id,
+      ports: {
+        workspace: () => this.workspace,
+        approvalMode: () => this.approvalMode(),
+        channels: this.channels(),
+        beforeApproval: (change) => this.showChange(change),
+        emit: (event) => this.onEvent(event),
+        observeTool: (event) => this.onToolCall(event),
+        externalTools: () => this.mcp,
+        log: port.log,
+        warn: (message) => port.log("sessions", message),
+        commands: acpCommandDoor({
+          sessionId: id,
+          request: port.requestPermission,
+          callId: () => this.call?.id,
+          sent: () => this.sent,
+          send: (update) => this.send(update),
+        }),
+      },
     });
-    this.journal.listen(this.recorder);
-    this.agent = new AgentService({
-      sink: this.recorder,
-      journal: this.journal,
-      workspace: () => this.workspace,
-      conversation: this.conversation,
-      model,
-      approve: this.approver(),
-      corrector: new ModelEditCorrector(model),
-      emit: (event) => this.onEvent(event),
-      observeTool: (event) => this.onToolCall(event),
-      externalTools: () => this.mcp,
-      log: port.log,
-      limits: () => ({ maxTurns: this.settings.maxTurns, maxToolCalls: this.settings.maxToolCalls }),
-      toolCalling: () => this.settings.tools,
-      conditions: () => ({ commands: this.settings.commands !== "off" }),
-      commands: acpCommandAccess({
-        sessionId: id,
-        settings: () => this.settings,
-        alwaysAllowed: this.conversation.alwaysAllowed,
-        request: port.requestPermission,
-        callId: () => this.call?.id,
-        sent: () => this.sent,
-        send: (update) => this.send(update),
-      }),
-    });
+    this.agent = assembled.agent;
+    this.conversation = assembled.conversation;
+    this.journal = assembled.journal;
+    this.recorder = assembled.recorder;
   }
 
   /** Connects the MCP servers the client passed; their state is part of the session's status. */
@@ -216,6 +208,7 @@ export class AcpSession {
 
   private onEvent(event: StreamEvent): void {
     if (event.kind === "text" && event.text !== "") this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+    if (event.kind === "thought" && event.text !== "") this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
     // Edit blocks in an answer run outside any tool call: their own call ends with their result.
     if (event.kind === "tool_result" && this.call?.id.includes(":edit-blocks:")) {
       const text: ToolCallContent = { type: "content", content: { type: "text", text: event.message } };
@@ -251,9 +244,9 @@ export class AcpSession {
     return this.call;
   }
 
-  /** Every change is shown as a diff before anything lands; then the session's policy decides (asking over ACP). */
-  private approver(): Approver {
-    const channels: ApprovalChannels = {
+  /** How the session's policy asks over ACP: session/request_permission, with the call's diffs. */
+  private channels(): ApprovalChannels {
+    return {
       prompt: () => async (change, signal) => {
         const call = this.callFor(change);
         await this.sent;
@@ -262,15 +255,15 @@ export class AcpSession {
       // Never reached: the prompt above always answers. Declining is the safe answer if it were.
       review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
     };
-    const policy = sessionApprover(this.conversation, () => this.approvalMode(), channels);
-    return async (change, signal) => {
-      const call = this.callFor(change);
-      // A change across files is one request: a diff per file.
-      call.diffs.push(...diffsOf(change, this.where));
-      this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
-      await this.sent;
-      return policy(change, signal);
-    };
+  }
+
+  /** Every change is shown as a diff before anything lands; then the session's policy decides. */
+  private async showChange(change: ProposedChange): Promise<void> {
+    const call = this.callFor(change);
+    // A change across files is one request: a diff per file.
+    call.diffs.push(...diffsOf(change, this.where));
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
+    await this.sent;
   }
 
   /** An MCP server's tool: the same policy as a change (auto, always allowed, else asked). */

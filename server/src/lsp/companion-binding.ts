@@ -13,7 +13,8 @@ import { workspaceReviewer } from "../companion/workspace-reviewer.js";
 import type { Journal } from "../review/journal.js";
 import { sessionApprover, type AllowedTools, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
-import type { DiagnosticsView, ToolConditions, ToolContext } from "../tools/tool.js";
+import type { DiagnosticsView } from "../diagnostics/types.js";
+import type { ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { OpenDocuments } from "./documents.js";
 

@@ -11,7 +11,7 @@ import { CodeActionKind, DiagnosticSeverity, MessageType } from "vscode-language
 import type { LocatedHunk, ReviewDesk } from "../review/review-desk.js";
 import type { ClientFlags } from "./capabilities.js";
 import { COMMAND_PREFIX } from "./commands.js";
-import type { DiagnosticsHub } from "./diagnostics.js";
+import type { DiagnosticsHub } from "../diagnostics/publication.js";
 import type { OpenDocuments } from "./documents.js";
 import { alwaysTitle } from "./approval.js";
 
@@ -29,7 +29,7 @@ export class ReviewView {
     private readonly connection: Connection,
     private readonly flags: () => ClientFlags,
     private readonly open: OpenDocuments,
-    private readonly hub: DiagnosticsHub,
+    private readonly hub: DiagnosticsHub<Diagnostic>,
     private readonly desk: () => ReviewDesk,
   ) {}
 

@@ -1,26 +1,24 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
-import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { ModelEditCorrector } from "../agent/corrector.js";
-import { AgentService } from "../agent/agent-service.js";
-import { ModelFactory } from "../agent/providers/factory.js";
-import { Conversation } from "../agent/conversation.js";
-import { DiagnosticsRecord } from "../relay/diagnostics-record.js";
+import type { AgentService } from "../agent/agent-service.js";
+import type { Conversation } from "../agent/conversation.js";
+import { assembleAgent } from "../assembly/assemble-agent.js";
+import { recordChildDiagnostics } from "../diagnostics/child.js";
+import { DiagnosticsHub } from "../diagnostics/publication.js";
+import type { DiagnosticsRecord } from "../diagnostics/record.js";
 import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
-import { Journal } from "../review/journal.js";
-import { sessionApprover, type ApprovalChannels } from "../review/policy.js";
+import type { Journal } from "../review/journal.js";
+import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
-import { keySecrets, SessionRecorder, SessionStore, stateDirectory } from "../sessions/index.js";
+import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
-import type { CommandAccess } from "../tools/command-question.js";
 import { commandPrompt, messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
-import { DiagnosticsHub } from "./diagnostics.js";
 import { BatchedTextDocument } from "./document-update.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
@@ -39,7 +37,7 @@ export interface ServerContext {
   readonly state: ServerState;
   readonly settings: LiveSettings;
   readonly conversation: Conversation;
-  readonly diagnostics: DiagnosticsHub;
+  readonly diagnostics: DiagnosticsHub<Diagnostic>;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
   readonly reviewView: ReviewView;
@@ -75,11 +73,38 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const debug = (what: string, value: unknown): void => {
     if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
   };
-  const conversation = new Conversation();
-  const diagnostics = new DiagnosticsHub((published) => void connection.sendDiagnostics(published).catch(() => undefined));
+  // Every publishDiagnostics lockstep sends goes through this hub (diagnostics/publication.ts).
+  const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
-  const journal = new Journal();
+  const prompt = messagePrompt(connection);
+  const askCommand = commandPrompt(connection);
+  // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
+  const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
+  const requireWorkspace = (): Workspace => {
+    if (!state.workspace) throw new Error("the server is not initialized");
+    return state.workspace;
+  };
+  const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
+  const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
+  const { agent, conversation, journal, recorder } = assembleAgent({
+    settings: () => settings.current,
+    store: sessions,
+    ports: {
+      workspace: requireWorkspace,
+      approvalMode: () => settings.current.approval,
+      channels,
+      emit: events.emit,
+      conditions,
+      ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
+      log: debug,
+      warn,
+      commands: {
+        prompt: () => (state.flags.messageActions ? askCommand : undefined),
+        output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+      },
+    },
+  });
   const review: ReviewDesk = new ReviewDesk({
     workspace: () => state.workspace,
     journal,
@@ -87,72 +112,20 @@ export function createServerContext(connection: Connection, options: { debug: bo
     waiting: (change) => change.job_id !== undefined && events.emit({ job_id: change.job_id, kind: "status", status: "running", message: `waiting for review of ${change.file_path}` }),
   });
   const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
-  const prompt = messagePrompt(connection);
-  // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
-  const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
-  const requireWorkspace = (): Workspace => {
-    if (!state.workspace) throw new Error("the server is not initialized");
-    return state.workspace;
-  };
-  const models = new ModelFactory(() => settings.current);
-  const model = () => models.current();
-  const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
-  const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
-  const recorder = new SessionRecorder({
-    store: sessions,
-    provider: () => ({ provider: settings.current.provider, model: settings.current.model ?? null, ...(settings.current.baseUrl ? { baseUrl: settings.current.baseUrl } : {}) }),
-    warn,
-  });
-  journal.listen(recorder);
-  const askCommand = commandPrompt(connection);
-  const commands: CommandAccess = {
-    settings: () => settings.current,
-    alwaysAllowed: conversation.alwaysAllowed,
-    prompt: () => (state.flags.messageActions ? askCommand : undefined),
-    output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
-  };
-  const agent = new AgentService({
-    commands,
-    sink: recorder,
-    workspace: requireWorkspace,
-    conversation,
-    model,
-    approve: sessionApprover(conversation, () => settings.current.approval, channels),
-    journal,
-    corrector: new ModelEditCorrector(model),
-    emit: events.emit,
-    log: debug,
-    limits: () => ({ maxTurns: settings.current.maxTurns, maxToolCalls: settings.current.maxToolCalls }),
-    toolCalling: () => settings.current.tools,
-    conditions: () => ({ ...conditions, ...patchToolCondition(settings.current), commands: settings.current.commands !== "off" }),
-    ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
-  });
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
   return { connection, documents, open, state, settings, conversation, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
 
 /**
- * Wrap mode: the child's diagnostics are recorded for the agent (by real path) and published merged with
- * lockstep's own (by the editor's URI); a restarted child re-opens the documents the editor has open.
+ * Wrap mode: the child's diagnostics go to the diagnostics room (recorded for the agent, published merged
+ * with lockstep's own); a restarted child re-opens the documents the editor has open.
  */
 function wrapped(
   link: WrapLink,
-  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub; waitMs: () => number },
+  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub<Diagnostic>; waitMs: () => number },
 ): DiagnosticsRecord {
-  const record = new DiagnosticsRecord(link.childName, parts.waitMs);
-  const published = new Set<string>();
-  link.onDiagnostics((p) => {
-    record.record(parts.open.realUri(p.uri), p.diagnostics, p.attributedVersion);
-    parts.diagnostics.set("child", p.uri, p.diagnostics as Diagnostic[], p.version);
-    published.add(p.uri);
-  });
-  link.onChildGone(() => {
-    record.clear();
-    for (const uri of published) parts.diagnostics.set("child", uri, []);
-    published.clear();
-  });
   link.openDocuments(() => parts.documents.all().map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })));
-  return record;
+  return recordChildDiagnostics(link, { realUri: (uri) => parts.open.realUri(uri), hub: parts.diagnostics, waitMs: parts.waitMs });
 }
 
 /** One store per project root and folder setting, made when first asked for; none with `sessions: false`. */

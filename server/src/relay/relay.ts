@@ -1,10 +1,11 @@
+// relay/: wrap mode. Knows nothing of lockstep's features or of what diagnostics mean.
 // lockstep in front of the user's own language server (the child). The editor
 // sees one server. Requests go to the child untouched, except lockstep's own
 // commands (to lockstep) and initialize, code actions and shutdown (to both,
 // answers merged); notifications go to both, in the order they came; what the
 // child and lockstep ask of the editor goes out under ids of the relay's own, so
 // theirs never collide. The child's diagnostics go to lockstep, which publishes
-// them merged with its own.
+// them merged with its own; which text each list speaks for is diagnostics/versions.ts's.
 import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
 import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
@@ -12,7 +13,9 @@ import { concatActions, mergeCapabilities, mergeServerInfo, type ServerInfo } fr
 import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
 import { readFrames, type Frame } from "../jsonrpc/framing.js";
 import { memoryChannel, type MemoryChannel } from "./in-memory.js";
-import type { ChildDiagnostics, OpenDocument, WireDiagnostic, WrapLink, WrapStatus } from "./wrap-link.js";
+import type { ChildDiagnostics } from "../diagnostics/types.js";
+import { SentVersions } from "../diagnostics/versions.js";
+import type { OpenDocument, WrapLink, WrapStatus } from "./wrap-link.js";
 import { HeldRequests } from "./held-requests.js";
 import { missingFeatures, reasonLine } from "./wrap-status.js";
 
@@ -87,8 +90,8 @@ export class Relay implements WrapLink {
   /** What the child announced at its first initialize: what the editor loses if it goes. */
   private childCapabilities: Json | undefined;
   private shutdown = false;
-  /** Per document, the last version the child was sent, and how many it was sent since its last list for it. */
-  private readonly sent = new Map<string, { version: number; sinceList: number }>();
+  /** Which text of a document the child's lists speak for. */
+  private readonly versions = new SentVersions();
   private readonly diagnosticListeners: ((published: ChildDiagnostics) => void)[] = [];
   private readonly goneListeners: (() => void)[] = [];
   private documents: () => OpenDocument[] = () => [];
@@ -228,18 +231,11 @@ export class Relay implements WrapLink {
       return;
     }
     if (notification.method === "exit") return void this.exit();
-    this.noteVersion(notification);
+    this.versions.noteSent(notification.method, notification.params);
     // Documents go to both from the one stream, so lockstep's versions are the child's.
     this.lockstep.deliver(notification);
     // A restarting child gets the documents as they are once it is up, not the changes meanwhile.
     if (!this.held.holding || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
-  }
-
-  private noteVersion(notification: NotificationMessage): void {
-    if (notification.method !== "textDocument/didOpen" && notification.method !== "textDocument/didChange") return;
-    const doc = isObject(notification.params) ? notification.params["textDocument"] : undefined;
-    if (!isObject(doc) || typeof doc["uri"] !== "string" || typeof doc["version"] !== "number") return;
-    this.sent.set(doc["uri"], { version: doc["version"], sinceList: (this.sent.get(doc["uri"])?.sinceList ?? 0) + 1 });
   }
 
   private async exit(): Promise<void> {
@@ -324,7 +320,11 @@ export class Relay implements WrapLink {
       return this.toEditor({ ...message, id } as RequestMessage, peer);
     }
     if (!Message.isNotification(message)) return;
-    if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) return this.childDiagnostics(message);
+    if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) {
+      const published = this.versions.received(message.params);
+      if (published) for (const listener of this.diagnosticListeners) listener(published);
+      return;
+    }
     if (message.method === "$/cancelRequest" && isObject(message.params)) {
       const id = message.params["id"];
       const mine = [...this.outgoing].find(([, r]) => r.peer === peer && r.id === id)?.[0];
@@ -332,24 +332,6 @@ export class Relay implements WrapLink {
       return this.toEditor({ ...message, params: { id: mine } } as NotificationMessage, peer);
     }
     this.toEditor(wire, peer);
-  }
-
-  private childDiagnostics(message: NotificationMessage): void {
-    const p = isObject(message.params) ? message.params : {};
-    if (typeof p["uri"] !== "string" || !Array.isArray(p["diagnostics"])) return;
-    const version = typeof p["version"] === "number" ? p["version"] : undefined;
-    const published: ChildDiagnostics = {
-      uri: p["uri"],
-      diagnostics: p["diagnostics"] as WireDiagnostic[],
-      ...(version !== undefined ? { version } : {}),
-    };
-    // Without the child's own version, the last one it was sent, if that is the only one since its last
-    // list: after two, this list may be the older text's, computed before the newer arrived.
-    const sent = this.sent.get(p["uri"]);
-    if (sent) this.sent.set(p["uri"], { version: sent.version, sinceList: 0 });
-    const attributed = version ?? (sent && sent.sinceList <= 1 ? sent.version : undefined);
-    if (attributed !== undefined) published.attributedVersion = attributed;
-    for (const listener of this.diagnosticListeners) listener(published);
   }
 
   /** `from` the child: its chatter may be dropped, and the child paused, while the editor does not read. */
@@ -395,7 +377,7 @@ export class Relay implements WrapLink {
       if (response.error) return this.child.abandon(`it did not initialize again (${response.error.message})`);
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
       for (const doc of this.documents()) {
-        this.sent.set(doc.uri, { version: doc.version, sinceList: 1 });
+        this.versions.reopened(doc.uri, doc.version);
         this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
       }
       for (const request of this.held.release()) this.child.send(bytesOf(request));

@@ -1,30 +1,8 @@
-// What lockstep's server knows of the wrapped server: its name, the diagnostics
-// it publishes (which the relay never forwards raw: lockstep merges them with its
-// own), and when it restarted. The documents to re-open come from lockstep.
-
-/** A diagnostic as the wrapped server sends it (LSP's shape, 0-based UTF-16 positions). */
-export interface WireDiagnostic {
-  range: { start: { line: number; character: number }; end: { line: number; character: number } };
-  severity?: number;
-  code?: number | string;
-  source?: string;
-  message: string;
-}
-
-export interface ChildDiagnostics {
-  /** The editor's URI of the document. */
-  uri: string;
-  diagnostics: WireDiagnostic[];
-  /** The version the child named, if it named one. */
-  version?: number;
-  /**
-   * The document version these speak for: the child's own; else the last version it was sent,
-   * when that is the only one it was sent since its previous list for the document (a server
-   * computes diagnostics on the text it has). Absent when it cannot be told: the child was sent
-   * several versions since, and a list computed on an older one may still be on its way.
-   */
-  attributedVersion?: number;
-}
+// What lockstep's server knows of the wrapped server: its diagnostics (which the relay never
+// forwards raw: the diagnostics room records them and lockstep publishes them merged with its
+// own, as `ChildDiagnosticsSource`), its state, and when it restarted. The documents to
+// re-open come from lockstep.
+import type { ChildDiagnosticsSource } from "../diagnostics/types.js";
 
 export interface OpenDocument {
   uri: string;
@@ -45,13 +23,8 @@ export interface WrapStatus {
   dropped?: number;
 }
 
-export interface WrapLink {
-  /** The wrapped server's command, for messages. */
-  readonly childName: string;
+export interface WrapLink extends ChildDiagnosticsSource {
   status(): WrapStatus;
-  onDiagnostics(listener: (published: ChildDiagnostics) => void): void;
-  /** The child died: what it said about documents is no longer true. */
-  onChildGone(listener: () => void): void;
   /** Where a restarted child's open documents come from. */
   openDocuments(provider: () => OpenDocument[]): void;
 }

@@ -44,6 +44,17 @@ export interface CommandAccess {
   output?(jobId: string | undefined, text: string): void;
 }
 
+/** What a door brings for commands: how it asks, and where the live output goes. */
+export interface CommandDoor {
+  prompt(): CommandPrompt | undefined;
+  output?(jobId: string | undefined, text: string): void;
+}
+
+/** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
+export function commandAccess(settings: () => CommandSettings, alwaysAllowed: Set<string>, door: CommandDoor): CommandAccess {
+  return { settings, alwaysAllowed, prompt: () => door.prompt(), ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}) };
+}
+
 export const ALWAYS_KEY = "run_command:";
 
 export function alwaysTitleFor(prefixes: readonly string[]): string {

@@ -1,6 +1,7 @@
 // get_diagnostics: what the user's own language server says about the files,
 // for the version it speaks for. Exists only in wrap mode, where lockstep sits in
-// front of that server and records what it publishes.
+// front of that server and records what it publishes. A thin registry entry over the
+// diagnostics room (diagnostics/): the record is `ctx.diagnostics`.
 import * as z from "zod";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
 import { filePath } from "./schemas.js";

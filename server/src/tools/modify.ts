@@ -9,7 +9,8 @@ import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
 import type { ProposedChange, Reviewed } from "../review/proposal.js";
-import type { DiagnosticsAfter, ToolContext } from "./tool.js";
+import type { DiagnosticsAfter } from "../diagnostics/types.js";
+import type { ToolContext } from "./tool.js";
 
 export interface ModifyRequest {
   tool: string;

@@ -6,6 +6,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Reader } from "./phrasing.js";
 import type { Approver } from "../review/proposal.js";
 import type { Journal } from "../review/journal.js";
+import type { DiagnosticsView } from "../diagnostics/types.js";
 import type { CommandAccess } from "./command-question.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
@@ -59,49 +60,6 @@ export interface ToolContext {
   diagnostics?: DiagnosticsView;
   /** What run_command needs from the door: settings, its prompt, the session's answers, live output. */
   commands?: CommandAccess;
-}
-
-/** One diagnostic as tools report it: 1-based lines and columns (UTF-16 code units, as LSP counts). */
-export interface ToolDiagnostic {
-  line: number;
-  column: number;
-  end_line: number;
-  end_column: number;
-  severity: "error" | "warning" | "information" | "hint";
-  message: string;
-  source?: string;
-  code?: string | number;
-}
-
-export interface FileDiagnostics {
-  /** `file://` URI (real path). */
-  uri: string;
-  /** The document version they speak for; null when it cannot be told (the server names none and was sent several). */
-  version: number | null;
-  diagnostics: ToolDiagnostic[];
-}
-
-/** What a change did to the wrapped server's diagnostics of its file. */
-export interface DiagnosticsAfter {
-  /** The version the list is for; null when none arrived, or when the server names no versions and it cannot be told. */
-  version: number | null;
-  diagnostics: (ToolDiagnostic & { new: boolean })[];
-  /** received: the server's list for the new text; timeout: none within the wait; not_open: the server never sees this file. */
-  status: "received" | "timeout" | "not_open";
-  message?: string;
-}
-
-/** The wrapped server's diagnostics, as lockstep recorded them. */
-export interface DiagnosticsView {
-  /** The wrapped server's name, for messages. */
-  readonly server: string;
-  /** Every file it has diagnostics for now, or one file's. */
-  current(uri?: string): FileDiagnostics[];
-  /**
-   * Called before a change is delivered (`baseVersion`: the buffer's version it was built on, null for
-   * a file not open): the returned function waits for the server's diagnostics of the changed text.
-   */
-  watch(uri: string, baseVersion: number | null): (signal: AbortSignal) => Promise<DiagnosticsAfter>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Diagnostic } from "vscode-languageserver";
-import { DiagnosticsHub, type PublishedDiagnostics } from "../../server/src/lsp/diagnostics.js";
+import type { WireDiagnostic as Diagnostic } from "../../server/src/diagnostics/types.js";
+import { DiagnosticsHub, type PublishedDiagnostics } from "../../server/src/diagnostics/publication.js";
 
 const at = (line: number, message: string, source?: string): Diagnostic => ({
   range: { start: { line, character: 0 }, end: { line, character: 1 } },

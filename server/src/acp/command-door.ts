@@ -3,8 +3,7 @@
 // as that call's content while it runs (kind `execute`, set in updates.ts). The client's
 // `terminal` capability is not used yet: output goes in tool_call_update content.
 import type { PermissionOption, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { Settings } from "../config/settings.js";
-import { alwaysTitleFor, commandQuestionText, type CommandAccess, type CommandDecision } from "../tools/command-question.js";
+import { alwaysTitleFor, commandQuestionText, type CommandDecision, type CommandDoor } from "../tools/command-question.js";
 import type { PermissionRequester } from "./permission.js";
 
 /** The live output a tool call shows: its last characters (the result keeps head and tail). */
@@ -12,8 +11,6 @@ const LIVE_TAIL = 16_000;
 
 export interface AcpCommandParts {
   sessionId: string;
-  settings: () => Settings;
-  alwaysAllowed: Set<string>;
   request: PermissionRequester;
   /** The tool call running now (run_command's own). */
   callId: () => string | undefined;
@@ -22,11 +19,9 @@ export interface AcpCommandParts {
   send: (update: SessionUpdate) => void;
 }
 
-export function acpCommandAccess(parts: AcpCommandParts): CommandAccess {
+export function acpCommandDoor(parts: AcpCommandParts): CommandDoor {
   let live = { id: "", text: "" };
   return {
-    settings: () => parts.settings(),
-    alwaysAllowed: parts.alwaysAllowed,
     prompt: () => async (question, signal): Promise<CommandDecision> => {
       const toolCallId = parts.callId();
       if (toolCallId === undefined || signal.aborted) return "reject";

@@ -2,8 +2,8 @@
 // change: a list for a version it can tell, settled; one it cannot tell, only
 // when nothing better comes, and said so; an older version's, never.
 import { describe, expect, it } from "vitest";
-import { DiagnosticsRecord, markNew, SETTLE_MS } from "../../server/src/relay/diagnostics-record.js";
-import type { WireDiagnostic } from "../../server/src/relay/wrap-link.js";
+import { DiagnosticsRecord, markNew, SETTLE_MS } from "../../server/src/diagnostics/record.js";
+import type { WireDiagnostic } from "../../server/src/diagnostics/types.js";
 
 const URI = "file:///w/a.ts";
 const at = (line: number, message = "boom"): WireDiagnostic => ({ range: { start: { line, character: 0 }, end: { line, character: 4 } }, severity: 1, message });

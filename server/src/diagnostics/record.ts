@@ -1,8 +1,7 @@
 // The wrapped server's diagnostics as the agent sees them: the latest list per
 // document with the version it speaks for, converted to 1-based lines and named
 // severities, and a wait for the list of a changed text (`diagnostics_after`).
-import type { DiagnosticsAfter, DiagnosticsView, FileDiagnostics, ToolDiagnostic } from "../tools/tool.js";
-import type { WireDiagnostic } from "./wrap-link.js";
+import type { DiagnosticsAfter, DiagnosticsView, FileDiagnostics, ToolDiagnostic, WireDiagnostic } from "./types.js";
 
 /**
  * After a list for the new text, how long to wait for a later one: servers publish in parts (syntax,

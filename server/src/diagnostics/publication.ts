@@ -3,19 +3,21 @@
 // about the document before; so the lists of each source (changes staged for
 // approval, hunks under review, a wrapped server's own) are kept apart and the
 // union is published whenever one of them changes. No source erases another.
-import type { Diagnostic } from "vscode-languageserver";
+// Knows nothing of the connection: the language server gives `send`, and the diagnostic's
+// type (LSP's own, for the review desk's code-action data) is the caller's `D`.
+import type { WireDiagnostic } from "./types.js";
 
 /** Who said it: hunks of changes under review (staged for approval), or the wrapped language server. */
 export type DiagnosticSource = "review" | "child";
 
-export interface PublishedDiagnostics {
+export interface PublishedDiagnostics<D extends WireDiagnostic = WireDiagnostic> {
   uri: string;
-  diagnostics: Diagnostic[];
+  diagnostics: D[];
   version?: number;
 }
 
-interface DocumentDiagnostics {
-  bySource: Map<DiagnosticSource, Diagnostic[]>;
+interface DocumentDiagnostics<D> {
+  bySource: Map<DiagnosticSource, D[]>;
   /** The wrapped server's version for its own list; lockstep's lists are versionless. */
   version?: number;
 }
@@ -23,13 +25,13 @@ interface DocumentDiagnostics {
 /** Publication order: the wrapped server's first, as its client would have shown them alone. */
 const ORDER: readonly DiagnosticSource[] = ["child", "review"];
 
-export class DiagnosticsHub {
-  private readonly documents = new Map<string, DocumentDiagnostics>();
+export class DiagnosticsHub<D extends WireDiagnostic = WireDiagnostic> {
+  private readonly documents = new Map<string, DocumentDiagnostics<D>>();
 
-  constructor(private readonly send: (published: PublishedDiagnostics) => void) {}
+  constructor(private readonly send: (published: PublishedDiagnostics<D>) => void) {}
 
   /** Replaces what `source` says about the document (editor URI) and publishes the union. */
-  set(source: DiagnosticSource, uri: string, diagnostics: Diagnostic[], version?: number): void {
+  set(source: DiagnosticSource, uri: string, diagnostics: D[], version?: number): void {
     let doc = this.documents.get(uri);
     if (!doc) {
       if (diagnostics.length === 0) {
@@ -47,13 +49,13 @@ export class DiagnosticsHub {
     // The wrapped server's version is passed on only when its list is all there is: a client may drop
     // a publish whose version is behind the buffer, and lockstep's own entries must not go with it.
     const childOnly = doc.bySource.size === 1 && doc.bySource.has("child");
-    const published: PublishedDiagnostics = { uri, diagnostics: merged, ...(childOnly && doc.version !== undefined ? { version: doc.version } : {}) };
+    const published: PublishedDiagnostics<D> = { uri, diagnostics: merged, ...(childOnly && doc.version !== undefined ? { version: doc.version } : {}) };
     if (doc.bySource.size === 0) this.documents.delete(uri);
     this.send(published);
   }
 
   /** What `source` says about the document now. */
-  get(source: DiagnosticSource, uri: string): Diagnostic[] {
+  get(source: DiagnosticSource, uri: string): D[] {
     return this.documents.get(uri)?.bySource.get(source) ?? [];
   }
 }
