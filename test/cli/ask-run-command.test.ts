@@ -1,6 +1,7 @@
 // `lockstep ask` on a terminal with run_command: the question shows the command and where it
 // runs, `a` allows its prefix for the session (the second `echo hello` runs unasked), `n`
 // rejects the next, and the output is printed as it comes.
+import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -40,4 +41,11 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
     expect(text.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g)).toHaveLength(2);
     expect(text).toContain("All ran.");
   }, 120_000);
+
+  it("lockstep config says which sandbox commands get here, or why there is none", () => {
+    const r = spawnSync(process.execPath, [BIN, "config", "--json"], { encoding: "utf8", timeout: 60_000 });
+    const sandbox = (JSON.parse(r.stdout) as { data: { sandbox: { available: boolean; name?: string; reason?: string } } }).data.sandbox;
+    if (sandbox.available) expect(sandbox.name).toBe("bubblewrap");
+    else expect(sandbox.reason).toMatch(/bubblewrap|no sandbox for/);
+  });
 });

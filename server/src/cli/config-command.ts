@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
 import { settingsSchema } from "../config/settings.js";
+import { findSandbox } from "../commands/index.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
 interface Io {
@@ -22,9 +23,11 @@ export async function configCommand(args: string[], io: Io, usage: (message: str
   const loaded = loadSettings({ root, ...settingsFlags(values) });
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
+  const probe = await findSandbox();
+  const sandbox = probe.kind === "available" ? { available: true, name: probe.backend.name } : { available: false, reason: probe.reason };
   if (values.json) {
     const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
-    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems } }) + "\n");
+    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, sandbox, problems: loaded.problems } }) + "\n");
     return failed ? 1 : 0;
   }
   const exists = async (file: string): Promise<string> => ((await stat(file).then(() => true, () => false)) ? file : `${file} (none)`);
@@ -43,6 +46,7 @@ export async function configCommand(args: string[], io: Io, usage: (message: str
   }
   const { variables, found, needed } = loaded.key;
   out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
+  out.push(`  Sandbox for commands: ${sandbox.available ? `${sandbox.name} (root writable, .git read-only, ${loaded.settings.sandboxNetwork ? "network allowed" : "no network"})` : `none: ${sandbox.reason ?? ""}`}`);
   out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
   for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${p.message}`);
   io.stdout(out.join("\n") + "\n");
