@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["edit"],
   ["config", "diagnostics", "jsonrpc", "."],
   // Below config/, which reads errno codes from it; edit/ imports its outcome.ts.
-  ["shared"],
+  ["shared", "commands"],
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -46,6 +46,7 @@ const HEADS: Record<string, string> = {
   companion: "companion/companion.ts",
   relay: "relay/relay.ts",
   sessions: "sessions/index.ts",
+  commands: "commands/index.ts",
   agent: "agent/agent-service.ts",
   tools: "tools/registry.ts",
   review: "review/proposal.ts",

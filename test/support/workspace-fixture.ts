@@ -9,6 +9,7 @@ import path from "node:path";
 import { onTestFinished } from "vitest";
 import type { Envelope } from "../../server/src/tools/envelope.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
+import type { CommandAccess } from "../../server/src/tools/command-question.js";
 import type { ApprovalDecision, ProposedChange } from "../../server/src/review/proposal.js";
 import type { DiagnosticsView } from "../../server/src/diagnostics/types.js";
 import type { ConversationContext, EditCorrector, ToolContext } from "../../server/src/tools/tool.js";
@@ -57,6 +58,8 @@ export interface FixtureOptions {
   signal?: AbortSignal;
   /** A wrapped server's diagnostics: the workspace is then in wrap mode (get_diagnostics exists). */
   diagnostics?: DiagnosticsView;
+  /** What run_command needs: run_command exists then. */
+  commands?: CommandAccess;
 }
 
 export interface WorkspaceFixture {
@@ -94,7 +97,9 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
     },
     ...(conversation ? { conversation } : {}),
     ...(options.corrector ? { corrector: options.corrector } : {}),
-    ...(options.diagnostics ? { diagnostics: options.diagnostics, conditions: { wrapped: true } } : {}),
+    ...(options.diagnostics ? { diagnostics: options.diagnostics } : {}),
+    ...(options.commands ? { commands: options.commands } : {}),
+    conditions: { ...(options.diagnostics ? { wrapped: true } : {}), ...(options.commands ? { commands: true } : {}) },
   };
 
   const abs = (rel: string): string => path.join(root, rel);

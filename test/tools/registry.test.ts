@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { declarationOf, findTool, functionDeclarations, invokeTool, jsonSchemaOf, TOOLS, toolsFor } from "../../server/src/tools/registry.js";
 import type { Tool } from "../../server/src/tools/tool.js";
 import { DiagnosticsRecord } from "../../server/src/diagnostics/record.js";
+import type { CommandAccess } from "../../server/src/tools/command-question.js";
 import { EMPTY_SHA256, lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";
 
 const GOOD_SHA = sha256Of("hello\n");
@@ -19,11 +20,19 @@ const VALID: Record<string, Record<string, unknown>> = {
   apply_edit_blocks: { text: lines("dir/new.txt", "««« EDIT", "═══════ REPL", "x", "»»» EDIT END") },
   apply_patch: { input: lines("*** Begin Patch", "*** Update File: hello.txt", "@@", "-hello", "+hi", "*** End Patch") },
   get_diagnostics: { file_path: "hello.txt" },
+  run_command: { command: "echo hi" },
 };
 
-/** In wrap mode, so that conditional tools exist too. */
+/** Commands that run unasked, unsandboxed: run_command exists, and its valid call runs. */
+const commands: CommandAccess = {
+  settings: () => ({ commands: "auto", allowedCommands: [], sandbox: "off", sandboxNetwork: false }),
+  alwaysAllowed: new Set(),
+  prompt: () => async () => "once",
+};
+
+/** In wrap mode, with commands, so that conditional tools exist too. */
 async function workspace() {
-  return makeWorkspace({ "hello.txt": "hello\n" }, { diagnostics: new DiagnosticsRecord("test-server", () => 0) });
+  return makeWorkspace({ "hello.txt": "hello\n" }, { diagnostics: new DiagnosticsRecord("test-server", () => 0), commands });
 }
 
 describe("the tool list", () => {

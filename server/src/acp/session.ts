@@ -17,6 +17,7 @@ import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyConfigOption, approvalModes, configOptions, type SessionTrust } from "./config-options.js";
+import { acpCommandDoor } from "./command-door.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
@@ -83,6 +84,13 @@ export class AcpSession {
         externalTools: () => this.mcp,
         log: port.log,
         warn: (message) => port.log("sessions", message),
+        commands: acpCommandDoor({
+          sessionId: id,
+          request: port.requestPermission,
+          callId: () => this.call?.id,
+          sent: () => this.sent,
+          send: (update) => this.send(update),
+        }),
       },
     });
     this.agent = assembled.agent;

@@ -15,12 +15,13 @@ const MAX_LOCATIONS = 20;
 export function kindOf(event: Pick<ToolCallEvent, "kind" | "call">): ToolKind {
   if (event.kind === "modify") return "edit";
   if (event.kind === "external") return "other";
+  if (event.kind === "execute") return "execute";
   return typeof event.call.args["pattern"] === "string" ? "search" : "read";
 }
 
 function titleOf(event: ToolCallEvent): string {
   const a = event.call.args;
-  const what = [a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
+  const what = [a["command"], a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
   return what === undefined ? event.call.name : `${event.call.name} ${String(what)}`;
 }
 
@@ -94,10 +95,16 @@ export function toolCallEnded(event: ToolCallEvent & { phase: "end" }, diffs: To
     toolCallId: event.call_id,
     status: result.ok ? "completed" : "failed",
     // A change that did not land keeps its diff in view only as what was proposed; the words say it did not land.
-    content: event.kind === "read" && result.ok ? [] : [...(applied || !result.ok ? diffs : []), text],
+    content: event.kind === "read" && result.ok ? [] : [...(applied || !result.ok ? diffs : []), text, ...commandOutput(result)],
     ...(locations.length > 0 ? { locations } : {}),
     rawOutput: slim(result),
   };
+}
+
+/** A command's output (head and tail), shown under its outcome. */
+function commandOutput(result: Envelope): ToolCallContent[] {
+  const output = result.data?.["output"];
+  return typeof output === "string" && output !== "" ? [{ type: "content", content: { type: "text", text: output } }] : [];
 }
 
 /** The envelope without file contents over a few lines: the client has the files, the update stays small. */

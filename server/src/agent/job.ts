@@ -1,5 +1,6 @@
 // One job: what `lockstep.ask` was asked (validated here, once) and what the job did, as
 // `lockstep.job` reports it. The service keeps the records; a run fills one in.
+import type { ToolKind } from "../tools/tool.js";
 import * as z from "zod";
 import type { Usage } from "./model.js";
 import type { JobStatus } from "./events.js";
@@ -23,7 +24,7 @@ export interface JobRecord {
   status: JobStatus;
   text: string;
   /** `kind` tells reads from changes, so a client can say that every change of a run was refused. */
-  tool_calls: { name: string; kind: "read" | "modify"; file_path?: string; ok: boolean; message: string }[];
+  tool_calls: { name: string; kind: ToolKind; file_path?: string; ok: boolean; message: string }[];
   files_changed: string[];
   /** Tokens the provider counted over this job's requests. */
   usage: Usage;

@@ -6,6 +6,7 @@ import { type Envelope } from "../tools/envelope.js";
 import { findTool, functionDeclarations, invokeTool } from "../tools/registry.js";
 import type { Journal } from "../review/journal.js";
 import type { Approver } from "../review/proposal.js";
+import type { CommandAccess } from "../tools/command-question.js";
 import type { DiagnosticsView } from "../diagnostics/types.js";
 import type { EditCorrector, ToolConditions, ToolContext } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -55,6 +56,8 @@ export interface AgentDeps {
   externalTools?: () => ExternalTools | undefined;
   /** Where the conversation is kept beyond the process (the session store), turn by turn. */
   sink?: SessionSink;
+  /** What run_command needs from the door (its settings, prompt, live output); no commands without it. */
+  commands?: CommandAccess;
 }
 
 /** A one-line account of what a read returned, for the stream. */
@@ -141,6 +144,7 @@ export async function runJob(deps: AgentDeps, job: JobRecord, params: AskParams)
     ...(deps.corrector ? { corrector: deps.corrector } : {}),
     ...(deps.conditions ? { conditions: deps.conditions() } : {}),
     ...(deps.diagnostics ? { diagnostics: deps.diagnostics } : {}),
+    ...(deps.commands ? { commands: deps.commands } : {}),
   };
   deps.emit({ job_id: job.id, kind: "status", status: "running", message: `Asking ${model.name}`, prompt: params.prompt });
 
@@ -153,7 +157,7 @@ export async function runJob(deps: AgentDeps, job: JobRecord, params: AskParams)
   let toolless = deps.toolCalling?.() === false;
   const runner = toolRunner(deps, job, ctx, () => toolless);
   const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
-  let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true);
+  let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true, commandsPrompt(ctx));
   const loop = async (): Promise<RunResult> =>
     counted(deps, job, await runTurnLoop({
       model,
@@ -225,4 +229,10 @@ async function promptText(params: AskParams, ctx: ToolContext): Promise<string> 
 async function removeInstructionLine(params: AskParams, ctx: ToolContext): Promise<void> {
   if (!params.instruction_line || !params.file_path) return;
   await invokeTool("edit", { file_path: params.file_path, old_string: params.instruction_line.text + "\n", new_string: "" }, { ...ctx, approve: async () => "apply" });
+}
+
+/** What the system prompt says of commands: nothing when the model cannot run any. */
+function commandsPrompt(ctx: ToolContext): { testCommand?: string | undefined } | undefined {
+  if (ctx.conditions?.commands !== true || ctx.commands === undefined) return undefined;
+  return { testCommand: ctx.commands.settings().testCommand };
 }

@@ -25,10 +25,19 @@ When the work is done, say briefly what you changed. If something blocked you, s
 
 const DIAGNOSTICS = `The user's own language server checks what you write. Each successful edit's result carries diagnostics_after: that server's diagnostics for the new text (lines 1-based), with new: true on those your change introduced. Before you finish, fix every new error you caused, in the same run; leave problems that were already there unless asked. If diagnostics_after says none arrived in time, call get_diagnostics for the file once before you finish.`;
 
-/** The system instruction for one run; `extra` (workspace facts, user settings) is appended. `wrapped`: a language server checks the edits. */
-export function buildSystemPrompt(extra?: string, wrapped = false): string {
+const COMMANDS = `You can run shell commands with run_command. After you change code, run the project's tests and checks (the build, type checker, linter; AGENTS.md may say which) and fix what your change broke before you finish. Read and change files only with the versioned tools, never with cat, sed -i, echo > or tee through run_command: a file changed behind them goes stale. Keep commands non-interactive (no watch modes, no prompts). A command may need the user's approval; if they reject it, do not run it again.`;
+
+/** How the model is told to run the tests: the `testCommand` setting, when set. */
+const testCommandLine = (command: string): string => `This project's tests run with: ${command}`;
+
+/**
+ * The system instruction for one run; `extra` (workspace facts, user settings) is appended. `wrapped`: a language
+ * server checks the edits. `commands`: the model may run commands (and, when set, how the tests run).
+ */
+export function buildSystemPrompt(extra?: string, wrapped = false, commands?: { testCommand?: string | undefined }): string {
   const trimmed = extra?.trim();
-  const base = wrapped ? `${PROTOCOL}\n\n${DIAGNOSTICS}` : PROTOCOL;
+  let base = wrapped ? `${PROTOCOL}\n\n${DIAGNOSTICS}` : PROTOCOL;
+  if (commands) base += `\n\n${COMMANDS}${commands.testCommand ? `\n${testCommandLine(commands.testCommand)}` : ""}`;
   return trimmed ? `${base}\n\n${trimmed}` : base;
 }
 

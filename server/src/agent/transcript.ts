@@ -88,6 +88,8 @@ function render(event: StreamEvent): string {
       return "";
     case "tool_call":
       return `\n\n> ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`;
+    case "output":
+      return event.text;
     case "tool_result":
       return `> ${event.ok ? "ok" : "failed"}: ${event.message.split("\n")[0]}\n\n`;
     case "done":

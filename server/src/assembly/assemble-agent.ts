@@ -18,6 +18,7 @@ import type { ProposedChange } from "../review/proposal.js";
 import { SessionRecorder, type SessionStore } from "../sessions/index.js";
 import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import type { DiagnosticsView } from "../diagnostics/types.js";
+import { commandAccess, type CommandDoor } from "../tools/command-question.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -44,6 +45,8 @@ export interface AgentPorts {
   log?: (what: string, value: unknown) => void;
   /** A problem of the session store, for the user. */
   warn: (message: string) => void;
+  /** How this door asks about a command and shows its output; without it run_command is not offered. */
+  commands?: CommandDoor;
 }
 
 export interface AgentAssemblyInput {
@@ -81,7 +84,7 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     ...(sessionId ? { id: sessionId } : {}),
   });
   journal.listen(recorder);
-  const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()) });
+  const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()), commands: ports.commands !== undefined && settings().commands !== "off" });
   const policy = sessionApprover(conversation, ports.approvalMode, ports.channels);
   const before = ports.beforeApproval;
   const agent = new AgentService({
@@ -100,6 +103,7 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     ...(ports.externalTools ? { externalTools: ports.externalTools } : {}),
     ...(ports.diagnostics ? { diagnostics: ports.diagnostics } : {}),
     ...(ports.log ? { log: ports.log } : {}),
+    ...(ports.commands ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands) } : {}),
   });
   return { agent, conversation, journal, recorder, conditions };
 }

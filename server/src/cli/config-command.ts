@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type ProjectTrust, type SettingKey } from "../config/load-settings.js";
 import { waitingForTrust } from "../config/project-keys.js";
 import { settingsSchema } from "../config/settings.js";
+import { findSandbox } from "../commands/index.js";
 import { UsageError, type Io } from "./io.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 import { oneLine, terminalSafe } from "./terminal-text.js";
@@ -33,6 +34,8 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const loaded = loadSettings({ root, ...settingsFlags(values) });
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
+  const probe = await findSandbox();
+  const sandbox = probe.kind === "available" ? { available: true, name: probe.backend.name } : { available: false, reason: probe.reason };
   if (values.json) {
     const settings = Object.fromEntries(
       keys.map((k) => [k, { value: shownValue(loaded.settings[k]), from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]),
@@ -40,7 +43,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
     const apiKey = { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed };
     const { folder, trusted, by, ignored } = loaded.trust;
     const trust = { folder, trusted, by: by ?? null, ignored };
-    const data = { root, files: loaded.files, trust, settings, api_key: apiKey, problems: loaded.problems };
+    const data = { root, files: loaded.files, trust, settings, api_key: apiKey, sandbox, problems: loaded.problems };
     io.stdout(JSON.stringify({ ok: !failed, data }) + "\n");
     return failed ? 1 : 0;
   }
@@ -62,6 +65,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   }
   const { variables, found, needed } = loaded.key;
   out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
+  out.push(`  Sandbox for commands: ${sandbox.available ? `${sandbox.name} (root writable, .git read-only, ${loaded.settings.sandboxNetwork ? "network allowed" : "no network"})` : `none: ${sandbox.reason ?? ""}`}`);
   out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
   for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${terminalSafe(p.message)}`);
   io.stdout(out.join("\n") + "\n");

@@ -26,7 +26,7 @@ export async function askUser(raw: ShowMessageRequestParams, asking: Asking, io:
   // The message names files and quotes the model: no escape sequence of theirs reaches the terminal.
   const params = { ...raw, message: terminalSafe(raw.message) };
   const actions = params.actions ?? [];
-  const apply = actions.find((a) => a.title === "Apply");
+  const apply = actions.find((a) => a.title === "Apply" || a.title === "Run once");
   const reject = actions.find((a) => a.title === "Reject") ?? null;
   if (asking.yes) {
     io.stdout(paint.dim(`\n? ${params.message} → Apply (--yes)\n`));

@@ -18,6 +18,8 @@ export function eventView(event: StreamEvent): string {
       return terminalSafe(event.text);
     case "thought":
       return dim(terminalSafe(event.text));
+    case "output":
+      return dim(terminalSafe(event.text));
     case "tool_call":
       return dim(`\n→ ${oneLine(event.tool)}${event.file_path ? ` ${oneLine(event.file_path)}` : ""}\n`);
     case "tool_result": {

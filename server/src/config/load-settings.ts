@@ -90,6 +90,7 @@ function fromText(key: SettingKey, text: string): unknown {
   const sample = DEFAULT_SETTINGS[key];
   if (typeof sample === "boolean") return /^(1|true|yes|on)$/i.test(text.trim()) ? true : /^(0|false|no|off)$/i.test(text.trim()) ? false : text;
   if (typeof sample === "number") return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  if (Array.isArray(sample)) return text.split(",").map((t) => t.trim()).filter((t) => t !== "");
   return text;
 }
 

@@ -45,6 +45,13 @@ export const PROJECT_KEY_RULES: Record<Key, ProjectKeyRule> = {
   maxOutputTokens: "trusted",
   thinking: "trusted",
   effort: "trusted",
+  // Running commands: the repository may ask for more caution before trust, never for less;
+  // the prefixes it would have run unasked wait for trust.
+  commands: "stricter",
+  allowedCommands: "trusted",
+  sandbox: "stricter",
+  sandboxNetwork: "stricter",
+  testCommand: "trusted",
 };
 
 export const USER_ONLY_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter((k) => PROJECT_KEY_RULES[k] === "user-only");
@@ -56,6 +63,9 @@ const STRICTNESS: Partial<Record<Key, (value: unknown) => number>> = {
   closedFileEdits: (v) => (v === "disk" ? 0 : 1),
   sessions: (v) => (v === true ? 0 : 1), // false keeps nothing on disk
   companion: (v) => (v === true ? 0 : 1), // false serves no other agent
+  commands: (v) => (v === "auto" ? 0 : v === "ask" ? 1 : 2), // off offers no command at all
+  sandbox: (v) => (v === "off" ? 0 : v === "auto" ? 1 : 2), // on refuses to run without one
+  sandboxNetwork: (v) => (v === true ? 0 : 1),
 };
 
 export interface IgnoredKey {

@@ -3,6 +3,7 @@
 // come from lsp/live-settings.ts (initializationOptions, workspace/configuration), the
 // terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
+import { ruleOf } from "../commands/prefix-rules.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
 
 export const settingsSchema = z.object({
@@ -31,6 +32,17 @@ export const settingsSchema = z.object({
     .enum(["none", "apply_patch"])
     .default("none")
     .describe("For provider openai: apply_patch offers the model OpenAI's apply_patch tool (one text argument holding the *** Begin Patch envelope GPT-4.1, GPT-5 and Codex models are trained to write), for changes across files, all or none; none leaves it out."),
+  commands: z
+    .enum(["ask", "auto", "off"])
+    .default("ask")
+    .describe("run_command, the agent running shell commands (tests, builds, linters): ask shows each command whole, with where it runs and whether it is sandboxed (run once, always allow its prefix for the session, or reject); auto runs commands without asking inside the sandbox (and asks where there is none); off does not offer the tool."),
+  allowedCommands: z
+    .array(z.string().min(1).refine((e) => "rule" in ruleOf(e), { message: "each entry must be one program and at most one argument, such as \"npm test\"" }))
+    .default([])
+    .describe("Command prefixes run without asking (program and first argument, such as \"npm test\" or \"cargo build\"). Read from the user's settings only, never a project's .lockstep.json."),
+  sandbox: z.enum(["auto", "on", "off"]).default("auto").describe("Where commands run: auto in a sandbox where the machine has one (bubblewrap on Linux), on refuses to run without one, off runs them unsandboxed."),
+  sandboxNetwork: z.boolean().default(false).describe("Let sandboxed commands reach the network (off: not even a port on this machine)."),
+  testCommand: z.string().min(1).optional().describe("The command that runs the project's tests (e.g. npm test), named to the model as the way to run them. Still asked about like any command."),
   // Claude's own (provider anthropic).
   maxOutputTokens: numberFromText(z.number().int().positive()).optional().describe("For anthropic: the most tokens one answer may take, thinking included (default 32000)."),
   thinking: numberFromText(z.union([z.enum(["off", "adaptive"]), z.number().int().min(1024, "a thinking budget is at least 1024 tokens")]))

@@ -22,6 +22,8 @@ export interface ClientFlags {
   configuration: boolean;
   /** workspace/didChangeConfiguration can be registered dynamically. */
   configurationChanges: boolean;
+  /** lockstep's own `lockstep/saveFiles` request (its Neovim client: `experimental.lockstep.saveFiles`). */
+  saveFiles: boolean;
 }
 
 export function clientFlags(caps: ClientCapabilities): ClientFlags {
@@ -36,6 +38,7 @@ export function clientFlags(caps: ClientCapabilities): ClientFlags {
     showDocument: caps.window?.showDocument?.support === true,
     configuration: caps.workspace?.configuration === true,
     configurationChanges: caps.workspace?.didChangeConfiguration?.dynamicRegistration === true,
+    saveFiles: (caps.experimental as { lockstep?: { saveFiles?: unknown } } | undefined)?.lockstep?.saveFiles === true,
   };
 }
 

@@ -40,6 +40,27 @@ export class LspEditorLink implements EditorLink {
     return this.send({ documentChanges: [remove] }, signal);
   }
 
+  /**
+   * Asks the client to save these buffers (`lockstep/saveFiles`, lockstep's Neovim client), before a
+   * command runs on the disk's text. A client without it is not asked; the caller finds them unsaved.
+   */
+  async saveFiles(uris: readonly string[], signal: AbortSignal): Promise<void> {
+    if (!this.flags.saveFiles || uris.length === 0) return;
+    const source = new CancellationTokenSource();
+    const cancel = (): void => source.cancel();
+    signal.addEventListener("abort", cancel, { once: true });
+    const timer = setTimeout(cancel, this.timeoutMs());
+    try {
+      await this.connection.sendRequest("lockstep/saveFiles", { uris: uris.map((u) => this.documents.editorUri(u)) }, source.token);
+    } catch {
+      // Not saved: the caller reads the buffers again and names what is still unsaved.
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", cancel);
+      source.dispose();
+    }
+  }
+
   document(uri: string): EditorDocument | undefined {
     const doc = this.documents.get(uri);
     return doc ? { version: doc.version, text: doc.getText() } : undefined;

@@ -17,7 +17,7 @@ import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "
 import { redactTokens } from "../sessions/secrets.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { messagePrompt } from "./approval.js";
+import { commandPrompt, messagePrompt } from "./approval.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { BatchedTextDocument } from "./document-update.js";
@@ -82,6 +82,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
   const prompt = messagePrompt(connection);
+  const askCommand = commandPrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
   const requireWorkspace = (): Workspace => {
@@ -102,6 +103,10 @@ export function createServerContext(connection: Connection, options: { debug: bo
       ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
       log: debug,
       warn,
+      commands: {
+        prompt: () => (state.flags.messageActions ? askCommand : undefined),
+        output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+      },
     },
   });
   const review: ReviewDesk = new ReviewDesk({

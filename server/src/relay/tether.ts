@@ -11,9 +11,7 @@
 // On Windows the child is spawned directly, and dies by lockstep's exit handler.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Readable } from "node:stream";
-
-/** `$0 "$@"` is the server and its arguments, passed as arguments: nothing of them is read as shell text. */
-const WATCHDOG = '(read -r _ <&3; kill -KILL 0) & exec "$0" "$@" 3<&-';
+import { WATCHDOG } from "../commands/process-group.js";
 
 /** Exit codes of sh's exec when the command is missing or cannot be run. */
 const NOT_FOUND = 127;

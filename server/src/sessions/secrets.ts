@@ -2,14 +2,10 @@
 // variables a provider reads contain, and anything shaped like a common credential
 // (a key typed into a prompt, pasted from a file, echoed by a tool). Redacted from
 // every line before it is written.
-const KEY_VARIABLES = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
-
-/** Short values are left alone: redacting "1" would mangle every file the store keeps. */
-const MIN_SECRET_LENGTH = 8;
+import { namedKeySecrets } from "../config/key-variables.js";
 
 export function keySecrets(apiKeyEnv: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
-  const names = new Set([...KEY_VARIABLES, ...(apiKeyEnv === undefined ? [] : [apiKeyEnv])]);
-  return [...names].map((name) => env[name]).filter((v): v is string => v !== undefined && v.length >= MIN_SECRET_LENGTH);
+  return namedKeySecrets(apiKeyEnv, env).map((s) => s.value);
 }
 
 export const REDACTED = "[redacted]";

@@ -10,12 +10,13 @@ import { getDiagnostics } from "./diagnostics-tools.js";
 import { errorEnvelope, type Envelope } from "./envelope.js";
 import { listFiles, readFile, readManyFiles } from "./read-tools.js";
 import { phrasedFor } from "./phrasing.js";
+import { runCommandTool } from "./run-command.js";
 import { findFiles, searchFiles } from "./search-tools.js";
 import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
 
 /** Every tool, conditional ones included; `toolsFor` says which exist in a running server. */
-export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, applyPatch, getDiagnostics];
+export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, applyPatch, getDiagnostics, runCommandTool];
 
 /** The tools that exist under these conditions (a tool without `available` always does). */
 export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[] = TOOLS): Tool[] {

@@ -7,9 +7,10 @@ import type { Reader } from "./phrasing.js";
 import type { Approver } from "../review/proposal.js";
 import type { Journal } from "../review/journal.js";
 import type { DiagnosticsView } from "../diagnostics/types.js";
+import type { CommandAccess } from "./command-question.js";
 
 /** The kind, not a list of names, decides approval and what may run in parallel. */
-export type ToolKind = "read" | "modify";
+export type ToolKind = "read" | "modify" | "execute";
 
 /** Optional second chance for `edit` when every matching tier failed (the agent provides it). */
 export interface EditCorrector {
@@ -57,6 +58,8 @@ export interface ToolContext {
   reader?: Reader;
   /** A wrapped language server's diagnostics (wrap mode): `get_diagnostics`, and `diagnostics_after` on every change. */
   diagnostics?: DiagnosticsView;
+  /** What run_command needs from the door: settings, its prompt, the session's answers, live output. */
+  commands?: CommandAccess;
 }
 
 /**
@@ -70,6 +73,8 @@ export interface ToolConditions {
   provider?: string;
   /** The settings offer the model OpenAI's apply_patch tool (provider openai, `patchTool`). */
   patchTool?: "apply_patch";
+  /** The agent may run commands (`commands` is not "off" and the door supplies `CommandAccess`). */
+  commands?: boolean;
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {

@@ -43,4 +43,9 @@ export interface EditorLink {
    * read of a file, so that `document` then answers with what the editor holds now.
    */
   refresh?(uri: string): Promise<void>;
+  /**
+   * Saves these (real-path) file URIs' buffers to disk, where the editor takes such a request
+   * (lockstep's Neovim and Emacs clients): a command is about to run on the disk's text.
+   */
+  saveFiles?(uris: readonly string[], signal: AbortSignal): Promise<void>;
 }

@@ -128,6 +128,34 @@ export class Workspace {
     return resolved.value.exists || this.heldInMemory(resolved.value.uri) ? resolved.value : undefined;
   }
 
+  /**
+   * Of these files, those whose text in the editor (its buffer, or an edit it has not reported)
+   * is not what the disk holds: a command run now would not see it.
+   */
+  async unsaved(paths: readonly ResolvedPath[]): Promise<ResolvedPath[]> {
+    const out: ResolvedPath[] = [];
+    for (const p of paths) {
+      // As `read` sees it: an edit delivered but not yet reported by a didChange is the
+      // buffer's text already (the editor answered applyEdit before telling its change).
+      const doc = this.options.editor?.document(p.uri);
+      const pending = this.pending.get(p.uri);
+      const claimed = pending && (doc === undefined || pending.baseVersion === doc.version) && !this.expired(pending);
+      const held = claimed ? pending.text : doc?.text;
+      if (held === undefined) continue;
+      const disk = await readTextFile(p.abs);
+      if (!disk.ok || disk.value.content !== held) out.push(p);
+    }
+    return out;
+  }
+
+  /** Asks the editor to save these files where it can; false when it cannot be asked. */
+  async save(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<boolean> {
+    const editor = this.options.editor;
+    if (editor?.saveFiles === undefined || paths.length === 0) return false;
+    await editor.saveFiles(paths.map((p) => p.uri), signal);
+    return true;
+  }
+
   /** Many files as `read` would give each, small files on disk read in one quick pass (see `readSmallTextFiles`). */
   async readMany(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<Outcome<FileState>[]> {
     // An editor that is asked for each file's text is asked for every one of them.

@@ -21,6 +21,8 @@ export interface StartOptions {
   beforeApplyEdit?: (params: ApplyWorkspaceEditParams, client: TestClient) => void | Promise<void>;
   /** Neovim's didChange debounce (ms). */
   debounceMs?: number;
+  /** Answers lockstep/saveFiles by saving the buffers named (lockstep's Neovim client does). */
+  saveFiles?: boolean;
 }
 
 /** bin/lockstep.js of the project this file lives in (from test/support/lsp-client or its copy under dist/). */
@@ -65,6 +67,7 @@ export function capabilitiesFor(options: StartOptions): ClientCapabilities {
     },
     textDocument,
     window,
+    ...(options.saveFiles ? { experimental: { lockstep: { saveFiles: true } } } : {}),
     ...(style === "helix" ? { general: { positionEncodings: ["utf-8", "utf-32", "utf-16"] } } : {}),
   };
 }

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import type {
   ApplyWorkspaceEditParams,
@@ -215,6 +215,18 @@ export class TestClient {
     this.notify("textDocument/didSave", { textDocument: { uri: buffer.uri } });
   }
 
+  /** lockstep/saveFiles: each named buffer that is open, saved as `save` does. */
+  private async saveUris(uris: readonly string[]): Promise<{ saved: string[] }> {
+    const saved: string[] = [];
+    for (const uri of uris) {
+      const abs = fileURLToPath(uri);
+      if (this.buffers.get(abs) === undefined) continue;
+      await this.save(path.relative(this.root, abs));
+      saved.push(uri);
+    }
+    return { saved };
+  }
+
   close(rel: string): void {
     const buffer = this.buffers.mustGet(rel);
     this.buffers.send(buffer);
@@ -365,6 +377,9 @@ export class TestClient {
       case "window/showMessageRequest":
         if (!this.options.showMessageRequest) throw new ResponseError(-32601, "Unhandled method window/showMessageRequest");
         return this.options.showMessageRequest(params as ShowMessageRequestParams);
+      case "lockstep/saveFiles":
+        if (!this.options.saveFiles) throw new ResponseError(-32601, "Unhandled method lockstep/saveFiles");
+        return this.saveUris((params as { uris: string[] }).uris);
       case "window/workDoneProgress/create":
       case "client/registerCapability":
       case "client/unregisterCapability":

@@ -75,6 +75,24 @@ end
 
 handlers["window/showMessageRequest"] = approval.show_message_request
 
+-- Before the agent runs a command: the buffers of the files it changed are written, so the
+-- command sees its text. Answers the uris written; a buffer that cannot be written is left.
+handlers["lockstep/saveFiles"] = function(_, params)
+  local saved = {}
+  for _, uri in ipairs((type(params) == "table" and params.uris) or {}) do
+    local bufnr = vim.uri_to_bufnr(uri)
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
+      local ok = pcall(vim.api.nvim_buf_call, bufnr, function()
+        vim.cmd("silent write")
+      end)
+      if ok then
+        table.insert(saved, uri)
+      end
+    end
+  end
+  return { saved = saved }
+end
+
 -- Neovim's own handler shows the diagnostics; proposed.lua draws the pending hunks' proposed lines.
 handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, handler_config)
   vim.lsp.handlers["textDocument/publishDiagnostics"](err, params, ctx, handler_config)

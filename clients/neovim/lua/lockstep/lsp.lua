@@ -99,6 +99,8 @@ local function client_capabilities()
   capabilities.workspace.configuration = true
   -- Versioned edits let the server tie each change to the buffer version it was computed on.
   capabilities.workspace.workspaceEdit = vim.tbl_extend("force", capabilities.workspace.workspaceEdit or {}, { documentChanges = true })
+  -- The server may ask to save buffers before the agent runs a command (lockstep/saveFiles, init.lua).
+  capabilities.experimental = vim.tbl_extend("force", capabilities.experimental or {}, { lockstep = { saveFiles = true } })
   return capabilities
 end
 

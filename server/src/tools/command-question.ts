@@ -1,0 +1,70 @@
+// What the user is asked about a command the model wants to run, and what every door needs
+// to ask it: the command whole, where it runs, whether it is sandboxed and why it is asked.
+// The doors (an LSP prompt, an ACP permission request, the terminal) show `commandQuestionText`
+// with three answers: run it once, always allow its prefix for this session, reject.
+
+export interface CommandQuestion {
+  tool: "run_command";
+  command: string;
+  /** Root-relative working directory (`.` for the root). */
+  cwd: string;
+  sandboxed: boolean;
+  /** One line on the sandbox: what it keeps the command from, or why there is none. */
+  sandbox: string;
+  /** Why it is asked (beyond "nothing allowed it"): hazards, `.git` writes, no sandbox in auto. */
+  reasons: string[];
+  /** What "always" would remember; empty when it cannot be remembered (then "always" is not offered). */
+  prefixes: string[];
+  job_id?: string;
+}
+
+export type CommandDecision = "once" | "always" | "reject";
+
+/** Asks the user; `dismissed`: closed without a choice, or the door cannot ask now (the command does not run). */
+export type CommandPrompt = (question: CommandQuestion, signal: AbortSignal) => Promise<CommandDecision | "dismissed">;
+
+/** The settings a command reads, whatever door holds them. */
+export interface CommandSettings {
+  commands: "ask" | "auto" | "off";
+  allowedCommands: readonly string[];
+  sandbox: "auto" | "on" | "off";
+  sandboxNetwork: boolean;
+  testCommand?: string | undefined;
+  apiKeyEnv?: string | undefined;
+}
+
+/** What a door gives the run_command tool: its settings, its prompt, the session's "always" answers, live output. */
+export interface CommandAccess {
+  settings(): CommandSettings;
+  /** The session's "always allow" set; a command prefix is kept in it as `run_command:<prefix>`. */
+  readonly alwaysAllowed: Set<string>;
+  /** The door's prompt, or undefined where it cannot ask. */
+  prompt(): CommandPrompt | undefined;
+  /** The command's output as it comes (already redacted), for the door to show live. */
+  output?(jobId: string | undefined, text: string): void;
+}
+
+/** What a door brings for commands: how it asks, and where the live output goes. */
+export interface CommandDoor {
+  prompt(): CommandPrompt | undefined;
+  output?(jobId: string | undefined, text: string): void;
+}
+
+/** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
+export function commandAccess(settings: () => CommandSettings, alwaysAllowed: Set<string>, door: CommandDoor): CommandAccess {
+  return { settings, alwaysAllowed, prompt: () => door.prompt(), ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}) };
+}
+
+export const ALWAYS_KEY = "run_command:";
+
+export function alwaysTitleFor(prefixes: readonly string[]): string {
+  return `Always allow ${prefixes.map((p) => `\`${p}\``).join(", ")} this session`;
+}
+
+export function commandQuestionText(q: CommandQuestion): string {
+  const where = q.cwd === "." ? "in the project root" : `in ${q.cwd}`;
+  const lines = [`lockstep wants to run ${where}:`, `    ${q.command}`, q.sandbox];
+  if (q.reasons.length > 0) lines.push(`Asked because: ${q.reasons.join("; ")}.`);
+  if (q.prefixes.length === 0) lines.push("This command cannot be allowed for the session; it is asked about each time.");
+  return lines.join("\n");
+}

@@ -1,0 +1,54 @@
+// `lockstep ask` on a terminal with run_command: the question shows the command and where it
+// runs, `a` allows its prefix for the session (the second `echo hello` runs unasked), `n`
+// rejects the next, and the output is printed as it comes.
+import { spawnSync } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import { tempDir } from "../support/workspace-fixture.js";
+import { onTerminal } from "./pty.js";
+
+const BIN = path.resolve("bin/lockstep.js");
+
+let fake: FakeOpenAi | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const run = (command: string) => ({ calls: [{ name: "run_command", args: { command } }] });
+
+describe("lockstep ask runs commands with approval on a terminal", () => {
+  it("asks, remembers an always by prefix, and takes a rejection", async () => {
+    fake = await startFakeOpenAi([run("echo hello world"), run("echo hello again"), run("echo other"), { text: "All ran." }]);
+    const home = tempDir("lockstep-ask-commands-home-");
+    const env = { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), TERM: "xterm", LANG: "C.UTF-8" };
+    const root = await fs.realpath(tempDir("lockstep-ask-commands-"));
+    // The user's own file: a project's provider and baseUrl would wait for the folder's trust.
+    const userDir = path.join(home, ".config", "lockstep");
+    await fs.mkdir(userDir, { recursive: true });
+    await fs.writeFile(path.join(userDir, "config.json"), JSON.stringify({ provider: "openai", baseUrl: fake.url, model: "m" }) + "\n");
+    const term = onTerminal(process.execPath, [BIN, "ask", "run them"], { cwd: root, env });
+    await term.waitFor("[y]es / [n]o / [a]lways: ");
+    expect(term.text()).toContain("echo hello world");
+    expect(term.text()).toMatch(/in the project root/);
+    term.write("a");
+    await term.waitFor("echo other");
+    await term.waitFor(/\[y\]es \/ \[n\]o \/ \[a\]lways: [^]*\[y\]es \/ \[n\]o \/ \[a\]lways: /);
+    term.write("n");
+    await term.exited;
+    const text = term.text();
+    expect(text).toContain("hello world\n");
+    expect(text).toContain("hello again\n");
+    expect(text.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g)).toHaveLength(2);
+    expect(text).toContain("All ran.");
+  }, 120_000);
+
+  it("lockstep config says which sandbox commands get here, or why there is none", () => {
+    const r = spawnSync(process.execPath, [BIN, "config", "--json"], { encoding: "utf8", timeout: 60_000 });
+    const sandbox = (JSON.parse(r.stdout) as { data: { sandbox: { available: boolean; name?: string; reason?: string } } }).data.sandbox;
+    if (sandbox.available) expect(sandbox.name).toBe("bubblewrap");
+    else expect(sandbox.reason).toMatch(/bubblewrap|no sandbox for/);
+  });
+});
