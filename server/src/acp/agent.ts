@@ -7,11 +7,12 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
-import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessions/index.js";
+import { keySecrets, newSessionId, SessionStore, stateDirectory, storesUnder } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
 import { AcpSession, type AcpPort } from "./session.js";
+import { listSessions } from "./session-list.js";
 import type { ClientFiles } from "./editor-link.js";
 
 /** ACP v1: an agent answers with the client's version when it speaks it, else with the latest it speaks. */
@@ -107,16 +108,22 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const { session, problems } = await open(newSessionId(), params.cwd, params.mcpServers);
+      // Stored now: listed and loadable after any exit, prompted or not.
+      session.storeNow();
       // Said once the client knows the session: the command that shows its status.
       setImmediate(() => void port.update(session.id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
       return { sessionId: session.id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
-      const cwd = params.cwd ?? process.cwd();
-      const root = await checkedCwd(cwd);
-      const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
-      const listed = store?.list().sessions ?? [];
-      return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
+      if (typeof params.cwd === "string") {
+        const root = await checkedCwd(params.cwd);
+        const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
+        return listSessions(store ? [{ store, cwd: params.cwd }] : [], params.cursor);
+      }
+      // No cwd: every project's sessions in the store lockstep's own settings name.
+      if (!startSettings.sessions) return { sessions: [] };
+      const stores = storesUnder(stateDirectory(startSettings.sessionsDir, options.env), () => keySecrets(startSettings.apiKeyEnv, options.env));
+      return listSessions(stores.map((store) => ({ store, cwd: store.realRoot })), params.cursor);
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
       const session = await reopen(params.sessionId, params.cwd, params.mcpServers, true);

@@ -100,6 +100,11 @@ export class AcpSession {
     this.recorder = assembled.recorder;
   }
 
+  /** Writes the session's file now (session/new): it exists, listed and loadable, before its first prompt. */
+  storeNow(): void {
+    this.recorder.begin();
+  }
+
   /** Connects the MCP servers the client passed; their state is part of the session's status. */
   async connectMcp(servers: readonly McpServer[]): Promise<void> {
     if (servers.length === 0) return;
