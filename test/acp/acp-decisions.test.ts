@@ -4,7 +4,7 @@
 // writes) is named as such, never told as stale.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { methods } from "@agentclientprotocol/sdk";
+import { methods, type RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
 import { sha256Of } from "../support/workspace-fixture.js";
@@ -20,7 +20,7 @@ afterEach(async () => {
 const TEXT = "const answer = 41;\n";
 
 /** One edit the model proposes, then its closing words; returns what the model was told of the edit, and the update's words. */
-async function oneEdit(options: EditorOptions, buffer?: string): Promise<{ told: { code?: string; message?: string; suggestions?: string[] }; update: string; permissions: number; writes: number }> {
+async function oneEdit(options: EditorOptions, buffer?: string): Promise<{ told: { code?: string; message?: string; suggestions?: string[] }; update: string; permissions: number; writes: number; asked: RequestPermissionRequest | undefined }> {
   const base = buffer ?? TEXT;
   fake = await startFakeOpenAi([{ calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "41", new_string: "42", base_content_sha256: sha256Of(base) } }] }, { text: "Noted." }]);
   const editor = await startEditor({
@@ -37,7 +37,7 @@ async function oneEdit(options: EditorOptions, buffer?: string): Promise<{ told:
   const tool = messages.filter((m) => m.role === "tool").at(-1)!;
   const told = (JSON.parse(tool.content) as { error?: { code?: string; message?: string; suggestions?: string[] } }).error ?? {};
   const failed = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed");
-  return { told, update: contentText(failed), permissions: editor.permissions.length, writes: editor.writes.length };
+  return { told, update: contentText(failed), permissions: editor.permissions.length, writes: editor.writes.length, asked: editor.permissions[0] };
 }
 
 describe("lockstep acp tells the model what became of a change", () => {
@@ -48,6 +48,8 @@ describe("lockstep acp tells the model what became of a change", () => {
     expect(JSON.stringify(out.told)).not.toMatch(/declined|do not retry/i);
     expect(out.update).not.toContain("Rejected");
     expect(out.writes).toBe(0);
+    // The request names the call as its tool_call did (clients show it, not "Unknown").
+    expect(out.asked?.toolCall).toMatchObject({ title: "edit a.ts", kind: "edit" });
   });
 
   it("a permission request the client answers with an error is not a rejection, and names the error", async () => {

@@ -10,7 +10,8 @@ import { agent, methods, RequestError, type AgentConnection, type AuthMethod, ty
 import { keySecrets, newSessionId, SessionStore, stateDirectory, storesUnder } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
-import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { keyVariables, loadSettings, type SettingKey } from "../config/load-settings.js";
+import type { Settings } from "../config/settings.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import { listSessions } from "./session-list.js";
 import type { ClientFiles } from "./editor-link.js";
@@ -27,9 +28,9 @@ export interface AcpOptions {
   stderr: (s: string) => void;
 }
 
-/** The variable holding the key of each provider, for authMethods. */
-function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
-  return settings.apiKeyEnv ?? (settings.provider === "openai" ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+/** The variables a prompt reads the provider's key from, in the words of authMethods and errors. */
+function keyVariable(settings: Settings, env: NodeJS.ProcessEnv): string {
+  return keyVariables(settings, env).variables.join(" or ");
 }
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
@@ -50,7 +51,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const settingsAt = (root: string) => loadSettings({ root, env: options.env, flags: options.flags, ...(options.flagNames ? { flagNames: options.flagNames } : {}) });
   const startSettings = settingsAt(process.cwd()).settings;
   const authMethods: AuthMethod[] = [
-    { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
+    { id: "api-key", name: `API key in ${keyVariable(startSettings, options.env)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings, options.env)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
   ];
 
   /** The project's session store, by the settings in force at its root; none with `sessions: false`. */
@@ -100,9 +101,10 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
       };
     })
     .onRequest(methods.agent.authenticate, () => {
-      const variable = keyVariable(startSettings);
-      if (startSettings.replay === undefined && startSettings.baseUrl === undefined && !options.env[variable]) {
-        throw RequestError.authRequired(undefined, `${variable} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
+      // Whatever a prompt accepts (GEMINI_API_KEY or GOOGLE_API_KEY, apiKeyEnv's variable, none for a replay or a local endpoint).
+      const key = keyVariables(startSettings, options.env);
+      if (key.needed && key.found === undefined) {
+        throw RequestError.authRequired(undefined, `${key.variables.join(" or ")} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
       }
       return {};
     })
