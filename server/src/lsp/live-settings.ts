@@ -5,6 +5,7 @@
 import type { Connection } from "vscode-languageserver";
 import type { ClientFlags } from "./capabilities.js";
 import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
+import { keyVariablesOf } from "../config/provider-facts.js";
 import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "../config/settings.js";
 
 export class LiveSettings {
@@ -58,7 +59,7 @@ export class LiveSettings {
   /** Whether the key the provider reads is set (never the key itself). */
   keyFound(): boolean {
     const s = this.current;
-    const names = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : s.provider === "openai" ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+    const names = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : keyVariablesOf(s.provider);
     return names.some((n) => (process.env[n] ?? "").trim() !== "");
   }
 }

@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { Content, GenerateContentResponse, Part as SdkPart } from "@google/genai";
-import { ModelError } from "../model.js";
-import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part } from "../model.js";
+import { isReasoningPart, ModelError } from "../model.js";
+import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part, ReasoningPart } from "../model.js";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -139,10 +139,12 @@ function firstNonEmpty(...values: (string | undefined)[]): string | undefined {
 
 function toContent(message: Message): Content {
   // Gemini's roles: the assistant is "model", and tool results travel as the user's.
-  return { role: message.role === "assistant" ? "model" : "user", parts: message.parts.map(toSdkPart) };
+  // Another provider's reasoning (signed for that provider) means nothing here.
+  const parts = message.parts.flatMap((part) => (isReasoningPart(part) ? [] : [toSdkPart(part)]));
+  return { role: message.role === "assistant" ? "model" : "user", parts };
 }
 
-function toSdkPart(part: Part): SdkPart {
+function toSdkPart(part: Exclude<Part, ReasoningPart>): SdkPart {
   if ("text" in part) return { text: part.text };
   if ("functionCall" in part) {
     const { id, name, args } = part.functionCall;
