@@ -41,6 +41,10 @@ export class AcpPermissions {
       const why = error instanceof Error ? error.message : String(error);
       return { undecided: `the client could not ask the user: session/request_permission answered an error (${why})` };
     }
+    // A cancel the client sent before this answer may still be on its way through the connection's
+    // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
+    // any answer after a cancel is no decision; nothing lands.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) return cancelled;
     if (response.outcome.outcome !== "selected") return { undecided: "the client withdrew the permission request (it answered cancelled)" };
     switch (response.outcome.optionId) {

@@ -8,10 +8,12 @@ import type { SessionStore } from "../sessions/index.js";
 export const PAGE_SIZE = 50;
 
 /** `stores` with the cwd each one's sessions are listed under (the client's, or the stored root). */
-export function listSessions(stores: readonly { store: SessionStore; cwd: string }[], cursor: string | null | undefined): ListSessionsResponse {
-  const all = stores.flatMap(({ store, cwd }) => store.list().sessions.map((s) => ({ s, cwd })));
-  all.sort((a, b) => (a.s.updated < b.s.updated ? 1 : a.s.updated > b.s.updated ? -1 : a.s.id < b.s.id ? 1 : -1));
+export async function listSessions(stores: readonly { store: SessionStore; cwd: string }[], cursor: string | null | undefined): Promise<ListSessionsResponse> {
   const start = offsetOf(cursor);
+  const all = [];
+  // Streamed past blobs and messages, the event loop served between files (the store's listAsync).
+  for (const { store, cwd } of stores) for (const s of (await store.listAsync()).sessions) all.push({ s, cwd });
+  all.sort((a, b) => (a.s.updated < b.s.updated ? 1 : a.s.updated > b.s.updated ? -1 : a.s.id < b.s.id ? 1 : -1));
   const page = all.slice(start, start + PAGE_SIZE);
   const next = start + PAGE_SIZE < all.length ? Buffer.from(`lockstep:${start + PAGE_SIZE}`).toString("base64url") : undefined;
   return {
