@@ -55,10 +55,13 @@ describe("lockstep acp refuses bad input clearly", () => {
   it("answers authenticate by checking the provider's key variable, and names it when it is not set", async () => {
     const editor = await startEditor({ env: { GEMINI_API_KEY: "", GOOGLE_API_KEY: "", LOCKSTEP_API_KEY_ENV: "" } });
     const init = await editor.conn.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-    expect(init.authMethods).toEqual([expect.objectContaining({ id: "api-key", name: "API key in GEMINI_API_KEY" })]);
-    await expect(editor.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).rejects.toThrow(/GEMINI_API_KEY is not set/);
+    expect(init.authMethods).toEqual([expect.objectContaining({ id: "api-key", name: "API key in GEMINI_API_KEY or GOOGLE_API_KEY" })]);
+    await expect(editor.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).rejects.toThrow(/GEMINI_API_KEY or GOOGLE_API_KEY is not set/);
     const keyed = await startEditor({ env: { GEMINI_API_KEY: "test-key-value-123" } });
     await expect(keyed.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).resolves.toBeDefined();
+    // Every variable a prompt reads the key from: GOOGLE_API_KEY too.
+    const google = await startEditor({ env: { GEMINI_API_KEY: "", GOOGLE_API_KEY: "test-key-value-456", LOCKSTEP_API_KEY_ENV: "" } });
+    await expect(google.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).resolves.toBeDefined();
   });
 
   it("refuses a prompt while a turn runs, and the running turn goes on", async () => {

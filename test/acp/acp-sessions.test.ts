@@ -53,6 +53,11 @@ describe("lockstep acp keeps sessions across processes", () => {
     expect(replayed[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "set n to 2" } });
     expect(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { kind: string }).kind)).toEqual(["read", "edit"]);
     expect(replayed.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => (u as { status: string }).status)).toEqual(["completed", "completed"]);
+    // Titles as first sent ("read_file a.ts", not "read_file"); a read shows what it read, not "Done.".
+    const titles = (updates: typeof replayed): unknown[] => updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { title: string }).title);
+    expect(titles(replayed)).toEqual(titles(first.updates.map((u) => u.update)));
+    const readEnd = replayed.find((u) => u.sessionUpdate === "tool_call_update")!;
+    expect(readEnd).toMatchObject({ content: [], locations: [{ path: path.join(root, "a.ts") }] });
 
     // The stored history is this session's now, written to the same file from here on.
     const seen = second.updates.length;

@@ -29,9 +29,14 @@ export interface EditorOptions {
   /** Extra arguments of `lockstep acp`. */
   args?: string[];
   env?: Record<string, string>;
-  /** The answer to each permission request: an optionId, or "cancelled". */
+  /** The answer to each permission request: an optionId, "cancelled", or "error" (the client answers -32601). */
   permission?: (request: RequestPermissionRequest) => string | Promise<string>;
   files?: FileTree;
+  /** Awaited before each fs/read_text_file and fs/write_text_file is answered (to hold one open). */
+  beforeRead?: (file: string) => Promise<void>;
+  beforeWrite?: (file: string) => Promise<void>;
+  /** The client refuses every fs/write_text_file with this message. */
+  refuseWrites?: string;
   /** An existing project directory to use (kept on close), e.g. the one an earlier editor used. */
   root?: string;
   /** Where the session store lives (kept on close); a fresh directory when absent. */
@@ -50,6 +55,8 @@ export interface ScriptedEditor {
   writes: { path: string; content: string }[];
   permissions: RequestPermissionRequest[];
   updates: SessionNotification[];
+  /** Every message lockstep wrote, parsed, in the order it wrote them (the SDK may hand a response over before an earlier notification). */
+  wire: Record<string, unknown>[];
   stderr: () => string;
   /** Resolves at the first update that passes `test`. */
   waitForUpdate(test: (n: SessionNotification) => boolean, timeoutMs?: number): Promise<SessionNotification>;
@@ -77,6 +84,13 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
+  const wire: Record<string, unknown>[] = [];
+  let partial = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    const lines = (partial + d.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) if (line.trim() !== "") wire.push(JSON.parse(line) as Record<string, unknown>);
+  });
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const buffers = new Map<string, string>();
   const reads: string[] = [];
@@ -90,6 +104,7 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       reads.push(params.path);
       editor.onRead(params.path, reads.length);
+      await options.beforeRead?.(params.path);
       const held = buffers.get(params.path);
       if (held !== undefined) return { content: held };
       try {
@@ -98,7 +113,9 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
         throw RequestError.resourceNotFound(params.path);
       }
     })
-    .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+    .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+      await options.beforeWrite?.(params.path);
+      if (options.refuseWrites !== undefined) throw RequestError.internalError(undefined, options.refuseWrites);
       writes.push({ path: params.path, content: params.content });
       buffers.set(params.path, params.content);
       return {};
@@ -106,6 +123,7 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     .onRequest(methods.client.session.requestPermission, async ({ params }) => {
       permissions.push(params);
       const answer = (await options.permission?.(params)) ?? "allow_once";
+      if (answer === "error") throw RequestError.methodNotFound(methods.client.session.requestPermission);
       return answer === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
     })
     .onNotification(methods.client.session.update, ({ params }) => {
@@ -131,6 +149,7 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     writes,
     permissions,
     updates,
+    wire,
     stderr: () => stderr,
     waitForUpdate: (test: (n: SessionNotification) => boolean, timeoutMs = 20_000) => {
       const seen = updates.find(test);

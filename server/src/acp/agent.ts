@@ -7,15 +7,16 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
-import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessions/index.js";
+import { keySecrets, newSessionId, SessionStore, stateDirectory, storesUnder } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
-import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { keyVariables, loadSettings, type SettingKey } from "../config/load-settings.js";
+import type { Settings } from "../config/settings.js";
 import { scrubUrls } from "../config/shown-url.js";
 import { waitingForTrust } from "../config/project-keys.js";
 import { addTrust } from "../config/trust.js";
-import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
+import { listSessions } from "./session-list.js";
 import type { ClientFiles } from "./editor-link.js";
 import { redactTokens } from "../sessions/secrets.js";
 
@@ -31,9 +32,9 @@ export interface AcpOptions {
   stderr: (s: string) => void;
 }
 
-/** The variable holding the key of each provider, for authMethods. */
-function keyVariable(settings: { provider: ProviderName; apiKeyEnv?: string | undefined }): string {
-  return settings.apiKeyEnv ?? keyVariablesOf(settings.provider)[0]!;
+/** The variables a prompt reads the provider's key from, in the words of authMethods and errors. */
+function keyVariable(settings: Settings, env: NodeJS.ProcessEnv): string {
+  return keyVariables(settings, env).variables.join(" or ");
 }
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
@@ -57,7 +58,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const settingsAt = (root: string) => loadSettings({ root, env: options.env, flags: options.flags, ...(options.flagNames ? { flagNames: options.flagNames } : {}) });
   const startSettings = settingsAt(process.cwd()).settings;
   const authMethods: AuthMethod[] = [
-    { id: "api-key", name: `API key in ${keyVariable(startSettings)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
+    { id: "api-key", name: `API key in ${keyVariable(startSettings, options.env)}`, description: `lockstep reads the ${startSettings.provider} key from the environment variable ${keyVariable(startSettings, options.env)} (set it where the editor starts lockstep; the setting apiKeyEnv names another). A local endpoint needs none.` },
   ];
 
   /** The project's session store, by the settings in force at its root; none with `sessions: false`. */
@@ -117,22 +118,30 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
       };
     })
     .onRequest(methods.agent.authenticate, () => {
-      const variable = keyVariable(startSettings);
-      if (startSettings.replay === undefined && startSettings.baseUrl === undefined && !options.env[variable]) {
-        throw RequestError.authRequired(undefined, `${variable} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
+      // Whatever a prompt accepts (GEMINI_API_KEY or GOOGLE_API_KEY, apiKeyEnv's variable, none for a replay or a local endpoint).
+      const key = keyVariables(startSettings, options.env);
+      if (key.needed && key.found === undefined) {
+        throw RequestError.authRequired(undefined, `${key.variables.join(" or ")} is not set in lockstep's environment. Set it where the editor starts lockstep (its agent server's env), then start the session again.`);
       }
       return {};
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const { session, problems } = await open(newSessionId(), params.cwd, params.mcpServers);
+      // Stored now: listed and loadable after any exit, prompted or not.
+      session.storeNow();
       // Said once the client knows the session: the command that shows its status.
       setImmediate(() => void port.update(session.id, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "session", description: "lockstep's status for this session: provider, approval, the editor's files, MCP servers, files in context" }] }));
       return { sessionId: session.id, configOptions: session.configOptions(), modes: session.modes(), _meta: { lockstep: { ...session.status(), ...(problems.length > 0 ? { settings_problems: problems } : {}) } } };
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
-      const cwd = params.cwd ?? process.cwd();
-      const listed = (await (await storeAt(cwd))?.listAsync())?.sessions ?? [];
-      return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
+      if (typeof params.cwd === "string") {
+        const store = await storeAt(params.cwd);
+        return listSessions(store ? [{ store, cwd: params.cwd }] : [], params.cursor);
+      }
+      // No cwd: every project's sessions in the store lockstep's own settings name.
+      if (!startSettings.sessions) return { sessions: [] };
+      const stores = storesUnder(stateDirectory(startSettings.sessionsDir, options.env), () => keySecrets(startSettings.apiKeyEnv, options.env));
+      return listSessions(stores.map((store) => ({ store, cwd: store.realRoot })), params.cursor);
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
       const session = await reopen(params.sessionId, params.cwd, params.mcpServers, true);

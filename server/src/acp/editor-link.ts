@@ -63,7 +63,7 @@ export class AcpEditorLink implements EditorLink {
     try {
       await write(file, after);
     } catch (error) {
-      return { applied: false, reason: `the client refused the write: ${error instanceof Error ? error.message : String(error)}` };
+      return { applied: false, refused: true, reason: `the client refused the write (${error instanceof Error ? error.message : String(error)})` };
     }
     this.remember(edit.uri, after);
     return { applied: true };
@@ -77,6 +77,8 @@ export class AcpEditorLink implements EditorLink {
     if (edit.create ? onDisk !== undefined : onDisk !== edit.before) {
       return {
         applied: false,
+        // The client still shows the text the change was built on, unsaved: not a stale state, a retry cannot land either.
+        refused: (await this.files.read(this.clientPath(edit.uri)).catch(() => undefined)) === edit.before,
         reason:
           "the editor shows text for this file that is not on disk (unsaved changes), and this client cannot take writes: lockstep writes the disk only over the disk's own text. " +
           "Ask the user to save the file, then read it again",

@@ -3,6 +3,7 @@
 // beside lockstep's own. Each call is approved like a modifying tool: lockstep
 // cannot know what another server's tool does. The MCP SDK is loaded only when a
 // client passes a server.
+import type { Undecided } from "../review/proposal.js";
 import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { ExternalTools } from "../agent/run.js";
@@ -39,7 +40,8 @@ function functionName(server: string, tool: string, taken: Set<string>): string 
 }
 
 /** Asks whether an external tool call may run (the session's approval, over ACP). */
-export type ExternalApproval = (call: FunctionCall, server: string, ctx: ToolContext) => Promise<boolean>;
+/** true: run it; false: the user declined; undecided: nobody decided (withdrawn, or the client could not ask). */
+export type ExternalApproval = (call: FunctionCall, server: string, ctx: ToolContext) => Promise<boolean | Undecided>;
 
 export class McpTools implements ExternalTools {
   private readonly byName = new Map<string, Connected>();
@@ -70,7 +72,11 @@ export class McpTools implements ExternalTools {
     if (!tool) return errorEnvelope("not_found", `No tool ${call.name} in this session.`);
     const tooDeep = argumentsTooDeep(call.name, call.args);
     if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
-    if (!(await this.approve(call, tool.server, ctx))) {
+    const approved = await this.approve(call, tool.server, ctx);
+    if (typeof approved === "object") {
+      return errorEnvelope("cancelled", `Cancelled: no decision on the call of ${tool.tool} on the MCP server ${tool.server} (${approved.undecided}). Nothing was run; the user did not reject it.`, ["Tell the user the call was not decided; offer it again if they still want it."]);
+    }
+    if (!approved) {
       return errorEnvelope("rejected", `Rejected: the user declined the call of ${tool.tool} on the MCP server ${tool.server}. Nothing was run.`, ["Ask the user what they want instead; do not retry the same call."]);
     }
     if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: the tool was not run.");

@@ -3,6 +3,7 @@
 // for this session only, as in the editor flow (review/policy.ts); nothing is persisted.
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { UserDecision } from "../review/policy.js";
+import type { Undecided } from "../review/proposal.js";
 
 export type PermissionRequester = (params: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
 
@@ -23,25 +24,29 @@ export class AcpPermissions {
   ) {}
 
   /**
-   * The user's decision on one call. A cancelled request (the turn was cancelled, or the client
-   * withdrew it) is a rejection: nothing lands without a yes. "allow always" is returned as
-   * `always`, which the caller records in the session.
+   * The user's decision on one call. Only the user's choice is a yes or a no: a request withdrawn
+   * (the turn cancelled, the client answering `cancelled`) or one the client answered with an error
+   * is `undecided`, nothing lands, and the model is not told the user declined. "allow always" is
+   * returned as `always`, which the caller records in the session.
    */
-  async ask(tool: string, toolCall: ToolCallUpdate, signal: AbortSignal): Promise<UserDecision> {
+  async ask(tool: string, toolCall: ToolCallUpdate, signal: AbortSignal): Promise<UserDecision | Undecided> {
     if (this.alwaysRejected.has(tool)) return "reject";
-    if (signal.aborted) return "reject";
+    const cancelled = { undecided: "the turn was cancelled before the user decided" };
+    if (signal.aborted) return cancelled;
     let response: RequestPermissionResponse;
     try {
       response = await this.request({ sessionId: this.sessionId, toolCall, options: OPTIONS(tool) }, signal);
-    } catch {
-      return "reject";
+    } catch (error) {
+      if (signal.aborted) return cancelled;
+      const why = error instanceof Error ? error.message : String(error);
+      return { undecided: `the client could not ask the user: session/request_permission answered an error (${why})` };
     }
     // A cancel the client sent before this answer may still be on its way through the connection's
     // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
-    // any answer after a cancel is a rejection.
+    // any answer after a cancel is no decision; nothing lands.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal.aborted) return "reject";
-    if (response.outcome.outcome !== "selected") return "reject";
+    if (signal.aborted) return cancelled;
+    if (response.outcome.outcome !== "selected") return { undecided: "the client withdrew the permission request (it answered cancelled)" };
     switch (response.outcome.optionId) {
       case "allow_once":
         return "apply";

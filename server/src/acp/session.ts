@@ -2,7 +2,7 @@
 // buffers where it offers them), lockstep's own agent (assembled by
 // assembly/assemble-agent.ts, as for the language server) and its events turned into
 // session/update notifications. Knows the protocol only through `AcpPort`.
-import type { McpServer, PromptResponse, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
+import type { McpServer, PromptResponse, ToolKind, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/agent-service.js";
 import type { Conversation } from "../agent/conversation.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
@@ -12,7 +12,7 @@ import type { Settings } from "../config/settings.js";
 import type { Journal } from "../review/journal.js";
 import { loadIntoConversation, type Found, type SessionRecorder, type SessionStore, type StoredSession } from "../sessions/index.js";
 import type { ApprovalChannels } from "../review/policy.js";
-import type { ProposedChange } from "../review/proposal.js";
+import type { ProposedChange, Undecided } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
@@ -34,6 +34,13 @@ export interface AcpPort {
   log(what: string, value: unknown): void;
 }
 
+interface OpenCall {
+  id: string;
+  title: string;
+  kind: ToolKind;
+  diffs: ToolCallContent[];
+}
+
 export type PromptOutcome = { ok: true; response: PromptResponse } | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
 
 export class AcpSession {
@@ -48,8 +55,10 @@ export class AcpSession {
   private mcp: McpTools | undefined;
   /** The job now running, if any: one prompt at a time. */
   private running: string | undefined;
-  /** The tool call now running (calls run one after another) and the diffs shown for it. */
-  private call: { id: string; diffs: ToolCallContent[] } | undefined;
+  /** The job whose updates go out: none once its answer is decided, so nothing of a turn follows its answer. */
+  private turn: string | undefined;
+  /** The tool call now running (calls run one after another), its title and kind, and the diffs shown for it. */
+  private call: OpenCall | undefined;
   private synthetic = 0;
   /** Files whose last change was refused as stale: the next change that lands on them is a retry. */
   private readonly stale = new Set<string>();
@@ -97,6 +106,11 @@ export class AcpSession {
     this.conversation = assembled.conversation;
     this.journal = assembled.journal;
     this.recorder = assembled.recorder;
+  }
+
+  /** Writes the session's file now (session/new): it exists, listed and loadable, before its first prompt. */
+  storeNow(): void {
+    this.recorder.begin();
   }
 
   /** Connects the MCP servers the client passed; their state is part of the session's status. */
@@ -160,8 +174,13 @@ export class AcpSession {
     if (!started.ok) return { ok: false, code: "invalid", message: started.error.message };
     const jobId = String(started.data["job_id"]);
     this.running = jobId;
+    this.turn = jobId;
     try {
       const job = await this.agent.settled(jobId);
+      // The turn's answer is decided: what its tools do from now on (a read or a write the client
+      // still owes, a permission answered late) is not sent; the call left open is ended here.
+      this.turn = undefined;
+      if (this.call) this.endOpenCall(this.call, job?.status === "cancelled" ? "Cancelled: the turn was cancelled before this call finished." : "The turn ended before this call finished.");
       await this.sent;
       if (!job || job.status === "cancelled") return { ok: true, response: { stopReason: "cancelled" } };
       if (job.status === "done") return { ok: true, response: { stopReason: "end_turn" } };
@@ -211,11 +230,22 @@ export class AcpSession {
     return this.settings.approval === "auto" ? "auto" : "ask";
   }
 
+  private endOpenCall(call: OpenCall, words: string): void {
+    this.call = undefined;
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [...call.diffs, { type: "content", content: { type: "text", text: words } }] });
+  }
+
+  /** Whether an update of this job may still go out (its turn has not been answered). */
+  private live(jobId: string | undefined): boolean {
+    return jobId !== undefined && jobId === this.turn;
+  }
+
   private send(update: SessionUpdate): void {
     this.sent = this.sent.then(() => this.port.update(this.id, update)).catch((error: unknown) => this.port.log("update_failed", String(error)));
   }
 
   private onEvent(event: StreamEvent): void {
+    if (!this.live(event.job_id)) return;
     if (event.kind === "text" && event.text !== "") this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
     if (event.kind === "thought" && event.text !== "") this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
     // Edit blocks in an answer run outside any tool call: their own call ends with their result.
@@ -227,9 +257,11 @@ export class AcpSession {
   }
 
   private onToolCall(event: ToolCallEvent): void {
+    if (!this.live(event.job_id)) return;
     if (event.phase === "start") {
-      this.call = { id: event.call_id, diffs: [] };
-      this.send({ sessionUpdate: "tool_call", ...toolCallStarted(event, this.where) });
+      const started = toolCallStarted(event, this.where);
+      this.call = { id: event.call_id, title: started.title, kind: started.kind ?? "other", diffs: [] };
+      this.send({ sessionUpdate: "tool_call", ...started });
       return;
     }
     const diffs = this.call?.id === event.call_id ? this.call.diffs : [];
@@ -244,12 +276,14 @@ export class AcpSession {
   }
 
   /** The tool call a change belongs to; edit blocks in an answer have none, so they get their own. */
-  private callFor(change: ProposedChange): { id: string; diffs: ToolCallContent[] } {
+  private callFor(change: ProposedChange): OpenCall {
+    // A tool still running after its turn was answered is shown nothing: a call of its own, never sent.
+    if (!this.live(change.job_id)) return { id: `${change.job_id ?? "lockstep"}:late`, title: change.tool, kind: "edit", diffs: [] };
     if (this.call) return this.call;
     const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
-    this.call = { id, diffs: [] };
     const names = (change.files ?? [change]).map((f) => f.file_path).join(", ");
-    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: `${change.tool} ${names}`, kind: "edit", status: "in_progress", locations: locationsOf(change, this.where) });
+    this.call = { id, title: `${change.tool} ${names}`, kind: "edit", diffs: [] };
+    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: this.call.title, kind: "edit", status: "in_progress", locations: locationsOf(change, this.where) });
     return this.call;
   }
 
@@ -259,7 +293,7 @@ export class AcpSession {
       prompt: () => async (change, signal) => {
         const call = this.callFor(change);
         await this.sent;
-        return this.permissions.ask(change.tool, { toolCallId: call.id, status: "pending", content: call.diffs, locations: locationsOf(change, this.where) }, signal);
+        return this.permissions.ask(change.tool, { toolCallId: call.id, title: call.title, kind: call.kind, status: "pending", content: call.diffs, locations: locationsOf(change, this.where) }, signal);
       },
       // Never reached: the prompt above always answers. Declining is the safe answer if it were.
       review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
@@ -271,17 +305,17 @@ export class AcpSession {
     const call = this.callFor(change);
     // A change across files is one request: a diff per file.
     call.diffs.push(...diffsOf(change, this.where));
-    this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
+    if (this.live(change.job_id)) this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
     await this.sent;
   }
 
   /** An MCP server's tool: the same policy as a change (auto, always allowed, else asked). */
-  private async approveExternal(call: FunctionCall, server: string, ctx: ToolContext): Promise<boolean> {
+  private async approveExternal(call: FunctionCall, server: string, ctx: ToolContext): Promise<boolean | Undecided> {
     if (this.approvalMode() === "auto" || this.conversation.alwaysAllowed.has(call.name)) return true;
     const id = this.call?.id ?? `${ctx.jobId ?? "lockstep"}:external:${++this.synthetic}`;
     await this.sent;
-    const decision = await this.permissions.ask(call.name, { toolCallId: id, status: "pending", title: `${server}: ${call.name}`, rawInput: call.args }, ctx.signal);
+    const decision = await this.permissions.ask(call.name, { toolCallId: id, status: "pending", title: `${server}: ${call.name}`, kind: "other", rawInput: call.args }, ctx.signal);
     if (decision === "always") this.conversation.alwaysAllowed.add(call.name);
-    return decision !== "reject";
+    return typeof decision === "object" ? decision : decision !== "reject";
   }
 }

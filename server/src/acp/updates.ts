@@ -19,7 +19,8 @@ export function kindOf(event: Pick<ToolCallEvent, "kind" | "call">): ToolKind {
   return typeof event.call.args["pattern"] === "string" ? "search" : "read";
 }
 
-function titleOf(event: ToolCallEvent): string {
+/** "read_file app.py": the tool and what it works on, as the live tool_call and the replay name it. */
+export function titleOf(event: Pick<ToolCallEvent, "call">): string {
   const a = event.call.args;
   const what = [a["command"], a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
   return what === undefined ? event.call.name : `${event.call.name} ${String(what)}`;

@@ -5,7 +5,7 @@
 // each file is reviewed as its own change, all at once, under one group label.
 // "Always allow" is per tool and lives in the session: gone on restart or
 // reset_session, never persisted.
-import type { ApprovalDecision, Approver, ProposedChange, Reviewed } from "./proposal.js";
+import type { ApprovalDecision, Approver, ProposedChange, Reviewed, Undecided } from "./proposal.js";
 
 export type UserDecision = "apply" | "always" | "reject";
 
@@ -13,7 +13,7 @@ export type UserDecision = "apply" | "always" | "reject";
  * Asks the user about one whole change (a prompt in the editor). `dismissed`: the prompt was
  * closed without a choice (or the editor could not show it): the change is staged for review instead.
  */
-export type ApprovalPrompt = (change: ProposedChange, signal: AbortSignal) => Promise<UserDecision | "dismissed">;
+export type ApprovalPrompt = (change: ProposedChange, signal: AbortSignal) => Promise<UserDecision | Undecided | "dismissed">;
 
 export type ApprovalMode = "ask" | "auto" | "review";
 
@@ -42,6 +42,7 @@ export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode,
     if (signal.aborted) return "reject";
     const prompt = m === "ask" ? channels.prompt() : undefined;
     const decision = prompt ? await prompt(change, signal) : "dismissed";
+    if (typeof decision === "object") return decision;
     if (decision !== "dismissed") {
       if (decision === "always") session.alwaysAllowed.add(change.tool);
       return decision === "reject" ? "reject" : "apply";

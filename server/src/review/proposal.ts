@@ -54,7 +54,20 @@ export interface Reviewed {
  * `files`: a change across files reviewed file by file, one decision per entry of
  * `ProposedChange.files`, in order; `reviewed` then holds every file's hunks.
  */
-export type ApprovalDecision = "apply" | "reject" | { reviewed: Reviewed; files?: ApprovalDecision[] };
+export type ApprovalDecision = "apply" | "reject" | Undecided | { reviewed: Reviewed; files?: ApprovalDecision[] };
+
+/**
+ * Nobody decided: the request was withdrawn (the turn was cancelled, the client answered
+ * `cancelled`) or the client could not ask (it answered an error). Not a rejection: `undecided`
+ * says what happened, in words the model reads.
+ */
+export interface Undecided {
+  undecided: string;
+}
+
+export function isUndecided(decision: ApprovalDecision | undefined): decision is Undecided {
+  return typeof decision === "object" && "undecided" in decision;
+}
 
 /** Asks whoever runs the tool whether a change may land. Direct commands always answer "apply". */
 export type Approver = (change: ProposedChange, signal: AbortSignal) => Promise<ApprovalDecision>;

@@ -39,6 +39,14 @@ export class SessionRecorder implements SessionSink, JournalListener {
     return this.writer ? { id: this.writer.id, file: this.writer.file } : null;
   }
 
+  /**
+   * Stores the session now, before any run (the ACP door: a session exists from session/new on,
+   * listed and loadable after any exit). Its title is the first prompt's, when one comes.
+   */
+  begin(): void {
+    if (!this.writer) this.open("");
+  }
+
   async runStarted(run: RunStart, history: readonly Message[], read: (file: string) => Promise<unknown>): Promise<string> {
     if (!this.writer) this.open(run.prompt);
     this.safely((w) => {

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { titleOf } from "./format.js";
 import { parseSession, type StoredSession } from "./session-reader.js";
 import { liveHolder, removeLock, SessionBusy, SessionWriter } from "./session-writer.js";
 
@@ -167,7 +168,8 @@ export class SessionStore {
       const s = parsed.session;
       sessions.push({
         id: s.header.id,
-        title: s.header.title,
+        // A session stored before its first prompt takes that prompt's title.
+        title: s.header.title !== "" ? s.header.title : titleOf(s.runs[0]?.prompt ?? ""),
         started: s.header.started,
         updated: s.updated,
         provider: s.header.provider,

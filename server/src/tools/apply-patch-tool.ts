@@ -10,9 +10,9 @@ import type { FileState } from "../workspace/file-state.js";
 import { checkSeen, readChangeFiles, resolveChangeFiles, withAllLocks } from "./change-files.js";
 import { deliverAll, type FileDelivery } from "./change-delivery.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
-import { changeSummary } from "./modify.js";
+import { changeSummary, undecidedEnvelope } from "./modify.js";
 import { groupChange } from "../review/group.js";
-import type { ApprovalDecision, ProposedChange } from "../review/proposal.js";
+import { isUndecided, type ApprovalDecision, type HunkOutcome, type ProposedChange } from "../review/proposal.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -123,6 +123,10 @@ function proposalOf(ctx: ToolContext, plan: FilePlan, states: Map<string, FileSt
 async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<Envelope> {
   const proposals = plans.map((p) => proposalOf(ctx, p, states, resolved));
   const decision = await ctx.approve(proposals.length === 1 ? proposals[0]! : groupChange(proposals), ctx.signal);
+  if (isUndecided(decision)) {
+    const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files`;
+    return undecidedEnvelope(names, decision.undecided, { files: plans.map((p) => report(p, "not_applied", "Not decided.")) });
+  }
   if (decision === "reject") {
     const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files (${plans.map((p) => p.to ?? p.path).join(", ")})`;
     return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
@@ -135,7 +139,7 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
   const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || perFile[i] === "reject"));
   if (ctx.signal.aborted) {
     // Hunks accepted in review before the cancel have landed: the answer says so rather than "nothing".
-    const landed = plans.filter((p, i) => reviewed.has(p) && typeof perFile[i] === "object" && perFile[i].reviewed.hunks.some((h) => h.status === "applied"));
+    const landed = plans.filter((p, i) => reviewed.has(p) && hunksOf(perFile[i]).some((h) => h.status === "applied"));
     if (landed.length === 0) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
     return errorEnvelope("cancelled", `Cancelled: the hunks the user accepted in review have landed in ${landed.map((p) => p.to ?? p.path).join(", ")}; nothing else was applied.`, ["Read those files again before the next change."]);
   }
@@ -176,10 +180,12 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
  * A reviewed delete or move ends as it would have unreviewed: once every hunk of it landed, the
  * file (a move's source) is removed, if it still holds what the change left it. Otherwise kept.
  */
+const hunksOf = (decision: ApprovalDecision | undefined): HunkOutcome[] => (typeof decision === "object" && "reviewed" in decision ? decision.reviewed.hunks : []);
+
 async function finishReviewed(ctx: ToolContext, plan: FilePlan, decision: ApprovalDecision | undefined, states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<FileReport> {
   const landed = "Reviewed hunk by hunk: the hunks the user accepted have landed.";
   if (plan.op !== "delete" && plan.op !== "move") return report(plan, "reviewed", landed);
-  const hunks = typeof decision === "object" ? decision.reviewed.hunks : [];
+  const hunks = hunksOf(decision);
   if (hunks.length === 0 || hunks.some((h) => h.status !== "applied")) return report(plan, "reviewed", `${landed} Not every hunk was, so ${plan.path} was kept.`);
   const path = resolved.get(plan.path)!;
   const expected = plan.op === "delete" ? "" : (states.get(plan.path)?.content ?? "");

@@ -8,7 +8,7 @@ import { unifiedDiff } from "../edit/merge/unified-diff.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
-import type { ProposedChange, Reviewed } from "../review/proposal.js";
+import { isUndecided, type ProposedChange, type Reviewed } from "../review/proposal.js";
 import type { DiagnosticsAfter } from "../diagnostics/types.js";
 import type { ToolContext } from "./tool.js";
 
@@ -115,6 +115,7 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
     const change = changeSummary(request.tool, path.rel, current.content, content);
     // Object.assign keeps the summary's getters lazy (a spread would compute them now).
     const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: exists ? current : null }, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}), ctx.signal);
+    if (isUndecided(decision)) return undecidedEnvelope(path.rel, decision.undecided, { latest_file_state: current });
     if (typeof decision === "object") {
       // Reviewed hunk by hunk: what the user took has landed already.
       const reviewed = decision.reviewed;
@@ -150,6 +151,14 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
   });
   if (!result.ok || result.data["applied"] !== true || !diagnosticsAfter) return result;
   return okEnvelope({ ...result.data, diagnostics_after: await diagnosticsAfter(ctx.signal) });
+}
+
+/**
+ * Nobody decided on the change (the request was withdrawn, or the client could not ask): not the
+ * user's "no", so no "do not retry"; the change may be offered again when the user wants it.
+ */
+export function undecidedEnvelope(rel: string, reason: string, data?: Data): Envelope {
+  return errorEnvelope("cancelled", `Cancelled: no decision on the change to ${rel} (${reason}). Nothing was applied; the user did not reject it.`, ["Tell the user the change was not decided; offer it again if they still want it."], data);
 }
 
 /** The model's answer for a change the user reviewed hunk by hunk: which parts landed, and the file as it is. */

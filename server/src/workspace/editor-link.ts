@@ -24,6 +24,8 @@ export interface EditReply {
   reason?: string;
   /** No answer in time: the editor may still apply the edit; only its next report tells. */
   timedOut?: boolean;
+  /** The editor cannot take this change as things are (a read-only buffer with unsaved text, a write it refused): not stale; `reason` says why. */
+  refused?: boolean;
   /** The user declined it in the editor's own prompt (eglot asks "Proceed?"): a decision, not a stale state. */
   declined?: boolean;
 }

@@ -248,6 +248,11 @@ export class Workspace {
       ]);
     }
     if (reply.declined) return fail("rejected", `Rejected: the user declined the edit to ${path.rel} in the editor's own prompt. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."]);
+    if (!reply.applied && reply.refused) {
+      return fail("permission_denied", `Permission Denied: the editor cannot take this change to ${path.rel}: ${reply.reason ?? "it refused it"}. Nothing was applied.`, [
+        "Tell the user why it could not land; do not send it again until they have done what the reason asks.",
+      ]);
+    }
     if (!reply.applied) {
       return fail(
         "state_mismatch",
