@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["acp", "lsp"],
   ["assembly"],
-  ["companion", "relay"],
+  ["companion", "relay", "mcp"],
   ["sessions"],
   ["agent"],
   ["tools"],
@@ -42,6 +42,7 @@ const HEADS: Record<string, string> = {
   assembly: "assembly/assemble-agent.ts",
   companion: "companion/companion.ts",
   relay: "relay/relay.ts",
+  mcp: "mcp/mcp-tools.ts",
   sessions: "sessions/index.ts",
   agent: "agent/agent-service.ts",
   tools: "tools/registry.ts",
@@ -135,7 +136,7 @@ describe("the house drawn from the imports", () => {
     const doors: [RegExp, string[]][] = [
       [/^vscode-languageserver(\/|$)/, ["lsp", "cli"]],
       [/^@agentclientprotocol\//, ["acp"]],
-      [/^@modelcontextprotocol\//, ["companion", "acp"]],
+      [/^@modelcontextprotocol\//, ["companion", "mcp"]],
     ];
     const wrong: string[] = [];
     for (const [file, { packages }] of IMPORTS) {

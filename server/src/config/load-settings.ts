@@ -22,6 +22,7 @@ import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, keyVariablesOf } from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
+import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 
 export type SettingKey = keyof Settings;
 
@@ -119,6 +120,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const problems: SettingsProblem[] = [];
 
   const set = (key: string, value: unknown, origin: Origin, baseDir: string): void => {
+    if (key === MCP_SERVERS_KEY) {
+      // The user's servers are read by mcp-servers.ts; any other source could name a command to run.
+      if (origin.kind !== "user") problems.push({ severity: "warning", message: `"${key}" in ${originLabel(origin)}: ignored; MCP servers are read from the user file (${userFilePath(env)}) only` });
+      return;
+    }
     const field = settingsSchema.shape[key as SettingKey];
     if (!field) {
       const place = origin.kind === "user" || origin.kind === "project" ? `"${key}" in ${originLabel(origin)}` : origin.kind === "editor" ? `the editor's setting \`${key}\`` : originLabel(origin);

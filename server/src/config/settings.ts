@@ -4,6 +4,7 @@
 // terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
+import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 
 export const settingsSchema = z.object({
   provider: z.enum(["gemini", "openai", "anthropic"]).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp) or anthropic (Claude, through the Messages API, with prompt caching and thinking)."),
@@ -60,6 +61,10 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
   const problems: string[] = [];
   const shape = settingsSchema.shape;
   for (const [key, value] of Object.entries(raw)) {
+    if (key === MCP_SERVERS_KEY) {
+      problems.push(`\`${key}\` ignored here: MCP servers are read from the user settings file only`);
+      continue;
+    }
     const field = shape[key as keyof typeof shape];
     if (!field) {
       problems.push(`unknown setting \`${key}\``);

@@ -35,6 +35,8 @@ export function agentCommands(ctx: ServerContext) {
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
           stored_session: ctx.recorder.live(),
+          mcp_servers: ctx.mcp().status(),
+          ...(ctx.mcp().problems.length > 0 ? { mcp_problems: ctx.mcp().problems } : {}),
         });
       }
       case "reset_session":
