@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
 import { settingsSchema } from "../config/settings.js";
+import { mcpReport, probeMcpServers } from "./mcp-report.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
 interface Io {
@@ -22,9 +23,11 @@ export async function configCommand(args: string[], io: Io, usage: (message: str
   const loaded = loadSettings({ root, ...settingsFlags(values) });
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
+  // The user's MCP servers are started here, each bounded by its timeout, to say which ones fail and why.
+  const mcp = await probeMcpServers(root);
   if (values.json) {
     const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
-    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems } }) + "\n");
+    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems, mcp_servers: mcp.servers, mcp_problems: mcp.problems } }) + "\n");
     return failed ? 1 : 0;
   }
   const exists = async (file: string): Promise<string> => ((await stat(file).then(() => true, () => false)) ? file : `${file} (none)`);
@@ -44,6 +47,7 @@ export async function configCommand(args: string[], io: Io, usage: (message: str
   const { variables, found, needed } = loaded.key;
   out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
   out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
+  out.push(...mcpReport(mcp));
   for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${p.message}`);
   io.stdout(out.join("\n") + "\n");
   return failed ? 1 : 0;

@@ -16,6 +16,8 @@ const CALL_TIMEOUT_MS = 300_000;
 export const MAX_RESTARTS = 3;
 const MAX_PAGES = 20;
 const MAX_TOOLS = 200;
+/** The largest message read from a stdio server (the SDK's default is 10 MB); past it the server is stopped. */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export type ConnectionState = "not started" | "starting" | "connected" | "stopped" | "failed";
 
@@ -44,6 +46,8 @@ export class ServerConnection {
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
   private listed: ListedTool[] | undefined;
+  /** The transport's last complaint (a line that is not JSON, a message too large), for when it stops. */
+  private transportError: string | undefined;
   readonly state: ServerStatus;
 
   constructor(
@@ -77,7 +81,10 @@ export class ServerConnection {
     try {
       return await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, LooseCall, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true });
     } catch (error) {
-      if ((this.state.status as ConnectionState) === "stopped") throw new Error(`it stopped while running ${tool}${this.why()}; ${this.state.restarts < MAX_RESTARTS ? "it is restarted on the next call" : "it is not restarted again"}`);
+      if ((this.state.status as ConnectionState) === "stopped") {
+        const last = this.transportError ? ` after: ${this.transportError}` : "";
+        throw new Error(`it stopped while running ${tool}${last}${this.why()}; ${this.state.restarts < MAX_RESTARTS ? "it is restarted on the next call" : "it is not restarted again"}`);
+      }
       throw error;
     }
   }
@@ -96,6 +103,7 @@ export class ServerConnection {
   private async connect(): Promise<void> {
     this.state.status = "starting";
     delete this.state.error;
+    this.transportError = undefined;
     const timeout = this.config.timeout ?? CONNECT_TIMEOUT_MS;
     let client: Client | undefined;
     try {
@@ -103,6 +111,7 @@ export class ServerConnection {
       client = new Client({ name: "lockstep", version: "1" });
       const transport = await this.transport();
       const mine = client;
+      client.onerror = (error) => (this.transportError = message(error).slice(0, 200));
       client.onclose = () => {
         if (this.client !== mine) return;
         this.client = undefined;
@@ -127,7 +136,7 @@ export class ServerConnection {
       return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
     }
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd ?? this.cwd(), stderr: "pipe" });
+    const transport = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd ?? this.cwd(), stderr: "pipe", maxBufferSize: MAX_MESSAGE_BYTES });
     let pending = "";
     transport.stderr?.on("data", (chunk: Buffer) => {
       pending = (pending + chunk.toString("utf8")).slice(-4096);

@@ -1,0 +1,36 @@
+// `lockstep config`'s account of the user's MCP servers: each one started (all at once, each
+// bounded by its timeout), listed and closed again, so a server that cannot start, dies or
+// never answers is named with why and its last stderr line before an agent run needs it.
+import { userMcpServers } from "../config/mcp-servers.js";
+import { McpTools } from "../mcp/mcp-tools.js";
+import type { ServerStatus } from "../mcp/server-connection.js";
+
+export interface McpProbe {
+  file: string;
+  servers: ServerStatus[];
+  problems: string[];
+}
+
+export async function probeMcpServers(root: string): Promise<McpProbe> {
+  const user = userMcpServers(process.env);
+  const tools = new McpTools(user.servers.map((config) => ({ config, from: user.file })), () => root, () => Promise.resolve(false), user.problems);
+  try {
+    await tools.prepare();
+    return { file: user.file, servers: tools.status(), problems: user.problems };
+  } finally {
+    await tools.close();
+  }
+}
+
+export function mcpReport(probe: McpProbe): string[] {
+  if (probe.servers.length === 0 && probe.problems.length === 0) return [];
+  const out = ["", `  MCP servers (mcpServers in ${probe.file}; started here to check them):`];
+  for (const s of probe.servers) {
+    const what = s.status === "connected" ? `connected, ${s.tools.length} tools` : `${s.status}: ${s.error ?? "no reason given"}`;
+    out.push(`    ${s.name} (${s.transport})  ${what}`);
+    if (s.status !== "connected" && s.stderr) out.push(`      last stderr: ${s.stderr}`);
+    for (const skipped of s.skipped) out.push(`      tool ${JSON.stringify(skipped.tool)} not offered: ${skipped.reason}`);
+  }
+  for (const p of probe.problems) out.push(`! ${p}`);
+  return out;
+}
