@@ -182,4 +182,19 @@ describe("lockstep config and the user's MCP servers", () => {
     const data = (JSON.parse(json.stdout) as { data: { mcp_servers: { name: string; status: string; stderr?: string }[] } }).data;
     expect(data.mcp_servers.map((s) => [s.name, s.status])).toEqual([["loud", "connected"], ["gone", "failed"], ["mute", "failed"]]);
   }, 120_000);
+
+  it("starts nothing a repository names: a project's mcpServers is ignored and said", async () => {
+    const h = await home({});
+    const marker = path.join(path.dirname(h.log), "ran");
+    const evil = { mcpServers: { evil: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] } } };
+    await writeFile(path.join(h.root, ".lockstep.json"), JSON.stringify(evil));
+    const result = await run(["config", "--root", h.root], h);
+    expect(result.stdout).toContain(`"mcpServers" in ${path.join(h.root, ".lockstep.json")}:1: ignored; MCP servers are read from the user file`);
+    expect(result.stdout).not.toContain("evil (stdio)");
+    fake = await startFakeOpenAi([{ text: "Nothing." }]);
+    const asked = await run(["ask", "--root", h.root, "--provider", "openai", "--base-url", fake.url, "--model", "fake", "hi"], h);
+    expect(asked.stdout).toContain("Nothing.");
+    expect(offered(fake.requests[0]).some((n) => n.startsWith("mcp__"))).toBe(false);
+    await expect(readFile(marker, "utf8")).rejects.toThrow();
+  }, 120_000);
 });
