@@ -79,6 +79,8 @@ describe("the user's MCP servers in lockstep ask", () => {
     // always the tool shout; yes to big; yes to picture; no to say hi.
     const result = await ask(h, script, "a\ny\ny\nn\n");
     expect(result.stdout).toContain("Done.");
+    // The server that cannot start is named to the user, and the run went on without it.
+    expect(result.stderr).toMatch(/the MCP server gone did not start: .*ENOENT/);
     const names = offered(fake!.requests[0]);
     expect(names).toEqual(expect.arrayContaining(["mcp__loud__shout", "mcp__loud__say_hi", "mcp__loud__big", "mcp__loud__die"]));
     expect(names.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n))).toBe(true);

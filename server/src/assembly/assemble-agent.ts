@@ -105,7 +105,7 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     const from = new Map(door.map((s) => [s.config.name, s.from]));
     const sources = merged.servers.map((config) => ({ config, from: from.get(config.name) ?? user.file }));
     const cwd = (): string => ports.workspace().sandbox.roots[0] ?? process.cwd();
-    mcp = new McpTools(sources, cwd, (request, ctx) => approveCall(request, ctx.signal), [...user.problems, ...merged.problems]);
+    mcp = new McpTools(sources, cwd, (request, ctx) => approveCall(request, ctx.signal), [...user.problems, ...merged.problems], ports.warn);
     return mcp;
   };
   const agent = new AgentService({

@@ -47,8 +47,11 @@ export class McpTools implements ExternalTools {
     private readonly approve: McpApproval,
     /** Problems found before connecting (an entry left out, a name given twice): part of the status. */
     readonly problems: readonly string[] = [],
+    /** Tells the user once of each problem and each server that did not start (the editor's message). */
+    private readonly warn?: (message: string) => void,
   ) {
     this.connections = sources.map((s) => new ServerConnection(s.config, s.from, cwd));
+    for (const problem of problems) warn?.(`lockstep: ${problem}.`);
   }
 
   /**
@@ -57,7 +60,13 @@ export class McpTools implements ExternalTools {
    */
   async prepare(names?: readonly string[]): Promise<void> {
     const wanted = this.connections.filter((c) => names === undefined || names.includes(c.config.name));
+    const fresh = wanted.filter((c) => c.state.status === "not started");
     await Promise.all(wanted.map((c) => c.start()));
+    for (const c of fresh) {
+      if (c.state.status !== "failed") continue;
+      const stderr = c.state.stderr ? ` (last stderr: ${c.state.stderr})` : "";
+      this.warn?.(`lockstep: the MCP server ${c.config.name} did not start: ${c.state.error ?? "no reason given"}${stderr}. Its tools are not offered; lockstep config says more.`);
+    }
   }
 
   declarations(): FunctionDeclaration[] {
