@@ -7,6 +7,7 @@
 import type { FunctionCall, FunctionDeclaration } from "../agent/model.js";
 import type { ExternalTools } from "../agent/run.js";
 import type { McpServerConfig } from "../config/mcp-servers.js";
+import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import type { ToolContext } from "../tools/tool.js";
 import { ServerConnection, type ServerStatus } from "./server-connection.js";
@@ -84,6 +85,8 @@ export class McpTools implements ExternalTools {
   async run(call: FunctionCall, ctx: ToolContext): Promise<Envelope> {
     const offered = this.table().get(call.name);
     if (!offered) return errorEnvelope("not_found", `No tool ${call.name} in this session.`);
+    const tooDeep = argumentsTooDeep(call.name, call.args);
+    if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
     const { connection, tool } = offered;
     const server = connection.config.name;
     const request: McpCallRequest = { name: call.name, server, tool, args: call.args, trusted: connection.config.trust && connection.state.from !== "client" };

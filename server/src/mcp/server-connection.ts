@@ -16,8 +16,6 @@ const CALL_TIMEOUT_MS = 300_000;
 export const MAX_RESTARTS = 3;
 const MAX_PAGES = 20;
 const MAX_TOOLS = 200;
-/** The largest message read from a stdio server (the SDK's default is 10 MB); past it the server is stopped. */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export type ConnectionState = "not started" | "starting" | "connected" | "stopped" | "failed";
 
@@ -48,6 +46,8 @@ export class ServerConnection {
   private listed: ListedTool[] | undefined;
   /** The transport's last complaint (a line that is not JSON, a message too large), for when it stops. */
   private transportError: string | undefined;
+  /** The stdio transport of the current start, whose `dropped` names a server cut off for what it sent. */
+  private stdio: { dropped: string | undefined } | undefined;
   readonly state: ServerStatus;
 
   constructor(
@@ -104,6 +104,7 @@ export class ServerConnection {
     this.state.status = "starting";
     delete this.state.error;
     this.transportError = undefined;
+    this.stdio = undefined;
     const timeout = this.config.timeout ?? CONNECT_TIMEOUT_MS;
     let client: Client | undefined;
     try {
@@ -125,7 +126,8 @@ export class ServerConnection {
       this.client = undefined;
       await client?.close().catch(() => undefined);
       this.state.status = "failed";
-      this.state.error = /timed out|timeout/i.test(message(error)) ? `no answer within ${timeout} ms (${message(error)})` : message(error);
+      const dropped = (this.stdio as { dropped: string | undefined } | undefined)?.dropped;
+      this.state.error = dropped ?? (/timed out|timeout/i.test(message(error)) ? `no answer within ${timeout} ms (${message(error)})` : message(error));
     }
   }
 
@@ -135,16 +137,12 @@ export class ServerConnection {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
     }
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd ?? this.cwd(), stderr: "pipe", maxBufferSize: MAX_MESSAGE_BYTES });
-    let pending = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      pending = (pending + chunk.toString("utf8")).slice(-4096);
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      const last = lines.map((l) => l.trim()).filter((l) => l !== "").pop();
-      if (last !== undefined) this.state.stderr = last.slice(0, 300);
-    });
+    const [{ getDefaultEnvironment }, { McpStdioTransport }] = await Promise.all([import("@modelcontextprotocol/sdk/client/stdio.js"), import("./stdio-transport.js")]);
+    // A small safe environment (PATH, HOME, …) and what the entry names: the model's key is not passed on.
+    const env = { ...getDefaultEnvironment(), ...c.env };
+    const onStderrLine = (line: string): void => void (this.state.stderr = line);
+    const transport = new McpStdioTransport(c.name, { command: c.command, args: c.args, env, cwd: c.cwd ?? this.cwd(), onStderrLine });
+    this.stdio = transport;
     return transport;
   }
 
