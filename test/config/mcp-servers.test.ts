@@ -1,7 +1,10 @@
 // `mcpServers` as the user writes it: each entry judged on its own, `${VAR}` from the
 // environment, names bounded, a name given twice said once.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { mergeMcpServers, readMcpServers } from "../../server/src/config/mcp-servers.js";
+import { configuredMcpServers, mergeMcpServers, readMcpServers } from "../../server/src/config/mcp-servers.js";
 
 const FILE = "/home/u/.config/lockstep/config.json";
 const read = (raw: unknown, env: NodeJS.ProcessEnv = {}) => readMcpServers(raw, FILE, env);
@@ -50,5 +53,33 @@ describe("mcpServers in the user file", () => {
     const merged = mergeMcpServers([{ label: "the client", servers: one }, { label: FILE, servers: two }]);
     expect(merged.servers.map((s) => [s.name, s.transport === "stdio" ? s.command : ""])).toEqual([["a", "client"], ["b", "b"]]);
     expect(merged.problems).toEqual([`MCP server "a" is named by the client and by ${FILE}: the one from the client is used`]);
+  });
+});
+
+describe("a project's MCP servers", () => {
+  it("are not read in an untrusted folder, and are read (never trusted) in a trusted one; the user's win on a name", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "lockstep-mcp-project-"));
+    try {
+      const root = path.join(dir, "repo");
+      mkdirSync(root);
+      mkdirSync(path.join(dir, "config", "lockstep"), { recursive: true });
+      writeFileSync(path.join(dir, "config", "lockstep", "config.json"), JSON.stringify({ mcpServers: { git: { command: "user-git" } } }));
+      writeFileSync(path.join(root, ".lockstep.json"), JSON.stringify({ mcpServers: { git: { command: "repo-git" }, lint: { command: "repo-lint", trust: true } } }));
+      writeFileSync(path.join(root, ".mcp.json"), JSON.stringify({ mcpServers: { lint: { command: "other" }, docs: { type: "http", url: "http://127.0.0.1:9/mcp" } } }));
+      const env = { XDG_CONFIG_HOME: path.join(dir, "config"), HOME: dir };
+      const untrusted = configuredMcpServers({ root, trusted: false, env });
+      expect(untrusted.servers.map((s) => s.config.name)).toEqual(["git"]);
+      expect(untrusted.problems.join("\n")).toContain(`"mcpServers" in ${path.join(root, ".lockstep.json")}: not started, the folder is not trusted`);
+      expect(untrusted.problems.join("\n")).toContain(`"mcpServers" in ${path.join(root, ".mcp.json")}: not started`);
+      const trusted = configuredMcpServers({ root, trusted: true, env });
+      expect(trusted.servers.map((s) => [s.config.name, s.from, s.config.transport === "stdio" ? s.config.command : s.config.url, s.config.trust])).toEqual([
+        ["git", path.join(dir, "config", "lockstep", "config.json"), "user-git", false],
+        ["lint", path.join(root, ".lockstep.json"), "repo-lint", false],
+        ["docs", path.join(root, ".mcp.json"), "http://127.0.0.1:9/mcp", false],
+      ]);
+      expect(trusted.problems).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

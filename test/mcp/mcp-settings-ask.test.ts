@@ -191,7 +191,7 @@ describe("lockstep config and the user's MCP servers", () => {
     const evil = { mcpServers: { evil: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] } } };
     await writeFile(path.join(h.root, ".lockstep.json"), JSON.stringify(evil));
     const result = await run(["config", "--root", h.root], h);
-    expect(result.stdout).toContain(`"mcpServers" in ${path.join(h.root, ".lockstep.json")}:1: ignored; MCP servers are read from the user file`);
+    expect(result.stdout).toContain(`"mcpServers" in ${path.join(h.root, ".lockstep.json")}: not started, the folder is not trusted`);
     expect(result.stdout).not.toContain("evil (stdio)");
     fake = await startFakeOpenAi([{ text: "Nothing." }]);
     const asked = await run(["ask", "--root", h.root, "--provider", "openai", "--base-url", fake.url, "--model", "fake", "hi"], h);

@@ -11,7 +11,7 @@ import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import { ModelFactory } from "../agent/providers/factory.js";
-import { mergeMcpServers, userMcpServers } from "../config/mcp-servers.js";
+import { configuredMcpServers } from "../config/mcp-servers.js";
 import type { Settings } from "../config/settings.js";
 import { McpTools, type McpSource } from "../mcp/mcp-tools.js";
 import { callApprover, type CallPrompt } from "../review/call-approval.js";
@@ -39,6 +39,8 @@ export interface AgentPorts {
   observeTool?: (event: ToolCallEvent) => void;
   /** MCP servers this door brings (an ACP client's), read at first use; they win over the settings' on a name. */
   mcpServers?: () => readonly McpSource[];
+  /** Whether the user trusts this folder: its `.lockstep.json`/`.mcp.json` servers are used only then (issue 29). */
+  trustedFolder?: (root: string) => boolean;
   /** How this door asks about a call of an MCP server's tool; undefined where it cannot (the call is declined). */
   callPrompt?: () => CallPrompt | undefined;
   /** Conditions the door knows of (a wrapped server); the settings' own are added here. */
@@ -95,17 +97,12 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
   let mcp: McpTools | undefined;
   const mcpTools = (): McpTools => {
     if (mcp) return mcp;
-    // The user's file only: a project's servers join once folder trust lands (issue 29).
-    const user = userMcpServers(process.env);
-    const door = ports.mcpServers?.() ?? [];
-    const merged = mergeMcpServers([
-      { label: "the client", servers: door.map((s) => s.config) },
-      { label: user.file, servers: user.servers },
-    ]);
-    const from = new Map(door.map((s) => [s.config.name, s.from]));
-    const sources = merged.servers.map((config) => ({ config, from: from.get(config.name) ?? user.file }));
-    const cwd = (): string => ports.workspace().sandbox.roots[0] ?? process.cwd();
-    mcp = new McpTools(sources, cwd, (request, ctx) => approveCall(request, ctx.signal), [...user.problems, ...merged.problems], ports.warn);
+    const root = ports.workspace().sandbox.roots[0] ?? process.cwd();
+    // A project's servers only in a folder the user trusts (issue 29 brings the trust; until then, none).
+    const trusted = ports.trustedFolder?.(root) ?? false;
+    const { servers, problems } = configuredMcpServers({ root, trusted, env: process.env, door: ports.mcpServers?.() ?? [] });
+    const cwd = (): string => root;
+    mcp = new McpTools(servers, cwd, (request, ctx) => approveCall(request, ctx.signal), problems, ports.warn);
     return mcp;
   };
   const agent = new AgentService({

@@ -1,7 +1,7 @@
 // `lockstep config`'s account of the user's MCP servers: each one started (all at once, each
 // bounded by its timeout), listed and closed again, so a server that cannot start, dies or
 // never answers is named with why and its last stderr line before an agent run needs it.
-import { userMcpServers } from "../config/mcp-servers.js";
+import { configuredMcpServers, userFileOf } from "../config/mcp-servers.js";
 import { McpTools } from "../mcp/mcp-tools.js";
 import type { ServerStatus } from "../mcp/server-connection.js";
 
@@ -12,11 +12,12 @@ export interface McpProbe {
 }
 
 export async function probeMcpServers(root: string): Promise<McpProbe> {
-  const user = userMcpServers(process.env);
-  const tools = new McpTools(user.servers.map((config) => ({ config, from: user.file })), () => root, () => Promise.resolve(false), user.problems);
+  // The project's servers as the agent would see them: only in a trusted folder (issue 29; none until then).
+  const { servers, problems } = configuredMcpServers({ root, trusted: false, env: process.env });
+  const tools = new McpTools(servers, () => root, () => Promise.resolve(false), problems);
   try {
     await tools.prepare();
-    return { file: user.file, servers: tools.status(), problems: user.problems };
+    return { file: userFileOf(process.env), servers: tools.status(), problems };
   } finally {
     await tools.close();
   }

@@ -121,8 +121,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const set = (key: string, value: unknown, origin: Origin, baseDir: string): void => {
     if (key === MCP_SERVERS_KEY) {
-      // The user's servers are read by mcp-servers.ts; any other source could name a command to run.
-      if (origin.kind !== "user") problems.push({ severity: "warning", message: `"${key}" in ${originLabel(origin)}: ignored; MCP servers are read from the user file (${userFilePath(env)}) only` });
+      // The files' servers are read by mcp-servers.ts (a project's only when trusted); no other source names any.
+      if (origin.kind !== "user" && origin.kind !== "project") problems.push({ severity: "warning", message: `${originLabel(origin)}: ${key} ignored; MCP servers are read from the user file (${userFilePath(env)}) and a trusted project's files only` });
       return;
     }
     const field = settingsSchema.shape[key as SettingKey];

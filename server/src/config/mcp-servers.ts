@@ -4,10 +4,13 @@
 // is named and left out, the others stay. `${VAR}` is read from the environment, so no
 // secret is written in the file. Knows nothing of MCP itself: mcp/ connects what this reads.
 //
-// Only the user's file is read. The project's `.lockstep.json` and `.mcp.json` could name a
-// command to run: they join through `projectServers` once the folder is trusted (issue 29).
+// The user's file is read always. A project's `.lockstep.json` and `.mcp.json` could name a
+// command to run: `projectMcpServers` reads them only for a folder the user trusts, never
+// with `trust` (a repository cannot loosen approval). Until folder trust lands (issue 29)
+// the assembly passes `trusted: false`.
+import path from "node:path";
 import * as z from "zod";
-import { readSettingsFile, userFilePath } from "./settings-file.js";
+import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 
 /** The key in the settings file; read here, not by the per-key settings readers. */
 export const MCP_SERVERS_KEY = "mcpServers";
@@ -114,12 +117,41 @@ export function readMcpServers(raw: unknown, file: string, env: NodeJS.ProcessEn
   return { servers, problems };
 }
 
+export const userFileOf = (env: NodeJS.ProcessEnv): string => userFilePath(env);
+
 /** The user's servers: `mcpServers` of the user settings file ($XDG_CONFIG_HOME/lockstep/config.json). */
 export function userMcpServers(env: NodeJS.ProcessEnv): McpServersRead & { file: string } {
   const file = userFilePath(env);
   const read = readSettingsFile(file);
   if (read.kind !== "read") return { file, servers: [], problems: [] };
   return { file, ...readMcpServers(read.values[MCP_SERVERS_KEY], file, env) };
+}
+
+/** Claude Code's project file, read in a trusted folder beside `.lockstep.json`. */
+export const MCP_JSON = ".mcp.json";
+
+/**
+ * A project's servers: `mcpServers` of its `.lockstep.json`, then of its `.mcp.json`, read only when
+ * the folder is trusted (an untrusted one is said, not read); `trust` is never taken from them.
+ */
+export function projectMcpServers(root: string, trusted: boolean, env: NodeJS.ProcessEnv): { label: string; servers: McpServerConfig[]; problems: string[] }[] {
+  const out: { label: string; servers: McpServerConfig[]; problems: string[] }[] = [];
+  for (const file of [projectFilePath(root), path.join(root, MCP_JSON)]) {
+    const read = readSettingsFile(file);
+    if (read.kind === "absent") continue;
+    if (read.kind === "invalid") {
+      out.push({ label: file, servers: [], problems: [read.message] });
+      continue;
+    }
+    if (read.values[MCP_SERVERS_KEY] === undefined) continue;
+    if (!trusted) {
+      out.push({ label: file, servers: [], problems: [`"${MCP_SERVERS_KEY}" in ${file}: not started, the folder is not trusted; trust it to use them`] });
+      continue;
+    }
+    const got = readMcpServers(read.values[MCP_SERVERS_KEY], file, env);
+    out.push({ label: file, servers: got.servers.map((s) => ({ ...s, trust: false })), problems: got.problems });
+  }
+  return out;
 }
 
 /**
@@ -142,4 +174,27 @@ export function mergeMcpServers(sources: readonly { label: string; servers: read
     }
   }
   return { servers, problems };
+}
+
+/** A server to connect and where it was configured (a file's path, or `client`). */
+export interface ConfiguredServer {
+  config: McpServerConfig;
+  from: string;
+}
+
+/**
+ * Every server in force for a root: a door's own (an ACP client's), the user's, and a trusted
+ * project's, the first winning on a name; with every problem to name. Nothing is started here.
+ */
+export function configuredMcpServers(input: { root: string; trusted: boolean; env: NodeJS.ProcessEnv; door?: readonly ConfiguredServer[] }): { servers: ConfiguredServer[]; problems: string[] } {
+  const door = input.door ?? [];
+  const user = userMcpServers(input.env);
+  const project = projectMcpServers(input.root, input.trusted, input.env);
+  const merged = mergeMcpServers([{ label: "the client", servers: door.map((s) => s.config) }, { label: user.file, servers: user.servers }, ...project]);
+  // Where each kept server came from: the first source that names it, as the merge kept it.
+  const from = new Map<string, string>();
+  const named = [...door.map((s) => [s.config.name, s.from] as const), ...user.servers.map((s) => [s.name, user.file] as const), ...project.flatMap((p) => p.servers.map((s) => [s.name, p.label] as const))];
+  for (const [name, label] of named) if (!from.has(name)) from.set(name, label);
+  const servers = merged.servers.map((config) => ({ config, from: from.get(config.name) ?? user.file }));
+  return { servers, problems: [...user.problems, ...project.flatMap((p) => p.problems), ...merged.problems] };
 }

@@ -61,10 +61,8 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
   const problems: string[] = [];
   const shape = settingsSchema.shape;
   for (const [key, value] of Object.entries(raw)) {
-    if (key === MCP_SERVERS_KEY) {
-      problems.push(`\`${key}\` ignored here: MCP servers are read from the user settings file only`);
-      continue;
-    }
+    // Read by mcp-servers.ts from the files (a project's only when trusted), never from here.
+    if (key === MCP_SERVERS_KEY) continue;
     const field = shape[key as keyof typeof shape];
     if (!field) {
       problems.push(`unknown setting \`${key}\``);
