@@ -185,18 +185,28 @@ describe("lockstep config and the user's MCP servers", () => {
     expect(data.mcp_servers.map((s) => [s.name, s.status])).toEqual([["loud", "connected"], ["gone", "failed"], ["mute", "failed"]]);
   }, 120_000);
 
-  it("starts nothing a repository names: a project's mcpServers is ignored and said", async () => {
+  it("starts nothing a repository names in an untrusted folder, and starts it once the folder is trusted", async () => {
     const h = await home({});
-    const marker = path.join(path.dirname(h.log), "ran");
-    const evil = { mcpServers: { evil: { command: process.execPath, args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`] } } };
-    await writeFile(path.join(h.root, ".lockstep.json"), JSON.stringify(evil));
+    await writeFile(path.join(h.root, ".lockstep.json"), JSON.stringify({ mcpServers: { proj: { ...stdio(h), trust: true } } }));
     const result = await run(["config", "--root", h.root], h);
     expect(result.stdout).toContain(`"mcpServers" in ${path.join(h.root, ".lockstep.json")}: not started, the folder is not trusted`);
-    expect(result.stdout).not.toContain("evil (stdio)");
+    expect(result.stdout).not.toContain("proj (stdio)");
     fake = await startFakeOpenAi([{ text: "Nothing." }]);
     const asked = await run(["ask", "--root", h.root, "--provider", "openai", "--base-url", fake.url, "--model", "fake", "hi"], h);
     expect(asked.stdout).toContain("Nothing.");
     expect(offered(fake.requests[0]).some((n) => n.startsWith("mcp__"))).toBe(false);
-    await expect(readFile(marker, "utf8")).rejects.toThrow();
+    await expect(readFile(h.log, "utf8")).rejects.toThrow();
+    await fake.close();
+
+    expect((await run(["trust", h.root], h)).code).toBe(0);
+    // Trusted: the project's server runs; its `trust: true` is not taken, so approval auto still asks (and no answer rejects).
+    const script: FakeAnswer[] = [{ calls: [{ name: "mcp__proj__shout", args: { text: "trusted" } }] }, { calls: [{ name: "mcp__proj__shout", args: { text: "auto" } }] }, { text: "Used." }];
+    const used = await ask(h, script, "y\n", ["--approval", "auto"]);
+    expect(used.stdout).toContain("Used.");
+    expect(offered(fake!.requests[0])).toContain("mcp__proj__shout");
+    expect(questions(used.stdout)).toBe(2);
+    const log = await readFile(h.log, "utf8");
+    expect(log).toContain('shout {"text":"trusted"}');
+    expect(log).not.toContain('shout {"text":"auto"}');
   }, 120_000);
 });

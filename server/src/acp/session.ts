@@ -16,7 +16,7 @@ import type { CallDecision, CallRequest } from "../review/call-approval.js";
 import type { McpTools } from "../mcp/mcp-tools.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
-import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
+import { applyConfigOption, approvalModes, configOptions, type SessionTrust } from "./config-options.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { clientServers, type ClientServers } from "./mcp-servers.js";
 import { AcpPermissions } from "./permission.js";
@@ -104,8 +104,17 @@ export class AcpSession {
     if (this.client.sources.length > 0) await this.mcp().prepare(this.client.sources.map((s) => s.config.name));
   }
 
+  /** The folder's trust, when the session was opened with the settings of its root. */
+  trust: SessionTrust | undefined;
+
   configOptions(): SessionConfigOption[] {
-    return configOptions(this.settings);
+    return configOptions(this.settings, this.trust);
+  }
+
+  /** The folder was trusted: its settings read again, in full. The next model call uses them. */
+  trusted(settings: Settings, trust: SessionTrust): void {
+    this.settings = settings;
+    this.trust = trust;
   }
 
   modes(): SessionModeState {

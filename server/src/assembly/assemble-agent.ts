@@ -12,6 +12,7 @@ import { ModelEditCorrector } from "../agent/corrector.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import { ModelFactory } from "../agent/providers/factory.js";
 import { configuredMcpServers } from "../config/mcp-servers.js";
+import { isTrusted } from "../config/trust.js";
 import type { Settings } from "../config/settings.js";
 import { McpTools, type McpSource } from "../mcp/mcp-tools.js";
 import { callApprover, type CallPrompt } from "../review/call-approval.js";
@@ -39,8 +40,6 @@ export interface AgentPorts {
   observeTool?: (event: ToolCallEvent) => void;
   /** MCP servers this door brings (an ACP client's), read at first use; they win over the settings' on a name. */
   mcpServers?: () => readonly McpSource[];
-  /** Whether the user trusts this folder: its `.lockstep.json`/`.mcp.json` servers are used only then (issue 29). */
-  trustedFolder?: (root: string) => boolean;
   /** How this door asks about a call of an MCP server's tool; undefined where it cannot (the call is declined). */
   callPrompt?: () => CallPrompt | undefined;
   /** Conditions the door knows of (a wrapped server); the settings' own are added here. */
@@ -98,8 +97,8 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
   const mcpTools = (): McpTools => {
     if (mcp) return mcp;
     const root = ports.workspace().sandbox.roots[0] ?? process.cwd();
-    // A project's servers only in a folder the user trusts (issue 29 brings the trust; until then, none).
-    const trusted = ports.trustedFolder?.(root) ?? false;
+    // A project's servers only in a folder the user trusts.
+    const trusted = isTrusted(root, process.env);
     const { servers, problems } = configuredMcpServers({ root, trusted, env: process.env, door: ports.mcpServers?.() ?? [] });
     const cwd = (): string => root;
     mcp = new McpTools(servers, cwd, (request, ctx) => approveCall(request, ctx.signal), problems, ports.warn);

@@ -2,6 +2,7 @@
 // bounded by its timeout), listed and closed again, so a server that cannot start, dies or
 // never answers is named with why and its last stderr line before an agent run needs it.
 import { configuredMcpServers, userFileOf } from "../config/mcp-servers.js";
+import { isTrusted } from "../config/trust.js";
 import { McpTools } from "../mcp/mcp-tools.js";
 import type { ServerStatus } from "../mcp/server-connection.js";
 
@@ -12,8 +13,8 @@ export interface McpProbe {
 }
 
 export async function probeMcpServers(root: string): Promise<McpProbe> {
-  // The project's servers as the agent would see them: only in a trusted folder (issue 29; none until then).
-  const { servers, problems } = configuredMcpServers({ root, trusted: false, env: process.env });
+  // The project's servers as the agent would see them: only in a trusted folder.
+  const { servers, problems } = configuredMcpServers({ root, trusted: isTrusted(root, process.env), env: process.env });
   const tools = new McpTools(servers, () => root, () => Promise.resolve(false), problems);
   try {
     await tools.prepare();

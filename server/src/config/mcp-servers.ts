@@ -6,8 +6,7 @@
 //
 // The user's file is read always. A project's `.lockstep.json` and `.mcp.json` could name a
 // command to run: `projectMcpServers` reads them only for a folder the user trusts, never
-// with `trust` (a repository cannot loosen approval). Until folder trust lands (issue 29)
-// the assembly passes `trusted: false`.
+// with `trust` (a repository cannot loosen approval); trust is config/trust.ts's.
 import path from "node:path";
 import * as z from "zod";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
@@ -137,7 +136,8 @@ export const MCP_JSON = ".mcp.json";
 export function projectMcpServers(root: string, trusted: boolean, env: NodeJS.ProcessEnv): { label: string; servers: McpServerConfig[]; problems: string[] }[] {
   const out: { label: string; servers: McpServerConfig[]; problems: string[] }[] = [];
   for (const file of [projectFilePath(root), path.join(root, MCP_JSON)]) {
-    const read = readSettingsFile(file);
+    // Read inside the root only, bounded, like the project's settings.
+    const read = readSettingsFile(file, root);
     if (read.kind === "absent") continue;
     if (read.kind === "invalid") {
       out.push({ label: file, servers: [], problems: [read.message] });
@@ -145,7 +145,7 @@ export function projectMcpServers(root: string, trusted: boolean, env: NodeJS.Pr
     }
     if (read.values[MCP_SERVERS_KEY] === undefined) continue;
     if (!trusted) {
-      out.push({ label: file, servers: [], problems: [`"${MCP_SERVERS_KEY}" in ${file}: not started, the folder is not trusted; trust it to use them`] });
+      out.push({ label: file, servers: [], problems: [`"${MCP_SERVERS_KEY}" in ${file}: not started, the folder is not trusted; run \`lockstep trust ${root}\` to use them`] });
       continue;
     }
     const got = readMcpServers(read.values[MCP_SERVERS_KEY], file, env);

@@ -6,6 +6,8 @@ import type { AgentCommand } from "../commands.js";
 import type { ServerContext } from "../server-context.js";
 import { reviewCommands } from "./review-commands.js";
 import { sessionCommands } from "./session-commands.js";
+import { trustFolder } from "../trust-offer.js";
+import { shownUrl } from "../../config/shown-url.js";
 
 export function agentCommands(ctx: ServerContext) {
   const stored = sessionCommands(ctx);
@@ -28,13 +30,14 @@ export function agentCommands(ctx: ServerContext) {
           project_instructions: await ctx.agent.projectInstructions(),
           provider: s.provider,
           model: s.model ?? (s.provider === "gemini" ? "gemini-2.5-flash" : null),
-          baseUrl: s.baseUrl ?? null,
+          baseUrl: s.baseUrl !== undefined ? shownUrl(s.baseUrl) : null,
           key_found: ctx.settings.keyFound(),
           approval: s.approval,
           version: VERSION,
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
           stored_session: ctx.recorder.live(),
+          trust: ctx.settings.trust ? { folder: ctx.settings.trust.folder, trusted: ctx.settings.trust.trusted, ignored_keys: ctx.settings.trust.ignored.map((i) => i.key) } : null,
           mcp_servers: ctx.mcp().status(),
           ...(ctx.mcp().problems.length > 0 ? { mcp_problems: ctx.mcp().problems } : {}),
         });
@@ -54,6 +57,8 @@ export function agentCommands(ctx: ServerContext) {
         return stored.list(args);
       case "resume":
         return stored.resume(args);
+      case "trust":
+        return trustFolder(ctx);
     }
   };
 }
