@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["cli"],
   ["acp", "lsp"],
   ["assembly"],
-  ["companion", "relay"],
+  ["companion", "relay", "mcp"],
   ["sessions"],
   ["agent"],
   ["tools"],
@@ -45,6 +45,7 @@ const HEADS: Record<string, string> = {
   assembly: "assembly/assemble-agent.ts",
   companion: "companion/companion.ts",
   relay: "relay/relay.ts",
+  mcp: "mcp/mcp-tools.ts",
   sessions: "sessions/index.ts",
   commands: "commands/index.ts",
   agent: "agent/agent-service.ts",
@@ -136,7 +137,7 @@ describe("the house drawn from the imports", () => {
     const doors: [RegExp, string[]][] = [
       [/^vscode-languageserver(\/|$)/, ["lsp", "cli"]],
       [/^@agentclientprotocol\//, ["acp"]],
-      [/^@modelcontextprotocol\//, ["companion", "acp"]],
+      [/^@modelcontextprotocol\//, ["companion", "mcp"]],
     ];
     const wrong: string[] = [];
     for (const [file, { packages }] of IMPORTS) {

@@ -103,6 +103,19 @@ nothing is wrapped."
       (concat (format "%s %s" (plist-get job :job_id) (or (plist-get job :status) "?"))
               (and files (concat ", changed " (lockstep--session-join files)))))))
 
+(defun lockstep--session-mcp (server)
+  "One MCP SERVER of the session as text: its state, tools or why it failed."
+  (let ((status (or (plist-get server :status) "?"))
+        (name (plist-get server :name)))
+    (pcase status
+      ("connected" (format "%s: connected, %s" name
+                           (lockstep--session-plural (length (plist-get server :tools)) "tool")))
+      ("not started" (format "%s: starts with the first request" name))
+      (_ (concat (format "%s: %s" name status)
+                 (and (plist-get server :error) (format " (%s)" (plist-get server :error)))
+                 (and (plist-get server :stderr)
+                      (format "; last stderr: %s" (plist-get server :stderr))))))))
+
 (defun lockstep--session-lines (data pending &optional job)
   "The session view, as lines.
 DATA is what `lockstep.session' answers, PENDING `lockstep.review''s
@@ -134,6 +147,12 @@ changes, JOB `lockstep.job''s data of the last job (or nil)."
         (and (plist-get companion :environment)
              (list (funcall row "" (concat "in a terminal: "
                                            (plist-get companion :environment)))))))
+     (let ((lines (append (mapcar #'lockstep--session-mcp (plist-get data :mcp_servers))
+                          (append (plist-get data :mcp_problems) nil))))
+       (let ((first t))
+         (mapcar (lambda (text)
+                   (prog1 (funcall row (if first "mcp servers" "") text) (setq first nil)))
+                 lines)))
      (if (null wrapped)
          (list (funcall row "wrapped" "nothing (lockstep runs alone)"))
        (pcase-let ((`(,level ,text ,missing) wrapped))

@@ -119,7 +119,14 @@ describe("lockstep acp sends a turn's updates before its answer", () => {
     const mcpServers: McpServer[] = [{ name: "loud", command: process.execPath, args: [path.resolve("test/acp/fixtures/shout-mcp-server.mjs")], env: [{ name: "SHOUT_LOG", value: log }, { name: "SHOUT_DELAY_MS", value: "1500" }] }];
     const { sessionId } = await editor.conn.agent.request(methods.agent.session.new, { cwd: editor.root, mcpServers });
     await editor.conn.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "approval", value: "auto" });
-    const out = await cancelThenLate(editor, sessionId, async () => void (await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call")), () => undefined);
+    // A client's MCP tool is asked about even under auto (the editor allows it at once): the cancel
+    // comes after the answer, while the server holds the call 1.5 s; the log shows the call ran.
+    const running = async (): Promise<void> => {
+      await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call");
+      await waitFor(() => editor.permissions.length > 0);
+      await sleep(300);
+    };
+    const out = await cancelThenLate(editor, sessionId, running, () => undefined);
     await waitFor(() => existsSync(log));
     await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/session" }] });
     expect(out.stopReason).toBe("cancelled");

@@ -2,6 +2,7 @@
 // with the four choices ACP names. "Always" (allow or reject) holds for the tool
 // for this session only, as in the editor flow (review/policy.ts); nothing is persisted.
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { CallDecision } from "../review/call-approval.js";
 import type { UserDecision } from "../review/policy.js";
 import type { Undecided } from "../review/proposal.js";
 
@@ -58,5 +59,31 @@ export class AcpPermissions {
       default:
         return "reject";
     }
+  }
+
+  /** A call of an MCP server's tool: allow once, always this tool, always this server, or reject. */
+  async askCall(tool: string, server: string, toolCall: ToolCallUpdate, signal: AbortSignal): Promise<CallDecision | "dismissed"> {
+    if (this.alwaysRejected.has(tool)) return "reject";
+    // A cancel, a client error or a cancelled answer is no decision (as for a change).
+    if (signal.aborted) return "dismissed";
+    const options: PermissionOption[] = [
+      { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+      { optionId: "allow_always", name: `Always allow ${tool} in this session`, kind: "allow_always" },
+      { optionId: "allow_always_server", name: `Always allow every tool of ${server} in this session`, kind: "allow_always" },
+      { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+      { optionId: "reject_always", name: `Always reject ${tool} in this session`, kind: "reject_always" },
+    ];
+    let response: RequestPermissionResponse;
+    try {
+      response = await this.request({ sessionId: this.sessionId, toolCall, options }, signal);
+    } catch {
+      return "dismissed";
+    }
+    // As in ask: a cancel on its way through the connection's handlers arrives first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted || response.outcome.outcome !== "selected") return "dismissed";
+    const picked = response.outcome.optionId;
+    if (picked === "reject_always") this.alwaysRejected.add(tool);
+    return picked === "allow_once" ? "apply" : picked === "allow_always" ? "always_tool" : picked === "allow_always_server" ? "always_server" : "reject";
   }
 }

@@ -6,20 +6,20 @@ import type { McpServer, PromptResponse, ToolKind, SessionModeState, RequestPerm
 import type { AgentService } from "../agent/agent-service.js";
 import type { Conversation } from "../agent/conversation.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
-import type { FunctionCall } from "../agent/model.js";
 import { assembleAgent } from "../assembly/assemble-agent.js";
 import type { Settings } from "../config/settings.js";
 import type { Journal } from "../review/journal.js";
 import { loadIntoConversation, type Found, type SessionRecorder, type SessionStore, type StoredSession } from "../sessions/index.js";
 import type { ApprovalChannels } from "../review/policy.js";
-import type { ProposedChange, Undecided } from "../review/proposal.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { ProposedChange } from "../review/proposal.js";
+import type { CallDecision, CallRequest } from "../review/call-approval.js";
+import type { McpTools } from "../mcp/mcp-tools.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyConfigOption, approvalModes, configOptions, type SessionTrust } from "./config-options.js";
 import { acpCommandDoor } from "./command-door.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
-import { McpTools } from "./mcp-tools.js";
+import { clientServers, type ClientServers } from "./mcp-servers.js";
 import { AcpPermissions } from "./permission.js";
 import { promptText } from "./prompt.js";
 import { replayUpdates } from "./history-replay.js";
@@ -52,7 +52,9 @@ export class AcpSession {
   private readonly recorder: SessionRecorder;
   private readonly permissions: AcpPermissions;
   private readonly where: Locations;
-  private mcp: McpTools | undefined;
+  private readonly mcp: () => McpTools;
+  /** The MCP servers the client passed with session/new. */
+  private client: ClientServers = { sources: [], refused: [] };
   /** The job now running, if any: one prompt at a time. */
   private running: string | undefined;
   /** The job whose updates go out: none once its answer is decided, so nothing of a turn follows its answer. */
@@ -90,7 +92,8 @@ export class AcpSession {
         beforeApproval: (change) => this.showChange(change),
         emit: (event) => this.onEvent(event),
         observeTool: (event) => this.onToolCall(event),
-        externalTools: () => this.mcp,
+        mcpServers: () => this.client.sources,
+        callPrompt: () => (request, signal) => this.askCall(request, signal),
         log: port.log,
         warn: (message) => port.log("sessions", message),
         commands: acpCommandDoor({
@@ -106,6 +109,7 @@ export class AcpSession {
     this.conversation = assembled.conversation;
     this.journal = assembled.journal;
     this.recorder = assembled.recorder;
+    this.mcp = assembled.mcp;
   }
 
   /** Writes the session's file now (session/new): it exists, listed and loadable, before its first prompt. */
@@ -113,10 +117,13 @@ export class AcpSession {
     this.recorder.begin();
   }
 
-  /** Connects the MCP servers the client passed; their state is part of the session's status. */
+  /**
+   * Connects the MCP servers the client passed (the client expects them up with the session);
+   * the settings' servers join them and start with the first prompt. Each one's state is in the status.
+   */
   async connectMcp(servers: readonly McpServer[]): Promise<void> {
-    if (servers.length === 0) return;
-    this.mcp = await McpTools.connect(servers, this.cwd, (call, server, ctx) => this.approveExternal(call, server, ctx));
+    this.client = clientServers(servers);
+    if (this.client.sources.length > 0) await this.mcp().prepare(this.client.sources.map((s) => s.config.name));
   }
 
   /** The folder's trust, when the session was opened with the settings of its root. */
@@ -153,7 +160,8 @@ export class AcpSession {
       model: this.settings.model ?? null,
       approval: this.approvalMode(),
       editor_files: this.port.files(this.id) ? (this.port.files(this.id)?.write ? "read and write" : "read only (writes go to disk, over disk text only)") : "none (the disk)",
-      mcp_servers: this.mcp?.status ?? [],
+      mcp_servers: [...this.client.refused, ...this.mcp().status()],
+      ...(this.mcp().problems.length > 0 ? { mcp_problems: this.mcp().problems } : {}),
       stored: this.recorder.live(),
       ...this.conversation.facts(),
     };
@@ -206,7 +214,7 @@ export class AcpSession {
     this.cancel();
     this.agent.cancelAll();
     this.recorder.close();
-    await this.mcp?.close();
+    await this.mcp().close();
   }
 
   /**
@@ -309,13 +317,10 @@ export class AcpSession {
     await this.sent;
   }
 
-  /** An MCP server's tool: the same policy as a change (auto, always allowed, else asked). */
-  private async approveExternal(call: FunctionCall, server: string, ctx: ToolContext): Promise<boolean | Undecided> {
-    if (this.approvalMode() === "auto" || this.conversation.alwaysAllowed.has(call.name)) return true;
-    const id = this.call?.id ?? `${ctx.jobId ?? "lockstep"}:external:${++this.synthetic}`;
+  /** An MCP server's tool, asked about over session/request_permission (the policy decided it must ask). */
+  private async askCall(request: CallRequest, signal: AbortSignal): Promise<CallDecision | "dismissed"> {
+    const id = this.call?.id ?? `lockstep:external:${++this.synthetic}`;
     await this.sent;
-    const decision = await this.permissions.ask(call.name, { toolCallId: id, status: "pending", title: `${server}: ${call.name}`, kind: "other", rawInput: call.args }, ctx.signal);
-    if (decision === "always") this.conversation.alwaysAllowed.add(call.name);
-    return typeof decision === "object" ? decision : decision !== "reject";
+    return this.permissions.askCall(request.name, request.server, { toolCallId: id, status: "pending", title: `${request.server}: ${request.tool}`, rawInput: request.args }, signal);
   }
 }

@@ -26,6 +26,8 @@ import { runTurnLoop, type RunResult, type ToolRunner } from "./turn-loop.js";
  * run by whoever brought them, who asks for approval as for a modifying tool.
  */
 export interface ExternalTools {
+  /** Starts what the tools need (MCP servers, lazily): awaited before a run's first model call. */
+  prepare?(): Promise<void>;
   declarations(): FunctionDeclaration[];
   has(name: string): boolean;
   run(call: FunctionCall, ctx: ToolContext): Promise<Envelope>;
@@ -156,6 +158,9 @@ export async function runJob(deps: AgentDeps, job: JobRecord, params: AskParams)
   const onTurnEnd = (history: readonly Message[], usage: Usage): void => deps.sink?.turnEnded(job.id, history, usage);
   let toolless = deps.toolCalling?.() === false;
   const runner = toolRunner(deps, job, ctx, () => toolless);
+  const external = toolless ? undefined : deps.externalTools?.();
+  // Lazy: the servers start with the first run that can use them, each bounded by its timeout.
+  await external?.prepare?.();
   const instructions = instructionsSection(await readProjectInstructions(ctx.workspace));
   let system = toolless ? buildToollessPrompt(instructions) : buildSystemPrompt(instructions, ctx.conditions?.wrapped === true, commandsPrompt(ctx));
   const loop = async (): Promise<RunResult> =>

@@ -3,15 +3,19 @@
 // conversation, the journal and the session store's recorder listening to it, the approval
 // policy, the corrector, and the tool conditions the settings decide (`patchTool`). A door
 // brings its ports (workspace, approval channels, events, external tools, diagnostics) and
-// never its own copy of this wiring, so what is added here reaches every door.
+// never its own copy of this wiring, so what is added here reaches every door: the MCP
+// servers of the user's settings join a door's own (an ACP client's) here, once.
 // assembly/ knows nothing of any protocol: nothing here imports LSP or ACP.
 import { AgentService } from "../agent/agent-service.js";
 import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import { ModelFactory } from "../agent/providers/factory.js";
-import type { ExternalTools } from "../agent/run.js";
+import { configuredMcpServers } from "../config/mcp-servers.js";
+import { isTrusted } from "../config/trust.js";
 import type { Settings } from "../config/settings.js";
+import { McpTools, type McpSource } from "../mcp/mcp-tools.js";
+import { callApprover, type CallPrompt } from "../review/call-approval.js";
 import { Journal } from "../review/journal.js";
 import { sessionApprover, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
@@ -35,8 +39,10 @@ export interface AgentPorts {
   emit: (event: StreamEvent) => void;
   /** Each tool call and its result, for a door that shows them one by one (ACP). */
   observeTool?: (event: ToolCallEvent) => void;
-  /** Tools this door brings (an ACP client's MCP servers). */
-  externalTools?: () => ExternalTools | undefined;
+  /** MCP servers this door brings (an ACP client's), read at first use; they win over the settings' on a name. */
+  mcpServers?: () => readonly McpSource[];
+  /** How this door asks about a call of an MCP server's tool; undefined where it cannot (the call is declined). */
+  callPrompt?: () => CallPrompt | undefined;
   /** Conditions the door knows of (a wrapped server); the settings' own are added here. */
   conditions?: ToolConditions;
   /** A wrapped language server's diagnostics (wrap mode). */
@@ -67,6 +73,8 @@ export interface AssembledAgent {
   recorder: SessionRecorder;
   /** The conditional tools in force: the door's and the settings'. */
   conditions: () => ToolConditions;
+  /** The MCP servers (the door's and the user's settings'), made at first use; none start before a run needs them. */
+  mcp: () => McpTools;
 }
 
 export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemblyInput): AssembledAgent {
@@ -87,6 +95,18 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
   const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()), commands: ports.commands !== undefined && settings().commands !== "off" });
   const policy = sessionApprover(conversation, ports.approvalMode, ports.channels);
   const before = ports.beforeApproval;
+  const approveCall = callApprover(conversation, ports.approvalMode, () => ports.callPrompt?.());
+  let mcp: McpTools | undefined;
+  const mcpTools = (): McpTools => {
+    if (mcp) return mcp;
+    const root = ports.workspace().sandbox.roots[0] ?? process.cwd();
+    // A project's servers only in a folder the user trusts.
+    const trusted = isTrusted(root, process.env);
+    const { servers, problems } = configuredMcpServers({ root, trusted, env: process.env, door: ports.mcpServers?.() ?? [] });
+    const cwd = (): string => root;
+    mcp = new McpTools(servers, cwd, (request, ctx) => approveCall(request, ctx.signal), problems, ports.warn);
+    return mcp;
+  };
   const agent = new AgentService({
     sink: recorder,
     workspace: ports.workspace,
@@ -100,10 +120,10 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     toolCalling: () => settings().tools,
     conditions,
     ...(ports.observeTool ? { observeTool: ports.observeTool } : {}),
-    ...(ports.externalTools ? { externalTools: ports.externalTools } : {}),
+    externalTools: mcpTools,
     ...(ports.diagnostics ? { diagnostics: ports.diagnostics } : {}),
     ...(ports.log ? { log: ports.log } : {}),
     ...(ports.commands ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands) } : {}),
   });
-  return { agent, conversation, journal, recorder, conditions };
+  return { agent, conversation, journal, recorder, conditions, mcp: mcpTools };
 }

@@ -11,6 +11,7 @@ import { waitingForTrust } from "../config/project-keys.js";
 import { settingsSchema } from "../config/settings.js";
 import { findSandbox } from "../commands/index.js";
 import { UsageError, type Io } from "./io.js";
+import { mcpReport, probeMcpServers } from "./mcp-report.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 import { oneLine, terminalSafe } from "./terminal-text.js";
 
@@ -36,6 +37,8 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const failed = loaded.problems.some((p) => p.severity === "error");
   const probe = await findSandbox();
   const sandbox = probe.kind === "available" ? { available: true, name: probe.backend.name } : { available: false, reason: probe.reason };
+  // The user's MCP servers are started here, each bounded by its timeout, to say which ones fail and why.
+  const mcp = await probeMcpServers(root);
   if (values.json) {
     const settings = Object.fromEntries(
       keys.map((k) => [k, { value: shownValue(loaded.settings[k]), from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]),
@@ -43,7 +46,8 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
     const apiKey = { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed };
     const { folder, trusted, by, ignored } = loaded.trust;
     const trust = { folder, trusted, by: by ?? null, ignored };
-    const data = { root, files: loaded.files, trust, settings, api_key: apiKey, sandbox, problems: loaded.problems };
+    const mcpData = { mcp_servers: mcp.servers, mcp_problems: mcp.problems };
+    const data = { root, files: loaded.files, trust, settings, api_key: apiKey, sandbox, problems: loaded.problems, ...mcpData };
     io.stdout(JSON.stringify({ ok: !failed, data }) + "\n");
     return failed ? 1 : 0;
   }
@@ -67,6 +71,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
   out.push(`  Sandbox for commands: ${sandbox.available ? `${sandbox.name} (root writable, .git read-only, ${loaded.settings.sandboxNetwork ? "network allowed" : "no network"})` : `none: ${sandbox.reason ?? ""}`}`);
   out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
+  out.push(...mcpReport(mcp).map(oneLine));
   for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${terminalSafe(p.message)}`);
   io.stdout(out.join("\n") + "\n");
   return failed ? 1 : 0;

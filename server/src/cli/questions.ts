@@ -36,11 +36,16 @@ export async function askUser(raw: ShowMessageRequestParams, asking: Asking, io:
     io.stdout(`\n? ${params.message}\n  No terminal to ask and no --yes: rejected.\n`);
     return reject;
   }
-  const answer = await asking.prompter.choose(`\n? ${params.message} [y]es / [n]o / [a]lways: `, ["y", "n", "a"]);
+  // A call of an MCP server's tool also offers "always allow this server".
+  const server = actions.find((a) => a.title.startsWith("Always allow server"));
+  const keys = server ? ["y", "n", "a", "s"] : ["y", "n", "a"];
+  const also = server ? " / always this [s]erver" : "";
+  const answer = await asking.prompter.choose(`\n? ${params.message} [y]es / [n]o / [a]lways${also}: `, keys);
   if (!("key" in answer)) {
     io.stdout(`  No answer (${answer.end === "interrupt" ? "Ctrl-C" : "end of input"}): rejected.\n`);
     return reject;
   }
+  if (answer.key === "s" && server) return server;
   if (answer.key === "a") return actions.find((a) => a.title.startsWith("Always")) ?? apply ?? null;
   return answer.key === "y" ? (apply ?? null) : reject;
 }

@@ -26,6 +26,7 @@ import { scrubUrls, shownUrl } from "./shown-url.js";
 import { filterProjectValues, ignoredMessages, type IgnoredKey } from "./project-keys.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, keyVariablesOf } from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
+import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 import { realFolder, trustedBy } from "./trust.js";
 
 export type SettingKey = keyof Settings;
@@ -136,6 +137,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const problems: SettingsProblem[] = [];
 
   const set = (key: string, value: unknown, origin: Origin, baseDir: string): void => {
+    if (key === MCP_SERVERS_KEY) {
+      // The files' servers are read by mcp-servers.ts (a project's only when trusted); no other source names any.
+      if (origin.kind !== "user" && origin.kind !== "project") problems.push({ severity: "warning", message: `${originLabel(origin)}: ${key} ignored; MCP servers are read from the user file (${userFilePath(env)}) and a trusted project's files only` });
+      return;
+    }
     const field = settingsSchema.shape[key as SettingKey];
     if (!field) {
       const place = origin.kind === "user" || origin.kind === "project" ? `"${key}" in ${originLabel(origin)}` : origin.kind === "editor" ? `the editor's setting \`${key}\`` : originLabel(origin);

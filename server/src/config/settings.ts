@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { ruleOf } from "../commands/prefix-rules.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
+import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 
 export const settingsSchema = z.object({
   provider: z.enum(["gemini", "openai", "anthropic"]).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp) or anthropic (Claude, through the Messages API, with prompt caching and thinking)."),
@@ -72,6 +73,8 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
   const problems: string[] = [];
   const shape = settingsSchema.shape;
   for (const [key, value] of Object.entries(raw)) {
+    // Read by mcp-servers.ts from the files (a project's only when trusted), never from here.
+    if (key === MCP_SERVERS_KEY) continue;
     const field = shape[key as keyof typeof shape];
     if (!field) {
       problems.push(`unknown setting \`${key}\``);

@@ -10,6 +10,7 @@ import { recordChildDiagnostics } from "../diagnostics/child.js";
 import { DiagnosticsHub } from "../diagnostics/publication.js";
 import type { DiagnosticsRecord } from "../diagnostics/record.js";
 import type { WrapLink, WrapStatus } from "../relay/wrap-link.js";
+import type { McpTools } from "../mcp/mcp-tools.js";
 import type { Journal } from "../review/journal.js";
 import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
@@ -18,6 +19,7 @@ import { redactTokens } from "../sessions/secrets.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { commandPrompt, messagePrompt } from "./approval.js";
+import { callPrompt } from "./call-approval-prompt.js";
 import { clientFlags, type ClientFlags } from "./capabilities.js";
 import { CompanionBinding } from "./companion-binding.js";
 import { BatchedTextDocument } from "./document-update.js";
@@ -41,6 +43,8 @@ export interface ServerContext {
   readonly state: ServerState;
   readonly settings: LiveSettings;
   readonly conversation: Conversation;
+  /** The MCP servers of the user's settings, started by the first run that can use them. */
+  readonly mcp: () => McpTools;
   readonly diagnostics: DiagnosticsHub<Diagnostic>;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
@@ -83,6 +87,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
   const prompt = messagePrompt(connection);
   const askCommand = commandPrompt(connection);
+  const askCall = callPrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
   const requireWorkspace = (): Workspace => {
@@ -91,13 +96,14 @@ export function createServerContext(connection: Connection, options: { debug: bo
   };
   const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
   const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
-  const { agent, conversation, journal, recorder } = assembleAgent({
+  const { agent, conversation, journal, recorder, mcp } = assembleAgent({
     settings: () => settings.current,
     store: sessions,
     ports: {
       workspace: requireWorkspace,
       approvalMode: () => settings.current.approval,
       channels,
+      callPrompt: () => (state.flags.messageActions ? askCall : undefined),
       emit: events.emit,
       conditions,
       ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
@@ -117,7 +123,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   });
   const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
   const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, conversation, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
+  return { connection, documents, open, state, settings, conversation, mcp, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
 }
 
 /**

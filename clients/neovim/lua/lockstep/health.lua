@@ -107,6 +107,14 @@ function M.check()
       else
         warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini), ANTHROPIC_API_KEY (anthropic) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
       end
+      -- The MCP servers of the user's settings: one that failed is named with why.
+      for _, server in ipairs(require("lockstep.session_view").mcp_lines(data.mcp_servers)) do
+        if server.ok then
+          ok("MCP server " .. server.text)
+        else
+          warn("MCP server " .. server.text, { "lockstep config starts each one and says why it fails." })
+        end
+      end
       -- Wrap mode: the wrapped server's state, and what is missing while it is not running.
       local level, text, missing = require("lockstep.session_view").wrapped(data.wrapped)
       if level == "ok" then

@@ -110,6 +110,28 @@ local function job_line(job)
   return string.format("%s %s%s", tostring(job.job_id), tostring(value(job.status) or "?"), #files > 0 and (", changed " .. joined(files)) or "")
 end
 
+--- One line per MCP server of the session (`lockstep.session`'s mcp_servers): its state, its
+--- tools or why it failed with its last stderr line; nil when none is configured.
+function M.mcp_lines(servers)
+  local out = {}
+  for _, s in ipairs(list(servers)) do
+    local state = tostring(value(s.status) or "?")
+    local text
+    if state == "connected" then
+      text = string.format("%s: connected, %s", tostring(s.name), plural(#list(s.tools), "tool"))
+    elseif state == "not started" then
+      text = string.format("%s: starts with the first request", tostring(s.name))
+    else
+      text = string.format("%s: %s%s", tostring(s.name), state, value(s.error) and (" (" .. tostring(s.error) .. ")") or "")
+      if value(s.stderr) then
+        text = text .. "; last stderr: " .. tostring(s.stderr)
+      end
+    end
+    table.insert(out, { ok = state == "connected" or state == "not started", text = text })
+  end
+  return out
+end
+
 --- The formatted view of `data` (`lockstep.session`'s data), `pending` (`lockstep.review`'s) and
 --- `job` (`lockstep.job`'s data of the last job, or nil), as lines.
 function M.lines(data, pending, job)
@@ -135,6 +157,13 @@ function M.lines(data, pending, job)
   end
   if value(companion.environment) then
     add("", "in a terminal: " .. tostring(companion.environment))
+  end
+  local servers = M.mcp_lines(data.mcp_servers)
+  for i, server in ipairs(servers) do
+    add(i == 1 and "mcp servers" or "", server.text)
+  end
+  for _, problem in ipairs(list(data.mcp_problems)) do
+    add(#servers == 0 and "mcp servers" or "", tostring(problem))
   end
   local level, text, missing = M.wrapped(data.wrapped)
   if not level then

@@ -38,6 +38,8 @@ export function agentCommands(ctx: ServerContext) {
           wrapped: ctx.wrapStatus(),
           stored_session: ctx.recorder.live(),
           trust: ctx.settings.trust ? { folder: ctx.settings.trust.folder, trusted: ctx.settings.trust.trusted, ignored_keys: ctx.settings.trust.ignored.map((i) => i.key) } : null,
+          mcp_servers: ctx.mcp().status(),
+          ...(ctx.mcp().problems.length > 0 ? { mcp_problems: ctx.mcp().problems } : {}),
         });
       }
       case "reset_session":

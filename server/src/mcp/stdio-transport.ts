@@ -1,4 +1,4 @@
-// The stdio transport to a client's MCP server, in place of the SDK's: the server's
+// The stdio transport to an MCP server (the user's or an ACP client's), in place of the SDK's: the server's
 // output is cut by the line splitter every door uses, under the same size and depth
 // caps, and a server that sends lines which are not JSON-RPC is dropped (killed,
 // named) after a bound. The SDK's transport parses every junk line and reports it,
@@ -19,6 +19,8 @@ export interface McpStdioParams {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Each line the server writes on stderr (bounded), to name why it failed. */
+  onStderrLine?: (line: string) => void;
 }
 
 export class McpStdioTransport implements Transport {
@@ -42,7 +44,7 @@ export class McpStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, { env: this.params.env, cwd: this.params.cwd, stdio: ["pipe", "pipe", "ignore"] });
+      const child = spawn(this.params.command, this.params.args, { env: this.params.env, cwd: this.params.cwd, stdio: ["pipe", "pipe", "pipe"] });
       this.child = child;
       child.once("error", (error) => {
         reject(error);
@@ -51,6 +53,7 @@ export class McpStdioTransport implements Transport {
       child.once("spawn", () => resolve());
       child.once("close", () => this.finish());
       child.stdin!.on("error", (error) => this.onerror?.(error));
+      this.readStderr(child);
       const stdout = child.stdout!;
       stdout.on("data", (chunk: Buffer) => {
         this.lines.push(chunk);
@@ -84,6 +87,17 @@ export class McpStdioTransport implements Transport {
     await wait(2000);
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     this.finish();
+  }
+
+  /** stderr is always read (a full pipe would stall the server); only its last whole lines are passed on. */
+  private readStderr(child: ChildProcess): void {
+    let pending = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      pending = (pending + chunk.toString("utf8")).slice(-4096);
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines.slice(-5)) if (line.trim() !== "") this.params.onStderrLine?.(line.trim().slice(0, 300));
+    });
   }
 
   private lineRead(line: string): void {
