@@ -82,7 +82,8 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
   });
   journal.listen(recorder);
   const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()) });
-  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels);
+  // "Stop" at a question ends the run the change belongs to.
+  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels, (jobId) => agent.stop(jobId));
   const before = ports.beforeApproval;
   const agent = new AgentService({
     sink: recorder,

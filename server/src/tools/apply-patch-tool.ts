@@ -12,7 +12,7 @@ import { deliverAll, type FileDelivery } from "./change-delivery.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
 import { changeSummary } from "./modify.js";
 import { groupChange } from "../review/group.js";
-import type { ApprovalDecision, ProposedChange } from "../review/proposal.js";
+import { isRejected, isReviewed, rejectionWords, type ApprovalDecision, type ProposedChange } from "../review/proposal.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -123,19 +123,20 @@ function proposalOf(ctx: ToolContext, plan: FilePlan, states: Map<string, FileSt
 async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<Envelope> {
   const proposals = plans.map((p) => proposalOf(ctx, p, states, resolved));
   const decision = await ctx.approve(proposals.length === 1 ? proposals[0]! : groupChange(proposals), ctx.signal);
-  if (decision === "reject") {
+  if (isRejected(decision)) {
     const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files (${plans.map((p) => p.to ?? p.path).join(", ")})`;
-    return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
+    const { said, next } = rejectionWords(decision);
+    return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.${said}`, [next], {
       files: plans.map((p) => report(p, "not_applied", "Declined by the user.")),
     });
   }
   // Per file: reviewed, or to be delivered. An approver that knows one file only reviewed the first (the fields it saw).
-  const perFile = typeof decision === "object" ? (decision.files ?? [decision]) : plans.map(() => decision);
-  const reviewed = new Set(plans.filter((_, i) => typeof perFile[i] === "object"));
-  const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || perFile[i] === "reject"));
+  const perFile = isReviewed(decision) ? (decision.files ?? [decision]) : plans.map(() => decision);
+  const reviewed = new Set(plans.filter((_, i) => isReviewed(perFile[i])));
+  const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || isRejected(perFile[i])));
   if (ctx.signal.aborted) {
     // Hunks accepted in review before the cancel have landed: the answer says so rather than "nothing".
-    const landed = plans.filter((p, i) => reviewed.has(p) && typeof perFile[i] === "object" && perFile[i].reviewed.hunks.some((h) => h.status === "applied"));
+    const landed = plans.filter((p, i) => reviewed.has(p) && isReviewed(perFile[i]) && perFile[i].reviewed.hunks.some((h) => h.status === "applied"));
     if (landed.length === 0) return errorEnvelope("cancelled", "Cancelled: nothing was applied to any file.");
     return errorEnvelope("cancelled", `Cancelled: the hunks the user accepted in review have landed in ${landed.map((p) => p.to ?? p.path).join(", ")}; nothing else was applied.`, ["Read those files again before the next change."]);
   }
@@ -179,7 +180,7 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
 async function finishReviewed(ctx: ToolContext, plan: FilePlan, decision: ApprovalDecision | undefined, states: Map<string, FileState | undefined>, resolved: Map<string, FileDelivery["path"]>): Promise<FileReport> {
   const landed = "Reviewed hunk by hunk: the hunks the user accepted have landed.";
   if (plan.op !== "delete" && plan.op !== "move") return report(plan, "reviewed", landed);
-  const hunks = typeof decision === "object" ? decision.reviewed.hunks : [];
+  const hunks = isReviewed(decision) ? decision.reviewed.hunks : [];
   if (hunks.length === 0 || hunks.some((h) => h.status !== "applied")) return report(plan, "reviewed", `${landed} Not every hunk was, so ${plan.path} was kept.`);
   const path = resolved.get(plan.path)!;
   const expected = plan.op === "delete" ? "" : (states.get(plan.path)?.content ?? "");
