@@ -7,7 +7,6 @@
 import type { Connection } from "vscode-languageserver";
 import { CancellationTokenSource, MessageType, RequestType, ShowMessageRequest } from "vscode-languageserver";
 import { approvalMessage, type ApprovalPrompt, type UserDecision } from "../review/policy.js";
-import type { ProposedChange } from "../review/proposal.js";
 import { approvalQuestion, parseAnswer, type ApprovalQuestion } from "../review/question.js";
 
 const APPLY = "Apply";
