@@ -59,7 +59,8 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
 
   it("lockstep-ask streams the answer into *lockstep*; the approved safe_patch lands in the buffer", async () => {
     const r = await expectAgentPatchesBuffer(runEmacs);
-    // Eglot's showMessageRequest prompt, answered "Apply".
+    // lockstep's question, answered "Apply", and no second question from Eglot.
     expect(r.prompts.find((p) => p.kind === "lockstep.approval")?.picked).toBe("Apply");
+    expect(r.prompts.filter((p) => p.kind !== "lockstep.approval")).toEqual([]);
   });
 });

@@ -74,6 +74,7 @@ handlers["lockstep/stream"] = function(_, params, ctx)
 end
 
 handlers["window/showMessageRequest"] = approval.show_message_request
+handlers["lockstep/approve"] = approval.approve
 
 -- Neovim's own handler shows the diagnostics; proposed.lua draws the pending hunks' proposed lines.
 handlers["textDocument/publishDiagnostics"] = function(err, params, ctx, handler_config)
