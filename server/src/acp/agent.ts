@@ -1,6 +1,7 @@
 // The ACP front door: binds the protocol's methods to lockstep's sessions and
 // does nothing else. A handler converts params, calls the session, converts the
 // result; the agent, the tools and the workspace are the language server's own.
+import { isOpenAiCompatible } from "../config/providers.js";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
@@ -25,7 +26,7 @@ export interface AcpOptions {
 
 /** The variable holding the key of each provider, for authMethods. */
 function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
-  return settings.apiKeyEnv ?? (settings.provider === "openai" ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+  return settings.apiKeyEnv ?? (isOpenAiCompatible(settings.provider) ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
 }
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });

@@ -1,12 +1,16 @@
 // Provider, model and approval as ACP session config options: what the client
 // shows as selectors, and the settings a choice changes. Pure.
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
+import { isLocalProvider } from "../config/providers.js";
 import type { Settings } from "../config/settings.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
   openai: [],
+  ollama: [],
+  lmstudio: [],
+  llamacpp: [],
 };
 
 const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -40,6 +44,8 @@ export function configOptions(s: Settings): SessionConfigOption[] {
       options: [
         { value: "gemini", name: "Gemini (GEMINI_API_KEY)" },
         { value: "openai", name: "OpenAI-compatible endpoint" },
+        // A local server named in the settings stays selectable as itself.
+        ...(isLocalProvider(s.provider) ? [{ value: s.provider, name: `${s.provider} (local, no key)` }] : []),
       ],
     },
   ];

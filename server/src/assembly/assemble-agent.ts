@@ -5,6 +5,7 @@
 // brings its ports (workspace, approval channels, events, external tools, diagnostics) and
 // never its own copy of this wiring, so what is added here reaches every door.
 // Knows no protocol: nothing here imports LSP or ACP.
+import { baseUrlInUse } from "../config/providers.js";
 import { AgentService } from "../agent/agent-service.js";
 import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
@@ -75,7 +76,8 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     store,
     provider: () => {
       const s = settings();
-      return { provider: s.provider, model: s.model ?? null, ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}) };
+      const baseUrl = baseUrlInUse(s);
+      return { provider: s.provider, model: s.model ?? null, ...(baseUrl ? { baseUrl } : {}) };
     },
     warn: ports.warn,
     ...(sessionId ? { id: sessionId } : {}),

@@ -18,6 +18,7 @@
 // flag); errors (a malformed file, a bad value, a combination that cannot run, an API-key
 // variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
+import { baseUrlInUse, isOpenAiCompatible, LOCAL_MODEL_LINE } from "./providers.js";
 import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
@@ -157,9 +158,12 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const settings = settingsSchema.parse(values);
   const flagNames = (k: SettingKey): string => options.flagNames?.[k] ?? flagOf(k);
-  problems.push(...combinationProblems(settings, origins, flagNames));
+  // A bad provider, base URL or key variable is the one thing to say: what follows from the
+  // default put in its place (another provider's key, say) would name what is not wrong.
+  const unsure = problems.some((p) => p.key === "provider" || p.key === "baseUrl" || p.key === "apiKeyEnv");
+  if (!unsure) problems.push(...combinationProblems(settings, origins, flagNames));
   const key = keyVariables(settings, env);
-  problems.push(...keyProblems(settings, origins, key));
+  if (!unsure) problems.push(...keyProblems(settings, origins, key));
   return { settings, origins, problems, files, key };
 }
 
@@ -181,11 +185,11 @@ function whereToAdd(key: SettingKey, because: Origin, flagName: (k: SettingKey) 
 /** Settings that are each valid but do not go together, named where the user wrote them. */
 function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, flagName: (k: SettingKey) => string): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
+  if (isOpenAiCompatible(s.provider) && s.model === undefined && s.replay === undefined) {
     out.push({
       severity: "error",
       key: "model",
-      message: `${whereSet("provider", origins.provider)} (openai) needs the endpoint's model named: ${whereToAdd("model", origins.provider, flagName)} NAME (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI)`,
+      message: `${whereSet("provider", origins.provider)} (${s.provider}) needs the endpoint's model named: ${whereToAdd("model", origins.provider, flagName)} NAME (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI)`,
     });
   }
   if (s.provider === "gemini" && s.baseUrl !== undefined) {
@@ -200,10 +204,10 @@ function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, f
 
 /** The variables the provider reads its key from, in order: apiKeyEnv when named, else the provider's own. */
 export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSettings["key"] {
-  const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : s.provider === "openai" ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+  const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : isOpenAiCompatible(s.provider) ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
   const found = variables.find((v) => (env[v] ?? "").trim() !== "");
   // A recorded session needs no key; an openai endpoint of one's own (baseUrl) may need none unless one is named.
-  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || s.provider === "gemini" || s.baseUrl === undefined);
+  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || s.provider === "gemini" || baseUrlInUse(s) === undefined);
   return { variables, found, needed };
 }
 
@@ -224,5 +228,5 @@ function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: Load
   }
   const names = key.variables.join(" or ");
   const hint = s.provider === "openai" ? `; for a local endpoint that needs no key, set baseUrl (${flagOf("baseUrl")}); for another key variable, apiKeyEnv (${flagOf("apiKeyEnv")})` : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
-  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}` }];
+  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}. A local model needs no key: .lockstep.json ${LOCAL_MODEL_LINE}` }];
 }

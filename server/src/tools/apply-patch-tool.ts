@@ -2,6 +2,7 @@
 // (`git diff`, `diff -ruN`) or as OpenAI's `apply_patch` envelope. Every file's
 // base is checked, every hunk placed by the engine, and the files are written
 // all together or not at all, with one outcome per file in the answer.
+import { isOpenAiCompatible } from "../config/providers.js";
 import * as z from "zod";
 import type { ChangeOutcome, FilePlan } from "../edit/changeset/apply-change.js";
 import { refKey, runEngine } from "./engine-offload.js";
@@ -219,5 +220,5 @@ export const applyPatch = defineTool({
 
 /** The tool condition the settings ask for: the apply_patch tool is offered to OpenAI models when `patchTool` says so. */
 export function patchToolCondition(settings: { provider: string; patchTool: string }): { patchTool?: "apply_patch" } {
-  return settings.provider === "openai" && settings.patchTool === "apply_patch" ? { patchTool: "apply_patch" } : {};
+  return isOpenAiCompatible(settings.provider) && settings.patchTool === "apply_patch" ? { patchTool: "apply_patch" } : {};
 }

@@ -105,7 +105,10 @@ function M.check()
       if data.key_found or data.baseUrl ~= vim.NIL and data.baseUrl then
         ok(line .. (data.key_found and ", API key found" or ", no API key (a local endpoint needs none)"))
       else
-        warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
+        warn(line .. ", no API key found", {
+          "Set GEMINI_API_KEY (gemini) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts.",
+          'A local model needs no key: put {"provider": "ollama", "model": "qwen2.5-coder:7b"} in .lockstep.json at the project root (lmstudio and llamacpp work the same way).',
+        })
       end
       -- Wrap mode: the wrapped server's state, and what is missing while it is not running.
       local level, text, missing = require("lockstep.session_view").wrapped(data.wrapped)

@@ -1,12 +1,13 @@
 // Which model the agent talks to: a recorded session (offline demo, tests),
 // Gemini, or an OpenAI-compatible endpoint. Built on first use and kept while the settings that shape it hold;
 // the Gemini SDK is loaded only then, since most sessions never ask the model.
+import { baseUrlInUse, isOpenAiCompatible } from "../../config/providers.js";
 import { readFileSync } from "node:fs";
 import { ModelError, type Model } from "../model.js";
 import { createReplayModel, loadReplayScript } from "./replay.js";
 
 export interface ModelSettings {
-  provider: "gemini" | "openai";
+  provider: string;
   model?: string | undefined;
   baseUrl?: string | undefined;
   apiKeyEnv?: string | undefined;
@@ -38,15 +39,16 @@ export class ModelFactory {
       const script = loadReplayScript(json);
       if (!script.ok) throw new Error(`The replay script ${s.replay} is invalid: ${script.error.message}`);
       model = createReplayModel(script.value, { chunkDelayMs: s.replayDelayMs });
-    } else if (s.provider === "openai") {
+    } else if (isOpenAiCompatible(s.provider)) {
       if (s.model === undefined) {
-        throw new ModelError("bad_response", "The openai provider needs the model named: set `model` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).");
+        throw new ModelError("bad_response", `The ${s.provider} provider needs the model named: set \`model\` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).`);
       }
       const { createOpenAiModel } = await import("./openai.js");
+      const baseUrl = baseUrlInUse(s);
       model = createOpenAiModel({
         model: s.model,
         timeoutMs: s.modelTimeoutMs,
-        ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
         ...(s.apiKeyEnv === undefined ? {} : { apiKeyEnv: s.apiKeyEnv }),
       });
     } else {
