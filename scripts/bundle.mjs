@@ -2,7 +2,7 @@
 // file, dist/bundle/lockstep.cjs, which bin/lockstep.js loads through a V8 code
 // cache (bin/load-bundle.js). One file in CommonJS because that is what Node 20 can
 // compile with a code cache (vm.Script); ES modules it cannot, short of experimental
-// options. The Gemini, OpenAI and MCP SDKs are the exceptions: they stay in node_modules (see external).
+// options. The Gemini, OpenAI, Anthropic and MCP SDKs are the exceptions: they stay in node_modules (see external).
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -23,8 +23,9 @@ const result = await build({
   // then parses half as much, and the cache is smaller. The MCP SDK likewise (with hono,
   // ajv, express): required when an agent first connects to the companion endpoint or
   // `lockstep mcp` runs. Its subpaths (…/server/index.js) are external with it. The
-  // openai package likewise: required when an OpenAI-compatible model is first asked.
-  external: ["@google/genai", "@modelcontextprotocol/sdk", "openai"],
+  // openai package likewise: required when an OpenAI-compatible model is first asked, and
+  // @anthropic-ai/sdk when Claude is.
+  external: ["@google/genai", "@modelcontextprotocol/sdk", "openai", "@anthropic-ai/sdk"],
   // import() of a package becomes require(): a vm script (bin/load-bundle.js) has no
   // module loader to resolve import() with, short of an experimental Node option.
   supported: { "dynamic-import": false },

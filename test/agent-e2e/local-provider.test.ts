@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { baseUrlInUse } from "../../server/src/config/providers.js";
+import { baseUrlInUse } from "../../server/src/config/provider-facts.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
 import { tempDir } from "../support/workspace-fixture.js";
 

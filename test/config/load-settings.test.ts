@@ -53,7 +53,7 @@ describe("loadSettings", () => {
 
   it("names a bad value where it was written, and keeps the value from below", () => {
     const { root, env, userFile } = setup({ user: '{\n"approval": "sometimes"\n}' });
-    const loaded = loadSettings({ root, env: { ...env, GEMINI_API_KEY: "k", LOCKSTEP_MAX_TURNS: "many" }, flags: { provider: "anthropic" } });
+    const loaded = loadSettings({ root, env: { ...env, GEMINI_API_KEY: "k", LOCKSTEP_MAX_TURNS: "many" }, flags: { provider: "mistral" } });
     expect(loaded.settings.approval).toBe("ask");
     expect(errors(loaded.problems)).toEqual([
       expect.stringContaining(`"approval" in ${userFile}:2:`),

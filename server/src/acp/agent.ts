@@ -1,7 +1,9 @@
-// The ACP front door: binds the protocol's methods to lockstep's sessions and
-// does nothing else. A handler converts params, calls the session, converts the
-// result; the agent, the tools and the workspace are the language server's own.
-import { isOpenAiCompatible } from "../config/providers.js";
+// acp/: lockstep as an agent over the Agent Client Protocol. Knows nothing of LSP; the agent
+// comes from assembly/, as the language server's does.
+// The front door: binds the protocol's methods to lockstep's sessions, and opens a session:
+// checks its cwd, loads the settings in force there (config/), makes the project's store and
+// answers authenticate from the key variable. A handler converts params, calls the session,
+// converts the result; the agent, the tools and the workspace are the language server's own.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { agent, methods, RequestError, type AgentConnection, type AuthMethod, type ClientCapabilities, type InitializeResponse, type McpServer, type SessionUpdate, type Stream } from "@agentclientprotocol/sdk";
@@ -9,6 +11,7 @@ import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessi
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
 
@@ -25,8 +28,8 @@ export interface AcpOptions {
 }
 
 /** The variable holding the key of each provider, for authMethods. */
-function keyVariable(settings: { provider: string; apiKeyEnv?: string | undefined }): string {
-  return settings.apiKeyEnv ?? (isOpenAiCompatible(settings.provider) ? "OPENAI_API_KEY" : "GEMINI_API_KEY");
+function keyVariable(settings: { provider: ProviderName; apiKeyEnv?: string | undefined }): string {
+  return settings.apiKeyEnv ?? keyVariablesOf(settings.provider)[0]!;
 }
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });

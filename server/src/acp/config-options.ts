@@ -1,22 +1,23 @@
 // Provider, model and approval as ACP session config options: what the client
 // shows as selectors, and the settings a choice changes. Pure.
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
-import { isLocalProvider } from "../config/providers.js";
 import type { Settings } from "../config/settings.js";
+import { DEFAULT_ANTHROPIC_MODEL, isLocalProvider } from "../config/provider-facts.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
   openai: [],
+  anthropic: [DEFAULT_ANTHROPIC_MODEL, "claude-opus-5-5", "claude-haiku-4-5"],
   ollama: [],
   lmstudio: [],
   llamacpp: [],
 };
 
-const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: DEFAULT_ANTHROPIC_MODEL, ollama: "", lmstudio: "", llamacpp: "" };
 
 function currentModel(s: Settings): string {
-  return s.model ?? (s.provider === "gemini" ? DEFAULT_GEMINI_MODEL : "");
+  return s.model ?? DEFAULT_MODELS[s.provider];
 }
 
 export function configOptions(s: Settings): SessionConfigOption[] {
@@ -44,6 +45,7 @@ export function configOptions(s: Settings): SessionConfigOption[] {
       options: [
         { value: "gemini", name: "Gemini (GEMINI_API_KEY)" },
         { value: "openai", name: "OpenAI-compatible endpoint" },
+        { value: "anthropic", name: "Claude (ANTHROPIC_API_KEY)" },
         // A local server named in the settings stays selectable as itself.
         ...(isLocalProvider(s.provider) ? [{ value: s.provider, name: `${s.provider} (local, no key)` }] : []),
       ],

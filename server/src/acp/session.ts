@@ -200,6 +200,7 @@ export class AcpSession {
 
   private onEvent(event: StreamEvent): void {
     if (event.kind === "text" && event.text !== "") this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+    if (event.kind === "thought" && event.text !== "") this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
     // Edit blocks in an answer run outside any tool call: their own call ends with their result.
     if (event.kind === "tool_result" && this.call?.id.includes(":edit-blocks:")) {
       const text: ToolCallContent = { type: "content", content: { type: "text", text: event.message } };

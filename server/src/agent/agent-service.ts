@@ -1,3 +1,5 @@
+// agent/: models, jobs, one run, the turn loop, the conversation. Knows nothing of protocols
+// or of the store's format (it talks to SessionSink); it reaches files only through the tools.
 // The agent as a service of jobs: `ask` starts one and answers with its id at once (eglot
 // waits synchronously on commands, Helix times requests out); runs are queued one at a time
 // (the conversation is a single history); `job` reports what one did; `cancel` stops it

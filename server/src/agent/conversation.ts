@@ -24,6 +24,8 @@ export class Conversation implements ConversationContext {
     this.history = [];
     this.usage.input_tokens = 0;
     this.usage.output_tokens = 0;
+    delete this.usage.cache_read_input_tokens;
+    delete this.usage.cache_creation_input_tokens;
   }
 
   facts(): Record<string, unknown> {

@@ -8,6 +8,8 @@ export type JobStatus = "running" | "done" | "failed" | "cancelled";
 
 export type StreamEvent =
   | { job_id: string; kind: "text"; text: string }
+  /** The model's reasoning, where the provider shows it: for display, not part of the answer. */
+  | { job_id: string; kind: "thought"; text: string }
   | { job_id: string; kind: "tool_call"; tool: string; file_path?: string }
   | { job_id: string; kind: "tool_result"; tool: string; ok: boolean; message: string; file_path?: string }
   | { job_id: string; kind: "status"; status: JobStatus; message?: string; prompt?: string }

@@ -1,5 +1,5 @@
 // The narrow interface the turn loop depends on. The SDKs' own types stop at
-// providers/gemini.ts and providers/openai.ts; everything else in agent/ speaks
+// the files in providers/; everything else in agent/ speaks
 // these plain shapes, so the replay model and tests need no SDK at all.
 
 export interface FunctionCall {
@@ -22,7 +22,17 @@ export type Part =
    * and require back, unchanged, in the history of the next request.
    */
   | { functionCall: FunctionCall; thoughtSignature?: string }
-  | { functionResponse: FunctionResponse };
+  | { functionResponse: FunctionResponse }
+  | ReasoningPart;
+
+/**
+ * The model's reasoning as the provider returned it (Anthropic's thinking blocks), kept in the
+ * assistant's message in the order it came so that a tool-using turn can continue: the API wants
+ * it back verbatim, signature included. `redacted` holds an encrypted block passed back untouched.
+ * Never shown to a tool; providers that did not produce it leave it out of their requests.
+ * `model`: the model that wrote it, whose signature only that model accepts.
+ */
+export type ReasoningPart = ({ thinking: string; signature: string } | { redactedThinking: string }) & { model?: string };
 
 /**
  * One message of the conversation, in the providers' common roles: the user's
@@ -49,13 +59,36 @@ export interface GenerateRequest {
 export type ModelEvent =
   | { type: "text"; text: string }
   | { type: "functionCall"; call: FunctionCall; thoughtSignature?: string }
+  /** Reasoning text as it streams, for surfaces that show thoughts; never part of the answer. */
+  | { type: "thought"; text: string }
+  /** One whole reasoning block, to keep in the history at this place in the message. */
+  | { type: "reasoning"; part: ReasoningPart }
   /** The provider's own count for this request, when it gives one (once, at the end). */
   | { type: "usage"; usage: Usage };
 
 /** Tokens as the provider counted them. */
 export interface Usage {
+  /** Everything the request sent, cached or not. */
   input_tokens: number;
   output_tokens: number;
+  /** Of input_tokens, those read from the provider's prompt cache (when it reports them). */
+  cache_read_input_tokens?: number;
+  /** Of input_tokens, those written to the prompt cache. */
+  cache_creation_input_tokens?: number;
+}
+
+/** Adds `more` to `total` in place; the cache figures appear once a provider reports them. */
+export function addUsage(total: Usage, more: Usage): void {
+  total.input_tokens += more.input_tokens;
+  total.output_tokens += more.output_tokens;
+  for (const key of ["cache_read_input_tokens", "cache_creation_input_tokens"] as const) {
+    const value = more[key];
+    if (value !== undefined) total[key] = (total[key] ?? 0) + value;
+  }
+}
+
+export function isReasoningPart(part: Part): part is ReasoningPart {
+  return "thinking" in part || "redactedThinking" in part;
 }
 
 export interface JsonRequest {
@@ -81,6 +114,10 @@ export type ModelErrorCode =
   | "bad_response"
   | "cancelled"
   | "timeout"
+  /** The provider refused a setting or a combination of settings; the message names it. */
+  | "bad_settings"
+  /** The request (history, files, tools) is larger than the model's context. */
+  | "too_large"
   /** The endpoint refused the request because the model cannot call tools. */
   | "tools_unsupported";
 

@@ -13,7 +13,7 @@ import type { Conversation } from "./conversation.js";
 import type { JobStatus, StreamEvent, ToolCallEvent } from "./events.js";
 import { noteChanged, type AskParams, type JobRecord } from "./job.js";
 import { expandMentions } from "./mentions.js";
-import { isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
+import { addUsage, isModelError, type FunctionCall, type FunctionDeclaration, type Message, type Model, type Usage } from "./model.js";
 import { instructionsSection, readProjectInstructions } from "./project-instructions.js";
 import type { SessionSink } from "./session-sink.js";
 import { buildSystemPrompt, buildToollessPrompt } from "./system-prompt.js";
@@ -82,8 +82,7 @@ export function endJob(deps: AgentDeps, job: JobRecord, status: JobStatus, error
 /** Adds a run's token counts to its job and to the conversation's totals. */
 function counted(deps: AgentDeps, job: JobRecord, result: RunResult): RunResult {
   for (const total of [job.usage, deps.conversation.usage]) {
-    total.input_tokens += result.usage.input_tokens;
-    total.output_tokens += result.usage.output_tokens;
+    addUsage(total, result.usage);
   }
   return result;
 }
@@ -172,6 +171,7 @@ export async function runJob(deps: AgentDeps, job: JobRecord, params: AskParams)
           job.text += delta;
           deps.emit({ job_id: job.id, kind: "text", text: delta });
         },
+        onThought: (delta) => deps.emit({ job_id: job.id, kind: "thought", text: delta }),
         onTurnEnd,
       },
     }));

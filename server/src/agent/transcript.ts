@@ -6,12 +6,22 @@ import type { StreamEvent } from "./events.js";
 
 export class Transcript {
   private chain: Promise<void> = Promise.resolve();
+  /** Inside a thought: its lines are quoted, and the next other event starts on a line of its own. */
+  private thinking = false;
 
   constructor(readonly file: string) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
   record(event: StreamEvent, onError: (message: string) => void): void {
-    const text = render(event);
+    let text = render(event);
+    if (event.kind === "thought") {
+      // A thought streams in pieces: quoted line by line, as the model's thinking beside the answer.
+      text = (this.thinking ? "" : "\n> *thinking:* ") + event.text.replace(/\n/g, "\n> ");
+      this.thinking = true;
+    } else if (this.thinking) {
+      text = "\n\n" + text;
+      this.thinking = false;
+    }
     if (text === "") return;
     this.chain = this.chain
       .then(async () => {
@@ -32,6 +42,8 @@ function render(event: StreamEvent): string {
       return event.status === "running" && event.prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${event.prompt}\n\n## lockstep\n\n` : "";
     case "text":
       return event.text;
+    case "thought":
+      return "";
     case "tool_call":
       return `\n\n> ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`;
     case "tool_result":

@@ -6,7 +6,7 @@
 import { errorEnvelope } from "../tools/envelope.js";
 import type { Envelope } from "../tools/envelope.js";
 import { compactFileStates } from "./history-compaction.js";
-import { isModelError } from "./model.js";
+import { addUsage, isModelError, isReasoningPart } from "./model.js";
 import type { FunctionCall, FunctionDeclaration, Message, Model, Part, Usage } from "./model.js";
 
 export interface ToolRunner {
@@ -17,6 +17,8 @@ export interface ToolRunner {
 
 export interface TurnLoopEvents {
   onText?(delta: string): void;
+  /** The model's reasoning as it streams (where the provider shows it): for display only. */
+  onThought?(delta: string): void;
   onToolCall?(call: FunctionCall): void;
   onToolResult?(call: FunctionCall, result: Envelope): void;
   onTurn?(turn: number): void;
@@ -97,18 +99,29 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
     // ---- one model turn ----
     let turnText = "";
     const calls: { call: FunctionCall; thoughtSignature?: string }[] = [];
+    // The model's message as it came: text runs, calls and reasoning blocks in arrival order. A
+    // provider that signs its reasoning (Anthropic) wants the message back exactly as it was.
+    const modelParts: Part[] = [];
     try {
       for await (const event of abortable(model.stream({ system, history, tools: tools.declarations() }, signal), signal)) {
         if (event.type === "usage") {
-          usage.input_tokens += event.usage.input_tokens;
-          usage.output_tokens += event.usage.output_tokens;
+          addUsage(usage, event.usage);
         } else if (event.type === "text") {
           const separator = turnText === "" && text !== "" ? TURN_SEPARATOR : "";
           turnText += event.text;
           text += separator + event.text;
           events.onText?.(separator + event.text);
+          const last = modelParts[modelParts.length - 1];
+          if (last !== undefined && "text" in last) modelParts[modelParts.length - 1] = { text: last.text + event.text };
+          else modelParts.push({ text: event.text });
+        } else if (event.type === "thought") {
+          events.onThought?.(event.text);
+        } else if (event.type === "reasoning") {
+          modelParts.push(event.part);
         } else {
-          calls.push(event.thoughtSignature === undefined ? { call: event.call } : { call: event.call, thoughtSignature: event.thoughtSignature });
+          const { call, thoughtSignature } = event;
+          calls.push(thoughtSignature === undefined ? { call } : { call, thoughtSignature });
+          modelParts.push(thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature });
         }
       }
     } catch (error) {
@@ -118,13 +131,9 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
     }
     if (signal.aborted) return cancelled();
 
-    // One model message per turn, however many chunks it streamed in. An empty
-    // turn is not recorded: the API rejects a message without parts.
-    const modelParts: Part[] = [
-      ...(turnText === "" ? [] : [{ text: turnText }]),
-      ...calls.map(({ call, thoughtSignature }) => (thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature })),
-    ];
-    if (modelParts.length > 0) history.push({ role: "assistant", parts: modelParts });
+    // One model message per turn, however many chunks it streamed in. An empty turn (or one of
+    // reasoning alone) is not recorded: the APIs reject a message without an answer in it.
+    if (modelParts.some((p) => !isReasoningPart(p))) history.push({ role: "assistant", parts: modelParts });
     if (calls.length === 0) {
       events.onTurnEnd?.(history, usage);
       return result("done");

@@ -4,8 +4,8 @@
 // policy, the corrector, and the tool conditions the settings decide (`patchTool`). A door
 // brings its ports (workspace, approval channels, events, external tools, diagnostics) and
 // never its own copy of this wiring, so what is added here reaches every door.
-// Knows no protocol: nothing here imports LSP or ACP.
-import { baseUrlInUse } from "../config/providers.js";
+// assembly/ knows nothing of any protocol: nothing here imports LSP or ACP.
+import { baseUrlInUse } from "../config/provider-facts.js";
 import { AgentService } from "../agent/agent-service.js";
 import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";

@@ -14,8 +14,9 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep read FILE... [--root DIR]
   lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
   lockstep find GLOB [--path DIR] [--root DIR]
-  lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
+  lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai|anthropic] [--model NAME] [--base-url URL]
                [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
+               [--thinking off|adaptive|TOKENS] [--effort low|medium|high|xhigh|max]
   lockstep config [--root DIR] [--json] [the settings flags of ask]   the settings in force, and where each came from
   lockstep ask --continue|--resume ID "PROMPT" ...   continue a stored session
   lockstep sessions [--json] | sessions rm ID | sessions prune --days N
@@ -68,18 +69,21 @@ PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files,
 Lists the files whose path matches GLOB (relative to --path, else the root), with the same ignore rules.
 
   lockstep find 'src/**/*.test.ts'`,
-  ask: `lockstep ask "PROMPT" [--continue | --resume ID] [--root DIR] [--yes] [--provider gemini|openai] [--model NAME] [--base-url URL]
+  ask: `lockstep ask "PROMPT" [--continue | --resume ID] [--root DIR] [--yes] [--provider gemini|openai|anthropic] [--model NAME] [--base-url URL]
              [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
+             [--thinking off|adaptive|TOKENS] [--effort low|medium|high|xhigh|max]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (one key on a
 terminal, one line from a pipe; --yes: no asking). Settings come from ~/.config/lockstep/config.json
 ($XDG_CONFIG_HOME), then .lockstep.json at the root, then LOCKSTEP_* variables, then these flags;
 lockstep config shows them. --provider openai talks to any OpenAI-compatible endpoint (Ollama,
-llama.cpp, vLLM, OpenRouter); --api-key-env names the variable holding its key; --no-tools serves
+llama.cpp, vLLM, OpenRouter); --provider anthropic to Claude (ANTHROPIC_API_KEY), with --thinking
+and --effort; --api-key-env names the variable holding a key; --no-tools serves
 a model without tool calling: it writes edit blocks, lockstep applies them.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
   lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"
+  lockstep ask --provider anthropic --thinking adaptive --effort high "fix @src/app.ts"
   lockstep ask --continue "and now the tests"     (the newest stored session of this project)`,
   config: `lockstep config [--root DIR] [--json] [--provider P] [--model NAME] [--base-url URL] [--api-key-env VAR] [--approval A] [--transcript FILE] [--no-tools] [--replay FILE]
 
@@ -117,7 +121,7 @@ Serves lockstep's tools over MCP on stdio, relaying to the editor session for th
 or on the disk when there is none (--disk: always the disk).
 
   claude mcp add lockstep -- lockstep mcp`,
-  acp: `lockstep acp [--provider gemini|openai] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]
+  acp: `lockstep acp [--provider gemini|openai|anthropic] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]
 
 Runs lockstep's agent over the Agent Client Protocol (v1) on stdio, for editors that host
 agents: Zed, JetBrains, CodeCompanion, avante, agent-shell. Settings come from the user file,

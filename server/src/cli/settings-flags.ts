@@ -12,6 +12,8 @@ export const SETTINGS_OPTIONS = {
   replay: { type: "string" },
   "no-tools": { type: "boolean" },
   debug: { type: "boolean" },
+  thinking: { type: "string" },
+  effort: { type: "string" },
 } as const;
 
 export type SettingsOptionValues = { [K in keyof typeof SETTINGS_OPTIONS]?: (typeof SETTINGS_OPTIONS)[K]["type"] extends "string" ? string : boolean };
@@ -31,6 +33,8 @@ export function settingsFlags(values: SettingsOptionValues): Pick<LoadSettingsOp
       replay: values.replay,
       tools: values["no-tools"] === true ? false : undefined,
       debug: values.debug === true ? true : undefined,
+      thinking: values.thinking,
+      effort: values.effort,
     },
     flagNames: FLAG_NAMES,
   };

@@ -14,6 +14,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, MessageActionItem, ShowMessageRequestParams, TextEdit } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { StreamEvent } from "../agent/events.js";
+import type { Usage } from "../agent/model.js";
 import { loadSettings, originLabel } from "../config/load-settings.js";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import { reportFailure } from "./command-errors.js";
@@ -115,6 +116,9 @@ function render(event: StreamEvent, io: Io): void {
     case "text":
       io.stdout(event.text);
       break;
+    case "thought":
+      io.stdout(dim(event.text));
+      break;
     case "tool_call":
       io.stdout(dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`));
       break;
@@ -180,6 +184,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
   let events = Promise.resolve();
+  let thinking = false;
   conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
   conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
@@ -188,6 +193,9 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<{ s
     // Events are handled one after another, in the order they came.
     events = events.then(async () => {
       await options.onEvent?.(event);
+      // Thoughts stream dimmed, and end their line before the answer or a tool goes on.
+      if (thinking && event.kind !== "thought") io.stdout("\n");
+      thinking = event.kind === "thought";
       render(event, io);
       if (event.kind === "done") finish(event);
     });
@@ -247,8 +255,8 @@ async function askCommand(args: string[], io: Io): Promise<number> {
   const root = path.resolve(values.root ?? process.cwd());
   const isDirectory = await stat(root).then((st) => st.isDirectory(), () => false);
   if (!isDirectory) throw new AskUsage(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
-  if (values.provider !== undefined && !["gemini", "openai"].includes(values.provider)) {
-    throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini or openai (any OpenAI-compatible endpoint, with --base-url)`);
+  if (values.provider !== undefined && !["gemini", "openai", "anthropic"].includes(values.provider)) {
+    throw new AskUsage(`--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url) or anthropic (Claude)`);
   }
   // The settings files, LOCKSTEP_* and the flags: every mistake is said now, in the words it was written in, before anything is sent.
   const loaded = loadSettings({ root, ...settingsFlags(values) });
@@ -273,9 +281,10 @@ async function askCommand(args: string[], io: Io): Promise<number> {
       },
       io,
     );
-    const usage = job["usage"] as { input_tokens?: number; output_tokens?: number } | undefined;
+    const usage = job["usage"] as Partial<Usage> | undefined;
     if (usage && (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) > 0) {
-      io.stdout(`tokens: ${usage.input_tokens ?? 0} in, ${usage.output_tokens ?? 0} out\n`);
+      const cached = usage.cache_read_input_tokens === undefined ? "" : ` (${usage.cache_read_input_tokens} from cache, ${usage.cache_creation_input_tokens ?? 0} cached)`;
+      io.stdout(`tokens: ${usage.input_tokens ?? 0} in${cached}, ${usage.output_tokens ?? 0} out\n`);
     }
     if (status === "done" && nothingLanded(job as JobView)) {
       io.stderr(red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));

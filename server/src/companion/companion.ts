@@ -1,3 +1,4 @@
+// companion/: lockstep's tools for agents in a terminal. Knows nothing of LSP (lsp/ binds it).
 // The companion endpoint of one editor session: lockstep's tools and gemini-cli's
 // IDE companion contract over MCP (Streamable HTTP on loopback), announced by a
 // discovery file that lives exactly as long as this process serves it.

@@ -18,9 +18,9 @@
 // flag); errors (a malformed file, a bad value, a combination that cannot run, an API-key
 // variable that is named but empty) stop `lockstep ask` before anything is sent; warnings
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
-import { baseUrlInUse, isOpenAiCompatible, LOCAL_MODEL_LINE } from "./providers.js";
 import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
+import { baseUrlInUse, DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, keyVariablesOf, LOCAL_MODEL_LINE } from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 
 export type SettingKey = keyof Settings;
@@ -196,7 +196,14 @@ function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, f
     out.push({
       severity: "error",
       key: "baseUrl",
-      message: `${whereSet("baseUrl", origins.baseUrl)} applies to provider openai only (provider is gemini, ${originLabel(origins.provider)}): ${whereToAdd("provider", origins.baseUrl, flagName)} openai, or for Gemini set GOOGLE_GEMINI_BASE_URL instead`,
+      message: `${whereSet("baseUrl", origins.baseUrl)} applies to providers openai and anthropic only (provider is gemini, ${originLabel(origins.provider)}): ${whereToAdd("provider", origins.baseUrl, flagName)} openai, or for Gemini set GOOGLE_GEMINI_BASE_URL instead`,
+    });
+  }
+  if (typeof s.thinking === "number" && s.thinking >= (s.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS)) {
+    out.push({
+      severity: "error",
+      key: "thinking",
+      message: `${whereSet("thinking", origins.thinking)} (${s.thinking} tokens) must be below maxOutputTokens (${s.maxOutputTokens ?? `${DEFAULT_MAX_OUTPUT_TOKENS} by default`}), which thinking counts toward: lower it, or raise maxOutputTokens`,
     });
   }
   return out;
@@ -204,10 +211,10 @@ function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, f
 
 /** The variables the provider reads its key from, in order: apiKeyEnv when named, else the provider's own. */
 export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSettings["key"] {
-  const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : isOpenAiCompatible(s.provider) ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+  const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : keyVariablesOf(s.provider);
   const found = variables.find((v) => (env[v] ?? "").trim() !== "");
   // A recorded session needs no key; an openai endpoint of one's own (baseUrl) may need none unless one is named.
-  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || s.provider === "gemini" || baseUrlInUse(s) === undefined);
+  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || !isOpenAiCompatible(s.provider) || baseUrlInUse(s) === undefined);
   return { variables, found, needed };
 }
 
@@ -227,6 +234,11 @@ function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: Load
     return [{ severity: "error", key: "apiKeyEnv", message: `${whereSet("apiKeyEnv", origins.apiKeyEnv)} names ${s.apiKeyEnv}, which is not set or empty in this environment: export ${s.apiKeyEnv}=… first (nothing was sent)` }];
   }
   const names = key.variables.join(" or ");
-  const hint = s.provider === "openai" ? `; for a local endpoint that needs no key, set baseUrl (${flagOf("baseUrl")}); for another key variable, apiKeyEnv (${flagOf("apiKeyEnv")})` : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
+  const hint =
+    s.provider === "openai"
+      ? `; for a local endpoint that needs no key, set baseUrl (${flagOf("baseUrl")}); for another key variable, apiKeyEnv (${flagOf("apiKeyEnv")})`
+      : s.provider === "anthropic"
+        ? ` (an API key from console.anthropic.com), or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`
+        : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
   return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}. A local model needs no key: .lockstep.json ${LOCAL_MODEL_LINE}` }];
 }

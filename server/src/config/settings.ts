@@ -1,15 +1,16 @@
+// config/: the settings' schema and the terminal's loader. Knows nothing of the doors.
 // Settings: defaults, types and validation from one schema, for every door. The editor's
 // come from lsp/live-settings.ts (initializationOptions, workspace/configuration), the
 // terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
-import { isOpenAiCompatible, PROVIDERS } from "./providers.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, PROVIDERS } from "./provider-facts.js";
 
 export const settingsSchema = z.object({
-  provider: z.enum(PROVIDERS).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM), or a local server by name: ollama, lmstudio, llamacpp (OpenAI-compatible at its usual local address, no key)."),
-  model: z.string().min(1).optional().describe("The model the agent uses. Default gemini-2.5-flash for gemini; required for openai (e.g. qwen2.5-coder:7b on Ollama)."),
-  baseUrl: z.string().url().optional().describe("For openai: the endpoint's base URL, e.g. http://localhost:11434/v1 (Ollama) or https://openrouter.ai/api/v1; OpenAI's own when unset."),
+  provider: z.enum(PROVIDERS).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM), anthropic (Claude, through the Messages API, with prompt caching and thinking), or a local server by name: ollama, lmstudio, llamacpp (OpenAI-compatible at its usual local address, no key)."),
+  model: z.string().min(1).optional().describe("The model the agent uses. Default gemini-2.5-flash for gemini, claude-sonnet-5-5 for anthropic; required for openai (e.g. qwen2.5-coder:7b on Ollama)."),
+  baseUrl: z.string().url().optional().describe("For openai: the endpoint's base URL, e.g. http://localhost:11434/v1 (Ollama) or https://openrouter.ai/api/v1; OpenAI's own when unset. For anthropic: a gateway in front of the Messages API."),
   tools: z.boolean().default(true).describe("Whether the model calls tools. false for models without tool calling: it is given the files' versioned states and writes SEARCH/REPLACE edit blocks, which lockstep applies with approval."),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable").optional().describe("The environment variable holding the API key (default OPENAI_API_KEY for openai, GEMINI_API_KEY or GOOGLE_API_KEY for gemini). A local server needs none."),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable").optional().describe("The environment variable holding the API key (default OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic, GEMINI_API_KEY or GOOGLE_API_KEY for gemini). A local server needs none."),
   approval: z
     .enum(["ask", "auto", "review"])
     .default("ask")
@@ -30,10 +31,21 @@ export const settingsSchema = z.object({
     .enum(["none", "apply_patch"])
     .default("none")
     .describe("For provider openai: apply_patch offers the model OpenAI's apply_patch tool (one text argument holding the *** Begin Patch envelope GPT-4.1, GPT-5 and Codex models are trained to write), for changes across files, all or none; none leaves it out."),
+  // Claude's own (provider anthropic).
+  maxOutputTokens: numberFromText(z.number().int().positive()).optional().describe("For anthropic: the most tokens one answer may take, thinking included (default 32000)."),
+  thinking: numberFromText(z.union([z.enum(["off", "adaptive"]), z.number().int().min(1024, "a thinking budget is at least 1024 tokens")]))
+    .optional()
+    .describe("For anthropic: off, adaptive (newer models: Claude decides how much to think; see effort) or a budget of thinking tokens (older models, e.g. 8000). Unset: the model's default."),
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional().describe("For anthropic: how much effort Claude puts into an answer (output_config.effort), e.g. with thinking adaptive. Unset: the model's default."),
   companion: z.boolean().default(true).describe("Serve lockstep's tools and gemini-cli's IDE companion contract to agents in a terminal (MCP on 127.0.0.1, announced by a discovery file). Read when the session starts."),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
+
+/** A number that may arrive as text (an environment variable, a flag). */
+function numberFromText<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v), schema);
+}
 
 export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
 
@@ -69,7 +81,10 @@ export function combinationProblems(s: Settings): string[] {
     out.push(`\`model\` is required with provider \`${s.provider}\`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)`);
   }
   if (s.provider === "gemini" && s.baseUrl !== undefined) {
-    out.push("`baseUrl` applies to provider `openai` only; for Gemini set GOOGLE_GEMINI_BASE_URL in the server's environment, or set provider to `openai`");
+    out.push("`baseUrl` applies to providers `openai` and `anthropic` only; for Gemini set GOOGLE_GEMINI_BASE_URL in the server's environment, or set provider to `openai`");
+  }
+  if (typeof s.thinking === "number" && s.thinking >= (s.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS)) {
+    out.push(`\`thinking\` (${s.thinking} tokens) must be below \`maxOutputTokens\` (${s.maxOutputTokens ?? "32000 by default"}): thinking counts toward it`);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+// edit/: the pure text engine. Knows nothing of files, processes or LSP: strings in, Outcome out.
 // The smallest set of line-aligned replacements that turns one text into
 // another, as offsets into the old text. Editors receive these instead of a
 // whole-file replace, so undo, marks and folds around the change survive.

@@ -1,3 +1,4 @@
+// jsonrpc/: frames. Knows nothing of what the messages mean.
 // LSP's base protocol, read and written by both modes: plain mode (`lsp/frame-reader.ts`, a MessageReader
 // over this) and wrap mode (the relay, which forwards a message unchanged as the bytes it came in).
 // vscode-jsonrpc's reader hands out parsed objects only and reports a body that is not JSON and a broken

@@ -2,10 +2,10 @@
 // base, initializationOptions over it, then the `lockstep` section of
 // workspace/configuration, fetched whole at start and on every change. A bad
 // field keeps its default and is named to the user once.
-import { isOpenAiCompatible } from "../config/providers.js";
 import type { Connection } from "vscode-languageserver";
 import type { ClientFlags } from "./capabilities.js";
 import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
+import { keyVariablesOf } from "../config/provider-facts.js";
 import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "../config/settings.js";
 
 export class LiveSettings {
@@ -59,7 +59,7 @@ export class LiveSettings {
   /** Whether the key the provider reads is set (never the key itself). */
   keyFound(): boolean {
     const s = this.current;
-    const names = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : isOpenAiCompatible(s.provider) ? ["OPENAI_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+    const names = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : keyVariablesOf(s.provider);
     return names.some((n) => (process.env[n] ?? "").trim() !== "");
   }
 }

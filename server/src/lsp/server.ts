@@ -1,3 +1,4 @@
+// lsp/: the language server door. Knows nothing of ACP; nothing below it knows of LSP.
 // The one file that binds LSP to the server's parts: each handler lives in
 // handlers/ (or with its part) and converts params, calls the domain and
 // converts the answer back. Nothing here decides anything.

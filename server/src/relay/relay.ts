@@ -1,3 +1,4 @@
+// relay/: wrap mode. Knows nothing of lockstep's features or of what diagnostics mean.
 // lockstep in front of the user's own language server (the child). The editor
 // sees one server. Requests go to the child untouched, except lockstep's own
 // commands (to lockstep) and initialize, code actions and shutdown (to both,

@@ -1,3 +1,4 @@
+// review/: approval, hunks under review, the journal. Knows nothing of protocols or models.
 // What the user decides about: a change a modifying tool is about to deliver,
 // and, when it was reviewed hunk by hunk, what became of each hunk.
 import type { FileState } from "../workspace/file-state.js";

@@ -1,3 +1,4 @@
+// sessions/: the store. Knows nothing of protocols or models.
 // The session store: conversations that outlive the process. Not the history
 // (agent/) and not the journal (review/): it keeps both, on disk, behind the
 // interfaces they call (agent/session-sink.ts's SessionSink, review/journal.ts's

@@ -1,6 +1,7 @@
 // A stored session put into the live conversation: its history (compacted before each
 // request, as any history), its usage, the files the model was shown, and its
 // journal, so its runs can be reverted here.
+import { addUsage } from "../agent/model.js";
 import type { Conversation } from "../agent/conversation.js";
 import type { Journal } from "../review/journal.js";
 import { lastShownStates } from "./refresh.js";
@@ -12,8 +13,7 @@ export function loadIntoConversation(stored: StoredSession, conversation: Conver
   conversation.reset();
   for (const tool of allowed) conversation.alwaysAllowed.add(tool);
   conversation.history = [...stored.history];
-  conversation.usage.input_tokens = stored.usage.input_tokens;
-  conversation.usage.output_tokens = stored.usage.output_tokens;
+  addUsage(conversation.usage, stored.usage);
   for (const file of lastShownStates(stored.history).keys()) conversation.filesInContext.add(file);
   journal.load(stored.journal);
 }

@@ -3,7 +3,7 @@
 // usage. A torn last line (a kill or a power cut mid-write) is a note, not a
 // failure; a file of a newer or broken format is refused with its reason, and the
 // caller names it and goes on.
-import type { Message, Usage } from "../agent/model.js";
+import { addUsage, type Message, type Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
 import { decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
 
@@ -124,8 +124,7 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
         const run = runs.get(r.job_id);
         const used = r.status === "interrupted" ? (turnUsage.get(r.job_id) ?? r.usage) : r.usage;
         if (run) Object.assign(run, { ended: r.at, status: r.status, files_changed: r.files_changed, usage: used });
-        usage.input_tokens += used.input_tokens;
-        usage.output_tokens += used.output_tokens;
+        addUsage(usage, used);
         break;
       }
       case "journal":
@@ -145,8 +144,7 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
     const used = turnUsage.get(run.job_id);
     if (used) {
       run.usage = used;
-      usage.input_tokens += used.input_tokens;
-      usage.output_tokens += used.output_tokens;
+      addUsage(usage, used);
     }
   }
   const entries: JournalEntry[] = [];

@@ -2,7 +2,7 @@
 // (`git diff`, `diff -ruN`) or as OpenAI's `apply_patch` envelope. Every file's
 // base is checked, every hunk placed by the engine, and the files are written
 // all together or not at all, with one outcome per file in the answer.
-import { isOpenAiCompatible } from "../config/providers.js";
+import { isOpenAiCompatible } from "../config/provider-facts.js";
 import * as z from "zod";
 import type { ChangeOutcome, FilePlan } from "../edit/changeset/apply-change.js";
 import { refKey, runEngine } from "./engine-offload.js";

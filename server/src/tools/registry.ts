@@ -1,3 +1,4 @@
+// tools/: the tools. Knows nothing of protocols, models or the agent.
 // The one list of tools. LSP commands, the CLI and the model's function
 // declarations all come from here, and every argument is validated here first.
 import * as z from "zod";

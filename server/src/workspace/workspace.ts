@@ -1,3 +1,4 @@
+// workspace/: the sandbox, the ledger, the disk, the walk. Knows nothing of protocols or tools.
 // The ledger of file states and the way a change reaches a file. Open editor
 // buffers win over disk; a change goes to the editor as an edit it can apply,
 // undo and refuse, or to disk atomically when there is no editor to take it.

@@ -1,19 +1,23 @@
 // Which model the agent talks to: a recorded session (offline demo, tests),
-// Gemini, or an OpenAI-compatible endpoint. Built on first use and kept while the settings that shape it hold;
-// the Gemini SDK is loaded only then, since most sessions never ask the model.
-import { baseUrlInUse, isOpenAiCompatible } from "../../config/providers.js";
+// Gemini, an OpenAI-compatible endpoint, or Claude. Built on first use and kept while the settings that
+// shape it hold; each SDK is loaded only then, since most sessions never ask the model.
 import { readFileSync } from "node:fs";
 import { ModelError, type Model } from "../model.js";
+import type { Effort, ThinkingSetting } from "./anthropic-request.js";
+import { baseUrlInUse, isOpenAiCompatible, type ProviderName } from "../../config/provider-facts.js";
 import { createReplayModel, loadReplayScript } from "./replay.js";
 
 export interface ModelSettings {
-  provider: string;
+  provider: ProviderName;
   model?: string | undefined;
   baseUrl?: string | undefined;
   apiKeyEnv?: string | undefined;
   modelTimeoutMs: number;
   replay?: string | undefined;
   replayDelayMs: number;
+  maxOutputTokens?: number | undefined;
+  thinking?: ThinkingSetting | undefined;
+  effort?: Effort | undefined;
 }
 
 export class ModelFactory {
@@ -25,7 +29,7 @@ export class ModelFactory {
   async current(): Promise<Model> {
     const s = this.settings();
     // Keyed by every setting that shapes a model, as a whole: a change to any of them builds a new one.
-    const key = JSON.stringify([s.provider, s.model, s.baseUrl, s.apiKeyEnv, s.modelTimeoutMs, s.replay, s.replayDelayMs]);
+    const key = JSON.stringify([s.provider, s.model, s.baseUrl, s.apiKeyEnv, s.modelTimeoutMs, s.replay, s.replayDelayMs, s.maxOutputTokens, s.thinking, s.effort]);
     if (this.cached?.key === key) return this.cached.model;
     let model: Model;
     if (s.replay) {
@@ -39,6 +43,12 @@ export class ModelFactory {
       const script = loadReplayScript(json);
       if (!script.ok) throw new Error(`The replay script ${s.replay} is invalid: ${script.error.message}`);
       model = createReplayModel(script.value, { chunkDelayMs: s.replayDelayMs });
+    } else if (s.provider === "anthropic") {
+      const { createAnthropicModel } = await import("./anthropic.js");
+      model = createAnthropicModel({
+        timeoutMs: s.modelTimeoutMs,
+        ...definedOnly({ model: s.model, baseUrl: s.baseUrl, apiKeyEnv: s.apiKeyEnv, maxOutputTokens: s.maxOutputTokens, thinking: s.thinking, effort: s.effort }),
+      });
     } else if (isOpenAiCompatible(s.provider)) {
       if (s.model === undefined) {
         throw new ModelError("bad_response", `The ${s.provider} provider needs the model named: set \`model\` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).`);
@@ -63,4 +73,9 @@ export class ModelFactory {
     this.cached = { key, model };
     return model;
   }
+}
+
+/** The entries whose value is set (exactOptionalPropertyTypes: an option is absent, not undefined). */
+function definedOnly<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -2,12 +2,12 @@
 // the SDK's types. It owns what the SDK leaves to callers: reading the key from
 // the environment, retries with backoff, an overall deadline, and turning every
 // failure into a ModelError whose message never contains the key.
-import { LOCAL_MODEL_LINE } from "../../config/providers.js";
+import { LOCAL_MODEL_LINE } from "../../config/provider-facts.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { Content, GenerateContentResponse, Part as SdkPart } from "@google/genai";
-import { ModelError } from "../model.js";
-import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part } from "../model.js";
+import { isReasoningPart, ModelError } from "../model.js";
+import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part, ReasoningPart } from "../model.js";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -140,10 +140,12 @@ function firstNonEmpty(...values: (string | undefined)[]): string | undefined {
 
 function toContent(message: Message): Content {
   // Gemini's roles: the assistant is "model", and tool results travel as the user's.
-  return { role: message.role === "assistant" ? "model" : "user", parts: message.parts.map(toSdkPart) };
+  // Another provider's reasoning (signed for that provider) means nothing here.
+  const parts = message.parts.flatMap((part) => (isReasoningPart(part) ? [] : [toSdkPart(part)]));
+  return { role: message.role === "assistant" ? "model" : "user", parts };
 }
 
-function toSdkPart(part: Part): SdkPart {
+function toSdkPart(part: Exclude<Part, ReasoningPart>): SdkPart {
   if ("text" in part) return { text: part.text };
   if ("functionCall" in part) {
     const { id, name, args } = part.functionCall;

@@ -1,6 +1,6 @@
 // The agent's commands (lockstep.ask, job, cancel, session, reset_session, and
 // the review's review, decide, revert; the store's sessions, resume): the agent service and the review desk behind one switch.
-import { baseUrlInUse } from "../../config/providers.js";
+import { baseUrlInUse } from "../../config/provider-facts.js";
 import { okEnvelope, type Envelope } from "../../tools/envelope.js";
 import { VERSION } from "../../version.js";
 import type { AgentCommand } from "../commands.js";
