@@ -10,8 +10,9 @@
 ;; Eglot asks its own "Server wants to edit ... Proceed?" before every
 ;; edit a server sends (`eglot-confirm-server-initiated-edits'); the
 ;; edits lockstep sends were decided by the user already (here, in a
-;; review, by a revert, or by `approval' auto), so for lockstep's
-;; servers that second question is answered here.
+;; review, or by a revert), so for lockstep's servers that second
+;; question is answered here, except with `approval' auto, where
+;; Eglot's question is the only one the user gets.
 
 ;;; Code:
 
@@ -86,10 +87,17 @@ Return the answer plist for the server.  In the minibuffer,
   (lockstep-approval-ask (or message "lockstep wants to change files.")
                          (or tool "this tool") (append files nil)))
 
+(defconst lockstep-approval--decided-label "lockstep: decided by the user"
+  "The label of an edit the user decided already (the server sets it).")
+
 (cl-defmethod eglot-handle-request :around
-  ((_server lockstep-server) (_method (eql workspace/applyEdit)) &rest _)
-  "Apply lockstep's edit without Eglot's second question: it was decided."
-  (let ((eglot-confirm-server-initiated-edits nil))
+  ((_server lockstep-server) (_method (eql workspace/applyEdit)) &rest args)
+  "Apply an edit the user decided without Eglot's second question.
+ARGS hold the edit's label: with approval auto the server sends
+another, and Eglot's own question, the user's only one, stays."
+  (let ((eglot-confirm-server-initiated-edits
+         (and (not (equal (plist-get args :label) lockstep-approval--decided-label))
+              eglot-confirm-server-initiated-edits)))
     (cl-call-next-method)))
 
 ;;; lockstep-approval.el ends here
