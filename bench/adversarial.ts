@@ -12,7 +12,7 @@ import { createPatch } from "diff";
 import { applyEditBlock } from "../server/src/edit/blocks/edit-block-apply.js";
 import { applyModelPatch } from "../server/src/edit/patch/patch.js";
 import { replaceInText } from "../server/src/edit/replace/replace.js";
-import type { Outcome } from "../server/src/edit/shared/outcome.js";
+import type { Outcome } from "../server/src/shared/outcome.js";
 import type { CorpusFile } from "./corpus.js";
 import { randomEdit, tweakLine } from "./edits.js";
 import { fold, leadingWhitespace, occurrences } from "./lines.js";

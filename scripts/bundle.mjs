@@ -29,7 +29,7 @@ const result = await build({
   // import() of a package becomes require(): a vm script (bin/load-bundle.js) has no
   // module loader to resolve import() with, short of an experimental Node option.
   supported: { "dynamic-import": false },
-  // terminal-client.ts finds the package from import.meta.url, which CommonJS lacks.
+  // cli/package-root.ts finds the package from import.meta.url, which CommonJS lacks.
   define: { "import.meta.url": "importMetaUrl" },
   inject: ["scripts/import-meta-url.js"],
   // Licence comments go to lockstep.cjs.LEGAL.txt: some hold non-ASCII names, and an

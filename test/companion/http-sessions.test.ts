@@ -8,6 +8,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { HttpSessions } from "../../server/src/companion/http-sessions.js";
 import type { McpTool } from "../../server/src/companion/tool-catalog.js";
 import { AgentClient } from "../support/companion-client.js";
+import { eventually } from "../support/poll.js";
 
 const echo: McpTool = {
   name: "echo",
@@ -76,12 +77,6 @@ async function initializeOnly(port: number, token: string): Promise<{ id?: strin
   }
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  // Up to 15 s: room for a loaded machine; what never happens still fails, named.
-  for (let i = 0; i < 750 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-}
-
 describe("HTTP sessions", () => {
   it("gives each agent its own session, calls its tools as that agent, and notifies one or all", async () => {
     const { sessions, token, port, opened } = await serve(60_000);
@@ -90,7 +85,7 @@ describe("HTTP sessions", () => {
     expect(await a.call("echo", { say: "hi" })).toEqual({ isError: false, text: "hi from agent-a" });
     expect(await b.call("echo", { say: "hi" })).toEqual({ isError: false, text: "hi from agent-b" });
     expect(sessions.count).toBe(2);
-    await until(() => opened.length === 2, "both event streams");
+    await eventually(() => opened.length === 2, "both event streams");
     sessions.notify(opened[0]!, "ide/only", { n: 1 });
     sessions.broadcast("ide/all", { n: 2 });
     const [first, second] = opened[0] === a.transport.sessionId ? [a, b] : [b, a];
@@ -104,7 +99,7 @@ describe("HTTP sessions", () => {
   it("ends a session whose agent left without a word once its event stream stays closed", async () => {
     const { sessions, token, port, opened, closed } = await serve(100);
     const agent = await AgentClient.connect(port, token);
-    await until(() => opened.length === 1, "the event stream");
+    await eventually(() => opened.length === 1, "the event stream");
     await agent.close(); // closes the stream, sends no DELETE
     expect(await closed).toBe(opened[0]);
     expect(sessions.count).toBe(0);
@@ -130,7 +125,7 @@ describe("HTTP sessions", () => {
     const { sessions, token, port, allClosed } = await serve(150);
     const ids = await Promise.all(Array.from({ length: 20 }, () => initializeOnly(port, token)));
     expect(ids.every((r) => r.id !== undefined)).toBe(true);
-    await until(() => allClosed.length === 20, "the 20 idle sessions to end");
+    await eventually(() => allClosed.length === 20, "the 20 idle sessions to end");
     expect(new Set(allClosed)).toEqual(new Set(ids.map((r) => r.id)));
     expect(sessions.count).toBe(0);
   });
@@ -159,7 +154,7 @@ describe("HTTP sessions", () => {
     // The SDK client hears the refusal with its message.
     await expect(AgentClient.connect(port, token, "sdk-too-many")).rejects.toThrow(/Service Unavailable: this endpoint has 3 live MCP sessions/);
     await agents[0]!.transport.terminateSession();
-    await until(() => sessions.count === 2, "the ended session to go");
+    await eventually(() => sessions.count === 2, "the ended session to go");
     const another = await AgentClient.connect(port, token, "agent-3");
     expect(await another.call("echo", { say: "in" })).toEqual({ isError: false, text: "in from agent-3" });
     for (const a of [...agents, another]) await a.close();

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { companionFacts, discoveryDirIn, fileGone, readDiscovery, waitUntil } from "../support/companion-client.js";
+import { companionFacts, discoveryDirIn, fileGone, readDiscovery } from "../support/companion-client.js";
+import { eventually } from "../support/poll.js";
 import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
 import { spawnSync } from "node:child_process";
 
@@ -36,7 +37,7 @@ describe("the discovery file's life", () => {
   it("is removed on SIGTERM", async () => {
     const { client, file } = await started();
     process.kill(client.pid, "SIGTERM");
-    await waitUntil(fileGone(file), "the discovery file to go after SIGTERM");
+    await eventually(fileGone(file), "the discovery file to go after SIGTERM");
   });
 
   it("outlives a SIGKILL, and the next start removes it; other companions' files are left alone", async () => {

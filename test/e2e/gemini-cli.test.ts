@@ -15,7 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CodeAction } from "vscode-languageserver-protocol";
-import { companionFacts, waitUntil, waitUntilAsync } from "../support/companion-client.js";
+import { companionFacts } from "../support/companion-client.js";
+import { eventually } from "../support/poll.js";
 import { startFakeGemini, textTurn, type FakeGemini } from "../support/fake-gemini.js";
 import { cleanup, launch } from "../support/lsp-client.js";
 import { FIXTURES, REPO, makeWorkspace, requireBuild, requireEditor, runEditor } from "./fixtures/harness.js";
@@ -74,7 +75,7 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     await companionFacts(editor);
     await editor.open("src/greeting.ts");
     const target = editor.path("src/greeting.ts");
-    const connected = waitUntilAsync(async () => Number((await companionFacts(editor))["agents"]) > 0, "gemini-cli to connect to lockstep's companion endpoint", 60_000);
+    const connected = eventually(async () => Number((await companionFacts(editor))["agents"]) > 0, "gemini-cli to connect to lockstep's companion endpoint", 60_000);
     connected.catch(() => undefined); // awaited below, through the model's answer; a failure is told there
     const env = { ...process.env, ...geminiEnv((await model(target, connected)).baseUrl) };
     let screen = "";
@@ -93,8 +94,8 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     await editor.runCodeAction(apply!);
     expect(editor.buffer("src/greeting.ts")?.text).toBe(PROPOSED);
     // gemini-cli hears ide/diffAccepted, writes the accepted text to disk, and tells its model.
-    await waitUntil(() => readFileSync(target, "utf8") === PROPOSED, "gemini-cli to write the accepted text", 30_000).catch(explain);
-    await waitUntil(() => streamed >= 2, "gemini-cli to send the write's result to its model", 30_000);
+    await eventually(() => readFileSync(target, "utf8") === PROPOSED, "gemini-cli to write the accepted text", 30_000).catch(explain);
+    await eventually(() => streamed >= 2, "gemini-cli to send the write's result to its model", 30_000);
   });
 
   it("in Neovim's :terminal: the change waits for review in Neovim, :LockstepAccept! lands it in the buffer, and gemini-cli writes the same", { timeout: 120_000 }, async () => {
@@ -105,7 +106,7 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
     // The driver writes this file once lockstep counts gemini-cli as connected.
     const connectedFile = path.join(tmp, "gemini-connected");
     rmSync(connectedFile, { force: true });
-    const connected = waitUntil(() => existsSync(connectedFile), "the driver to see gemini-cli connected to lockstep", 90_000);
+    const connected = eventually(() => existsSync(connectedFile), "the driver to see gemini-cli connected to lockstep", 90_000);
     connected.catch(() => undefined); // awaited through the model's answer; the driver's own wait tells a failure
     const env = geminiEnv((await model(target, connected)).baseUrl);
     const run = await runEditor<{ error?: string; prompts: { prompt: string; items: string[] }[]; diagnostic?: string; buffer?: string; disk?: string; modified?: boolean; discovery_file?: string }>({

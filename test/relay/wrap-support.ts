@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Diagnostic, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { launch, type EditorStyle, type StartOptions, type TestClient } from "../support/lsp-client.js";
+import { eventually, sleep } from "../support/poll.js";
 
 export const TSLS = path.resolve("node_modules/.bin/typescript-language-server");
 export const WRAP = ["--wrap", "--", TSLS, "--stdio"];
@@ -74,12 +75,9 @@ export function alive(pid: number): boolean {
 
 /** The wrapped server's own process: lockstep's direct child. */
 export async function childPid(client: TestClient): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    const direct = processTree().get(client.pid) ?? [];
-    if (direct.length > 0) return direct[0]!;
-    await sleep(50);
-  }
-  throw new Error("lockstep has no child process");
+  let direct: number[] = [];
+  await eventually(() => (direct = processTree().get(client.pid) ?? []).length > 0, "lockstep's child process");
+  return direct[0]!;
 }
 
 /**
@@ -104,13 +102,4 @@ export async function pidIn(file: string): Promise<number> {
   return pid!;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until `check` holds, polling, or fails naming `what`. */
-export async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+export { eventually, sleep };

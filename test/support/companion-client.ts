@@ -7,6 +7,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { WAIT_MS, type Envelope, type TestClient } from "./lsp-client.js";
+import { eventually } from "./poll.js";
 
 export interface Discovery {
   port: number;
@@ -25,33 +26,20 @@ export async function readDiscovery(tmp: string, editorPid: number, port: number
   return { file, info: JSON.parse(await fs.readFile(file, "utf8")) as Discovery, mode: stat.mode & 0o777 };
 }
 
-/** Resolves once `check` holds, polling the filesystem; rejects naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** lockstep.session's companion facts, once the endpoint is up (it starts after \`initialized\`). */
 export async function companionFacts(client: TestClient, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const facts = (await client.command("session", {})).data?.["companion"] as Record<string, unknown> | undefined;
-    if (facts && (typeof facts["port"] === "number" || (facts["enabled"] === false && !String(facts["reason"]).startsWith("starting")))) return facts;
-    if (Date.now() > until) throw new Error(`the companion endpoint did not start: ${JSON.stringify(facts)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** waitUntil for a check that must ask something (a command, a request). */
-export async function waitUntilAsync(check: () => Promise<boolean>, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let facts: Record<string, unknown> | undefined;
+  const settled = (f: Record<string, unknown>): boolean =>
+    typeof f["port"] === "number" || (f["enabled"] === false && !String(f["reason"]).startsWith("starting"));
+  await eventually(
+    async () => {
+      facts = (await client.command("session", {})).data?.["companion"] as Record<string, unknown> | undefined;
+      return facts !== undefined && settled(facts);
+    },
+    () => `the companion endpoint to start: ${JSON.stringify(facts)}`,
+    timeoutMs,
+  );
+  return facts!;
 }
 
 /**

@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 export type FakeAnswer =
   | { text?: string; calls?: { name: string; args: Record<string, unknown> }[] }
   | { status: number; body?: unknown; headers?: Record<string, string> }
-  | { hang: true };
+  | { hang: true }
+  /** Streams the text, then neither finishes nor closes: a model cut off mid-answer. */
+  | { text: string; thenHang: true };
 
 export interface FakeOpenAi {
   url: string;
@@ -25,11 +27,14 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): st
   return `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
-function stream(res: ServerResponse, answer: { text?: string; calls?: { name: string; args: Record<string, unknown> }[] }, withUsage: boolean): void {
+type Streamed = { text?: string; calls?: { name: string; args: Record<string, unknown> }[]; thenHang?: true };
+
+function stream(res: ServerResponse, answer: Streamed, withUsage: boolean): void {
   res.writeHead(200, { "content-type": "text/event-stream" });
   res.write(chunk({ role: "assistant" }));
   const text = answer.text ?? "";
   for (let i = 0; i < text.length; i += 7) res.write(chunk({ content: text.slice(i, i + 7) }));
+  if (answer.thenHang) return;
   (answer.calls ?? []).forEach((call, index) => {
     const args = JSON.stringify(call.args);
     // Name and id first, then the arguments in three pieces, as streaming servers send them.

@@ -1,11 +1,19 @@
 // The conversation as a markdown file, for editors that cannot show the
 // lockstep/stream notification (Helix drops custom notifications).
-import { appendFile, mkdir } from "node:fs/promises";
+import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type { StreamEvent } from "./events.js";
 
+/**
+ * Each event is appended before `record` returns, synchronously, as Node writes stdout to
+ * a file: nothing is left pending when the process ends, however it ends (the client's
+ * exit, the end of its input, Ctrl-C, a failure). Queued asynchronous appends lost the
+ * end of the final answer when the server exited right after it. An event is a few
+ * hundred bytes at most, and a run sends a few thousand.
+ */
 export class Transcript {
-  private chain: Promise<void> = Promise.resolve();
+  private folderMade = false;
+  private failed = false;
   /** Inside a thought: its lines are quoted, and the next other event starts on a line of its own. */
   private thinking = false;
 
@@ -23,16 +31,17 @@ export class Transcript {
       this.thinking = false;
     }
     if (text === "") return;
-    this.chain = this.chain
-      .then(async () => {
-        await mkdir(path.dirname(this.file), { recursive: true });
-        await appendFile(this.file, text, "utf8");
-      })
-      .catch((error: unknown) => onError(`Could not write the transcript ${this.file}: ${error instanceof Error ? error.message : String(error)}`));
-  }
-
-  flushed(): Promise<void> {
-    return this.chain;
+    try {
+      if (!this.folderMade) mkdirSync(path.dirname(this.file), { recursive: true });
+      this.folderMade = true;
+      appendFileSync(this.file, text, "utf8");
+      this.failed = false;
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      if (!this.failed) onError(`Could not write the transcript ${this.file}: ${why}`);
+      this.failed = true;
+      this.folderMade = false; // the folder may have been removed: made again on the next event
+    }
   }
 }
 

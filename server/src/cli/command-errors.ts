@@ -2,6 +2,7 @@
 // parseArgs errors are usage errors, and their message loses the advice about `--`
 // (with a quote it never closes), since the option's name is what helps.
 import { commandHelp } from "./help.js";
+import { errnoCode } from "../shared/errno.js";
 
 /** The error's message, without parseArgs' advice about `--`. */
 export function commandMessage(error: unknown): string {
@@ -10,7 +11,7 @@ export function commandMessage(error: unknown): string {
 
 /** A malformed command line as Node's parseArgs reports it. */
 export function isParseArgsError(error: unknown): boolean {
-  return error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
+  return error instanceof Error && (errnoCode(error) ?? "").startsWith("ERR_PARSE_ARGS");
 }
 
 /** Says a command's failure on stderr: a usage error (the command's own, or parseArgs') with its help, exit 2; else exit 1. */

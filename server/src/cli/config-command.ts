@@ -7,24 +7,22 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
 import { settingsSchema } from "../config/settings.js";
+import { UsageError, type Io } from "./io.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 
-interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
-
-export async function configCommand(args: string[], io: Io, usage: (message: string) => Error): Promise<number> {
+export async function configCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" }, ...SETTINGS_OPTIONS } });
-  if (positionals.length > 0) throw usage(`config takes no words (got '${positionals[0]}'); it prints the settings in force`);
+  if (positionals.length > 0) throw new UsageError(`config takes no words (got '${positionals[0]}'); it prints the settings in force`);
   const root = path.resolve(values.root ?? process.cwd());
-  if (!(await stat(root).then((st) => st.isDirectory(), () => false))) throw usage(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
+  if (!(await stat(root).then((st) => st.isDirectory(), () => false))) throw new UsageError(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
   const loaded = loadSettings({ root, ...settingsFlags(values) });
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
   if (values.json) {
     const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
-    io.stdout(JSON.stringify({ ok: !failed, data: { root, files: loaded.files, settings, api_key: { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed }, problems: loaded.problems } }) + "\n");
+    const apiKey = { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed };
+    const data = { root, files: loaded.files, settings, api_key: apiKey, problems: loaded.problems };
+    io.stdout(JSON.stringify({ ok: !failed, data }) + "\n");
     return failed ? 1 : 0;
   }
   const exists = async (file: string): Promise<string> => ((await stat(file).then(() => true, () => false)) ? file : `${file} (none)`);

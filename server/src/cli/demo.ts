@@ -2,19 +2,24 @@
 // GEMINI_API_KEY set it asks Gemini; otherwise it plays a recorded session
 // offline. Either way, the file changes under the agent halfway (as if the user
 // typed), and the agent recovers from the stale state in one step.
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { StreamEvent } from "../agent/events.js";
-import { askThroughServer, copyToTemp, packageRoot } from "./terminal-client.js";
+import type { Io } from "./io.js";
+import { packageRoot } from "./package-root.js";
+import { askThroughServer } from "./server-client.js";
 
 const TARGET = "src/stats.js";
 const PROMPT = `Fix median in @${TARGET}: it must sort a copy of the values and average the two middle values of an even-length list.`;
 const USER_EDIT = "// (edited by you while the agent was working)\n";
 
-interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
+/** A fresh copy of a directory in the temp folder. */
+async function copyToTemp(source: string, prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  await cp(source, dir, { recursive: true });
+  return dir;
 }
 
 export async function runDemo(args: string[], io: Io): Promise<number> {
@@ -53,7 +58,8 @@ export async function runDemo(args: string[], io: Io): Promise<number> {
   const calls = (job["tool_calls"] ?? []) as { name: string; ok: boolean; message: string }[];
   const recovered = calls.some((c) => !c.ok && c.message.startsWith("State Mismatch")) && calls.some((c) => c.ok && c.name === "safe_patch");
   io.stdout(`\n${TARGET} now:\n${final}\n`);
-  io.stdout(`${calls.length} tool calls; ${recovered ? "a stale patch was refused and the retry on the fresh state landed" : "no stale-state recovery was needed"}; your edit ${final.startsWith(USER_EDIT) ? "is kept" : "was lost"}.\n`);
+  const recovery = recovered ? "a stale patch was refused and the retry on the fresh state landed" : "no stale-state recovery was needed";
+  io.stdout(`${calls.length} tool calls; ${recovery}; your edit ${final.startsWith(USER_EDIT) ? "is kept" : "was lost"}.\n`);
   if (values.keep) io.stdout(`The project is left in ${project}\n`);
   else await rm(project, { recursive: true, force: true });
   return status === "done" && final.startsWith(USER_EDIT) ? 0 : 1;

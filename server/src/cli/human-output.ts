@@ -13,9 +13,10 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = p
   return { color: stream.isTTY === true && (env["NO_COLOR"] ?? "") === "" };
 }
 
-type Paint = (s: string) => string;
+export type Paint = (s: string) => string;
 
-function painter(style: HumanStyle): { green: Paint; red: Paint; dim: Paint; bold: Paint; yellow: Paint } {
+/** The colours, or none: the one painter of every command's output for a person. */
+export function painter(style: HumanStyle): { green: Paint; red: Paint; dim: Paint; bold: Paint; yellow: Paint } {
   const code = (n: number): Paint => (s) => (style.color ? `\x1b[${n}m${s}\x1b[0m` : s);
   return { green: code(32), red: code(31), dim: code(2), bold: code(1), yellow: code(33) };
 }

@@ -11,22 +11,14 @@ import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import { findRun, keySecrets, revertStoredRun, SessionStore, stateDirectory, type SessionSummary } from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
-import { reportFailure } from "./command-errors.js";
-
-interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
-
-/** A command line these commands cannot run (exit 2). */
-export class SessionsUsage extends Error {}
+import { UsageError, type Io } from "./io.js";
 
 function storeFor(root: string | undefined): SessionStore {
   let real: string;
   try {
     real = realpathSync(root ?? process.cwd());
   } catch {
-    throw new SessionsUsage(`--root ${root ?? process.cwd()}: no such directory; give the project's directory`);
+    throw new UsageError(`--root ${root ?? process.cwd()}: no such directory; give the project's directory`);
   }
   // The same settings files `lockstep ask` reads: a project's `sessionsDir` is where its sessions are.
   const { settings } = loadSettings({ root: real });
@@ -45,7 +37,7 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args[0] === "rm" || args[0] === "prune" || args[0] === "list" ? args : ["list", ...args];
   if (sub === "rm") {
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" } } });
-    if (positionals.length !== 1) throw new SessionsUsage("sessions rm takes exactly one session ID");
+    if (positionals.length !== 1) throw new UsageError("sessions rm takes exactly one session ID");
     const removed = storeFor(values.root).delete(positionals[0]!);
     if (!removed.ok) return fail(io, removed.message);
     io.stdout(`Deleted session ${removed.value}.\n`);
@@ -53,13 +45,15 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
   }
   if (sub === "prune") {
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, days: { type: "string" } } });
-    if (positionals.length > 0 || values.days === undefined || !/^\d+$/.test(values.days)) throw new SessionsUsage("sessions prune takes --days N (a whole number): sessions unchanged for longer are deleted");
+    if (positionals.length > 0 || values.days === undefined || !/^\d+$/.test(values.days)) {
+      throw new UsageError("sessions prune takes --days N (a whole number): sessions unchanged for longer are deleted");
+    }
     const removed = storeFor(values.root).prune(Number(values.days));
     io.stdout(removed.length === 0 ? `No session is older than ${values.days} days.\n` : `Deleted ${removed.length} session(s): ${removed.join(", ")}\n`);
     return 0;
   }
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" } } });
-  if (positionals.length > 0) throw new SessionsUsage(`unknown sessions command '${positionals[0]}'; use: sessions [--json], sessions rm ID, sessions prune --days N`);
+  if (positionals.length > 0) throw new UsageError(`unknown sessions command '${positionals[0]}'; use: sessions [--json], sessions rm ID, sessions prune --days N`);
   const store = storeFor(values.root);
   const { sessions, skipped } = store.list();
   if (values.json) {
@@ -80,7 +74,7 @@ function fail(io: Io, message: string): number {
 /** `lockstep revert [RUN]`: shows what the run changed and will be undone, asks (or --yes), reverts by content on disk. */
 export async function revertCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, yes: { type: "boolean" }, session: { type: "string" } } });
-  if (positionals.length > 1) throw new SessionsUsage("revert takes at most one RUN (a job id; the last run by default)");
+  if (positionals.length > 1) throw new UsageError("revert takes at most one RUN (a job id; the last run by default)");
   const store = storeFor(values.root);
   const found = findRun(store, positionals[0], values.session);
   if (!found.ok) return fail(io, found.message);
@@ -92,7 +86,12 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
     const mine = entries.filter((e) => e.file_path === file);
     const before = mine[0]!.before;
     const after = mine[mine.length - 1]!.after;
-    io.stdout(before === null ? `\n${file}: created by the run; deleted if it is still as the run left it\n` : `\n${createPatch(file, after, before, "now", "before the run", { context: 2 }).split("\n").slice(2).join("\n")}`);
+    if (before === null) {
+      io.stdout(`\n${file}: created by the run; deleted if it is still as the run left it\n`);
+      continue;
+    }
+    const undoing = createPatch(file, after, before, "now", "before the run", { context: 2 });
+    io.stdout(`\n${undoing.split("\n").slice(2).join("\n")}`);
   }
   if (!values.yes) {
     if (!process.stdin.isTTY) return fail(io, "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.");
@@ -107,25 +106,23 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
   return reverted.value.some((f) => f.status === "conflict") ? 1 : 0;
 }
 
+type Answer<T> = { ok: boolean; data?: T; error?: { message: string } };
+
+function execute<T>(conn: MessageConnection, command: string, args: Record<string, unknown>): Promise<Answer<T>> {
+  return conn.sendRequest("workspace/executeCommand", { command, arguments: [args] }) as Promise<Answer<T>>;
+}
+
 /** `ask --continue` (the newest session not live elsewhere) or `--resume ID`: the server resumes it before the prompt. */
 export async function resumeThroughServer(conn: MessageConnection, resume: { latest: true } | { id: string }, io: Io): Promise<void> {
   let id: string;
   if ("latest" in resume) {
-    const listed = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.sessions", arguments: [{}] })) as { ok: boolean; data?: { sessions: SessionSummary[] }; error?: { message: string } };
+    const listed = await execute<{ sessions: SessionSummary[] }>(conn, "lockstep.sessions", {});
     if (!listed.ok) throw new Error(listed.error?.message ?? "the server could not list the sessions");
     const newest = listed.data?.sessions.find((s) => s.live === null);
     if (!newest) throw new Error("--continue: no stored session of this project to continue; run lockstep ask without it to start one");
     id = newest.id;
   } else id = resume.id;
-  const resumed = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.resume", arguments: [{ session_id: id }] })) as { ok: boolean; data?: { message: string }; error?: { message: string } };
+  const resumed = await execute<{ message: string }>(conn, "lockstep.resume", { session_id: id });
   if (!resumed.ok) throw new Error(resumed.error?.message ?? `session ${id} could not be resumed`);
   io.stderr(`${resumed.data?.message ?? `Resumed ${id}.`}\n`);
-}
-
-export async function runSessionsCommand(command: "sessions" | "revert", args: string[], io: Io & { stdout: (s: string) => void }): Promise<number> {
-  try {
-    return command === "sessions" ? await sessionsCommand(args, io) : await revertCommand(args, io);
-  } catch (error) {
-    return reportFailure(command, error, error instanceof SessionsUsage, io.stderr);
-  }
 }

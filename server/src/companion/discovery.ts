@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, lstatSync, readdirSync, readFileSync, realpathSync, unlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isProcessAlive } from "../shared/process-alive.js";
 
 export interface IdeInfo {
   /** Short lowercase identifier; gemini-cli believes it runs in this IDE. */
@@ -50,16 +51,6 @@ export function ideInfoOf(clientName: string | undefined): IdeInfo {
   const displayName = clientName?.trim() || "LSP editor";
   const name = displayName.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "lsp-editor";
   return { name, displayName };
-}
-
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 const ownUid = (): number | undefined => process.getuid?.();
@@ -161,8 +152,8 @@ export function sweepStaleSync(): string[] {
     const writer = TEMPORARY_PATTERN.exec(name)?.[1];
     const stale =
       writer !== undefined
-        ? Number(writer) !== process.pid && !isAlive(Number(writer)) && ownFile(file)
-        : FILE_PATTERN.test(name) && ((info) => info !== undefined && isLockstep(info) && !isAlive(info.lockstep.pid))(readOne(file));
+        ? Number(writer) !== process.pid && !isProcessAlive(Number(writer)) && ownFile(file)
+        : FILE_PATTERN.test(name) && ((info) => info !== undefined && isLockstep(info) && !isProcessAlive(info.lockstep.pid))(readOne(file));
     if (!stale) continue;
     removeDiscovery(file);
     removed.push(file);
@@ -198,7 +189,7 @@ export async function findSessions(cwd: string, port?: number): Promise<FoundSes
   sweepStaleSync();
   for (const file of await listFiles()) {
     const info = readOne(file);
-    if (!info || !isLockstep(info) || !isAlive(info.lockstep.pid)) continue;
+    if (!info || !isLockstep(info) || !isProcessAlive(info.lockstep.pid)) continue;
     if (port !== undefined && info.port !== port) continue;
     const roots = String(info.workspacePath ?? "").split(path.delimiter).filter(Boolean);
     if (!roots.some((root) => contains(realOrSame(root), here))) continue;

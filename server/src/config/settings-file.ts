@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { errnoCode } from "../shared/errno.js";
 
 export const PROJECT_FILE = ".lockstep.json";
 
@@ -30,7 +31,7 @@ export function readSettingsFile(file: string): FileRead {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    const code = error instanceof Error && "code" in error ? String(error.code) : "";
+    const code = errnoCode(error) ?? "";
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
     return { kind: "invalid", message: `${file}: cannot be read (${code || String(error)})` };
   }

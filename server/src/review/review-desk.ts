@@ -14,7 +14,7 @@
 import { changeHunks, hunkDiff, hunkSummary, type ChangeHunk } from "../edit/merge/hunks.js";
 import { applyLocated, MovedText, type Located } from "../edit/merge/rebase.js";
 import { linesWithEol } from "../edit/shared/text.js";
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { Journal } from "./journal.js";

@@ -7,6 +7,7 @@
 import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import type { Message } from "../agent/model.js";
 import { blobId, encodeMessage, redact, type SessionRecord } from "./format.js";
+import { isProcessAlive } from "../shared/process-alive.js";
 
 export class SessionBusy extends Error {}
 
@@ -112,14 +113,7 @@ export function liveHolder(file: string): number | undefined {
   } catch {
     return undefined;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    return error instanceof Error && "code" in error && error.code === "EPERM" ? pid : undefined;
-  }
+  return pid !== process.pid && isProcessAlive(pid) ? pid : undefined;
 }
 
 function lock(file: string): void {

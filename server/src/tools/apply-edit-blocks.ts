@@ -3,7 +3,7 @@
 // status; each file is delivered once, with the blocks that fit.
 import * as z from "zod";
 import { isCreateBlock, parseEditBlocks, type EditBlock } from "../edit/blocks/edit-blocks.js";
-import { fail, succeed, type ErrorCode } from "../edit/shared/outcome.js";
+import { fail, succeed, type ErrorCode } from "../shared/outcome.js";
 import { runEngine } from "./engine-offload.js";
 import { errorEnvelope, failureEnvelope, okEnvelope } from "./envelope.js";
 import { modifyFile } from "./modify.js";
@@ -105,7 +105,10 @@ export const applyEditBlocks = defineTool({
   kind: "modify",
   audience: "commands",
   description:
-    "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading lines both sections share locate the edit and must occur exactly once in the file; an empty EDIT section creates a file. Returns each block's status.",
+    "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as " +
+      "they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading " +
+      "lines both sections share locate the edit and must occur exactly once in the file; an " +
+      "empty EDIT section creates a file. Returns each block's status.",
   params: z
     .object({
       text: z

@@ -3,7 +3,7 @@
 // (workspace/disk-batch.ts). Through the editor, one versioned edit per file in
 // order; if one is refused, the files already changed are put back as they were
 // (their own edits reversed), and the answer says so.
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import { writeBatch } from "../workspace/disk-batch.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";

@@ -4,7 +4,7 @@
 // received. Nothing here computes or writes.
 import type { FileOperation, PathRef } from "../edit/changeset/change.js";
 import { resolvePaths } from "../edit/changeset/apply-change.js";
-import { fail, succeed, type Failure, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import type { ToolContext } from "./tool.js";

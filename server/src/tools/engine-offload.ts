@@ -9,7 +9,7 @@ import { applyModelPatch } from "../edit/patch/patch.js";
 import { applyChangeSet, type ChangeOutcome } from "../edit/changeset/apply-change.js";
 import type { FileOperation } from "../edit/changeset/change.js";
 import { replaceInText, type ReplaceRequest, type ReplaceResult } from "../edit/replace/replace.js";
-import { fail, succeed, type Failure, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
 
 export interface PatchJob {
   kind: "patch";

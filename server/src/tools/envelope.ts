@@ -1,5 +1,5 @@
 // The result envelope every tool, command and CLI call answers with.
-import type { ErrorCode, Failure } from "../edit/shared/outcome.js";
+import type { ErrorCode, Failure } from "../shared/outcome.js";
 
 export type Data = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // current state, check the hash, compute, ask, deliver. A failure anywhere
 // leaves the file as it was and carries the latest state, so the model can
 // retry in one step.
-import type { Failure, Outcome } from "../edit/shared/outcome.js";
+import type { Failure, Outcome } from "../shared/outcome.js";
 import { EMPTY_SHA256 } from "../edit/shared/text.js";
 import { unifiedDiff } from "../edit/merge/unified-diff.js";
 import type { FileState } from "../workspace/file-state.js";

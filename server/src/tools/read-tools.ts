@@ -1,7 +1,7 @@
 // Tools that only read: every file comes back versioned and hashed.
 import { pathToFileURL } from "node:url";
 import * as z from "zod";
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { expandGlob, isGlob } from "../workspace/walk.js";
@@ -27,7 +27,15 @@ export const readFile = defineTool({
   name: "read_file",
   kind: "read",
   description:
-    `Read a file. Returns {file_path, version, sha256, content}: the text the user sees (unsaved editor changes included), the editor's version number (null when read from disk) and the sha256 of the content. Keep the sha256: every write must name it as base_content_sha256. When a file appears several times in the conversation, only the newest state counts. For part of a file give offset (first line, 1-based) and limit (lines): the answer then also has start_line, end_line, total_lines and truncated: true, content is those lines only, and sha256 is still the whole file's, so safe_patch built on it works. A file over ${READ_LINES_DEFAULT} lines read without them comes back as its first ${READ_LINES_DEFAULT} lines.`,
+    `Read a file. Returns {file_path, version, sha256, content}: the text the user sees ` +
+      `(unsaved editor changes included), the editor's version number (null when read from ` +
+      `disk) and the sha256 of the content. Keep the sha256: every write must name it as ` +
+      `base_content_sha256. When a file appears several times in the conversation, only the ` +
+      `newest state counts. For part of a file give offset (first line, 1-based) and limit ` +
+      `(lines): the answer then also has start_line, end_line, total_lines and truncated: ` +
+      `true, content is those lines only, and sha256 is still the whole file's, so ` +
+      `safe_patch built on it works. A file over ${READ_LINES_DEFAULT} lines read without ` +
+      `them comes back as its first ${READ_LINES_DEFAULT} lines.`,
   params: z
     .object({
       file_path: filePath,
@@ -86,7 +94,10 @@ export const readManyFiles = defineTool({
   name: "read_many_files",
   kind: "read",
   description:
-    "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: [{file_path, version, sha256, content}], errors}: each file versioned and hashed exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git are skipped unless named explicitly.",
+    "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: " +
+      "[{file_path, version, sha256, content}], errors}: each file versioned and hashed " +
+      "exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git " +
+      "are skipped unless named explicitly.",
   params: z
     .object({
       file_paths: z.array(filePath).min(1, "must list at least one path or pattern").describe("Paths or glob patterns, workspace-relative."),

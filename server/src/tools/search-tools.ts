@@ -25,7 +25,13 @@ export const searchFiles = defineTool({
   name: "search_files",
   kind: "read",
   description:
-    "Search file contents for a JavaScript regular expression, like grep -n. Returns {matches: [{file_path, line, text}], files_searched, truncated}: line is 1-based, text is the matching line (cut at 300 characters). Case-insensitive unless the pattern holds an upper-case letter or case_sensitive is set. Honours .gitignore and .ignore, skips binary files, node_modules and .git. Open editor buffers are searched by their unsaved text. Use it to find where something is defined or used before reading; then read_file with offset/limit around the line.",
+    "Search file contents for a JavaScript regular expression, like grep -n. Returns " +
+      "{matches: [{file_path, line, text}], files_searched, truncated}: line is 1-based, " +
+      "text is the matching line (cut at 300 characters). Case-insensitive unless the " +
+      "pattern holds an upper-case letter or case_sensitive is set. Honours .gitignore and " +
+      ".ignore, skips binary files, node_modules and .git. Open editor buffers are searched " +
+      "by their unsaved text. Use it to find where something is defined or used before " +
+      "reading; then read_file with offset/limit around the line.",
   params: z
     .object({
       pattern: z.string().min(1, "must be a regular expression to search for").describe("JavaScript regular expression, e.g. \"function\\s+parseConfig\" or \"TODO|FIXME\"."),
@@ -61,7 +67,10 @@ export const findFiles = defineTool({
   name: "find_files",
   kind: "read",
   description:
-    "Find files by name with a glob pattern (src/**/*.ts, **/*.test.js, *.md for the top level only). Returns {files: [file_path, …], truncated} in path order (depth first, by name), at most 1,000. Same ignore rules as search_files (.gitignore, .ignore, node_modules, .git).",
+    "Find files by name with a glob pattern (src/**/*.ts, **/*.test.js, *.md for the top " +
+      "level only). Returns {files: [file_path, …], truncated} in path order (depth first, " +
+      "by name), at most 1,000. Same ignore rules as search_files (.gitignore, .ignore, " +
+      "node_modules, .git).",
   params: z
     .object({
       pattern: z.string().trim().min(1, "must be a glob pattern such as \"**/*.ts\"").describe("Glob pattern, relative to path (or the workspace root)."),

@@ -2,10 +2,10 @@
 // new text from the current state; modifyFile does the locking, hash check,
 // approval and delivery they share.
 import * as z from "zod";
-import { fail, succeed } from "../edit/shared/outcome.js";
+import { fail, succeed } from "../shared/outcome.js";
 import { parseUnifiedDiff } from "../edit/patch/diff-parse.js";
 import type { ReplaceRequest, ReplaceResult } from "../edit/replace/replace.js";
-import type { Outcome } from "../edit/shared/outcome.js";
+import type { Outcome } from "../shared/outcome.js";
 import { foreignSections } from "./diff-scope.js";
 import { runEngine, type PatchJob } from "./engine-offload.js";
 import { errorEnvelope } from "./envelope.js";
@@ -21,7 +21,10 @@ export const writeFile = defineTool({
   name: "write_file",
   kind: "modify",
   description:
-    "Create a file, or replace a whole file. Creating needs no base_content_sha256; replacing an existing file needs the sha256 of the version you are replacing. Prefer safe_patch or edit for changes to existing files. Write the complete content: never placeholders such as '// rest unchanged'.",
+    "Create a file, or replace a whole file. Creating needs no base_content_sha256; " +
+      "replacing an existing file needs the sha256 of the version you are replacing. Prefer " +
+      "safe_patch or edit for changes to existing files. Write the complete content: never " +
+      "placeholders such as '// rest unchanged'.",
   params: z
     .object({
       file_path: filePath,
@@ -49,7 +52,12 @@ export const safePatch = defineTool({
   kind: "modify",
   description: [
     "Change a file with a unified diff. The preferred tool for every change to an existing file, including several changes at once (one hunk each).",
-    "Protocol: (1) Build the diff from the newest state of the file in the conversation, the one with the highest version or the latest result of a write; if you have none, call read_file first. (2) Give every hunk at least 10 unchanged context lines around the change, copied exactly from that state. (3) Pass that state's sha256 as base_content_sha256: it is the lock, and if the file changed since, nothing is applied and the current state comes back so you can rebuild the diff at once.",
+    "Protocol: (1) Build the diff from the newest state of the file in the conversation, " +
+      "the one with the highest version or the latest result of a write; if you have none, " +
+      "call read_file first. (2) Give every hunk at least 10 unchanged context lines around " +
+      "the change, copied exactly from that state. (3) Pass that state's sha256 as " +
+      "base_content_sha256: it is the lock, and if the file changed since, nothing is " +
+      "applied and the current state comes back so you can rebuild the diff at once.",
     "Line numbers in @@ headers may be approximate or omitted (@@ @@): hunks are placed by their context and removed lines, and only where they fit exactly one place. All hunks apply, or none.",
   ].join(" "),
   params: z
@@ -128,8 +136,13 @@ export const edit = defineTool({
   kind: "modify",
   description: [
     "Replace old_string with new_string in a file. For small, unique replacements; use safe_patch for several changes.",
-    "old_string must be copied exactly from the newest state of the file (include 3 or more unchanged lines around the change so it matches one place); new_string is the full replacement, never a placeholder like '// ...existing code'.",
-    "Pass base_content_sha256 (the sha256 of the state you copied from) to lock the change to that version. Set expected_replacements to change several identical places at once. instruction says in one sentence what the change is for; it is used to repair an old_string that does not match.",
+    "old_string must be copied exactly from the newest state of the file (include 3 or " +
+      "more unchanged lines around the change so it matches one place); new_string is the " +
+      "full replacement, never a placeholder like '// ...existing code'.",
+    "Pass base_content_sha256 (the sha256 of the state you copied from) to lock the change " +
+      "to that version. Set expected_replacements to change several identical places at " +
+      "once. instruction says in one sentence what the change is for; it is used to repair " +
+      "an old_string that does not match.",
   ].join(" "),
   params: z
     .object({

@@ -10,9 +10,11 @@
 import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import path from "node:path";
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
-import { errnoCode, ioFailure, lockPath, syncDirectory, takeLock } from "./disk.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { ioFailure, lockPath, syncDirectory, takeLock } from "./disk.js";
 import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
+import { isProcessAlive } from "../shared/process-alive.js";
+import { errnoCode } from "../shared/errno.js";
 
 export interface BatchFile {
   /** Real absolute path the sandbox checked. */
@@ -31,16 +33,6 @@ interface JournalEntry {
 
 const JOURNAL = /^\.lockstep-batch\.(\d+)-[0-9a-f]{8}\.json(\.tmp)?$/;
 const TEMP_SUFFIX = ".lockstep-batch";
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === "EPERM";
-  }
-}
 
 async function removeIfThere(file: string): Promise<void> {
   await fs.rm(file, { force: true }).catch(() => undefined);
@@ -122,7 +114,7 @@ export async function recoverBatches(root: string): Promise<number> {
   let done = 0;
   for (const name of names) {
     const m = JOURNAL.exec(name);
-    if (!m || alive(Number(m[1]))) continue;
+    if (!m || isProcessAlive(Number(m[1]))) continue;
     // A journal's next content, killed before its rename: the rename is the step, so it never happened.
     if (m[2] !== undefined) await removeIfThere(path.join(root, name));
     else await settleJournal(path.join(root, name));

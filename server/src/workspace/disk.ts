@@ -6,11 +6,13 @@ import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import { fail, succeed } from "../edit/shared/outcome.js";
-import type { Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed } from "../shared/outcome.js";
+import type { Outcome } from "../shared/outcome.js";
 import { decodeUtf8, looksBinary } from "../edit/shared/text.js";
 import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
 import { compareNames } from "./suggest.js";
+import { errnoCode } from "../shared/errno.js";
+import { isProcessAlive } from "../shared/process-alive.js";
 
 /** Files larger than this are refused: a model cannot use them and hashing them stalls the server. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -254,12 +256,6 @@ export async function listDirectory(abs: string): Promise<Outcome<DirectoryEntry
   }
 }
 
-/** The `code` of a Node system error (`ENOENT`, `EACCES`, …), if it is one. */
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
-}
-
 type Action = "read" | "write" | "list" | "create the directory" | "resolve" | "lock";
 
 /** Turns a file-system error into a Failure that names the path and the next step. */
@@ -354,17 +350,8 @@ async function removeAbandonedTemporaries(dir: string): Promise<void> {
   for (const name of names) {
     if (!name.endsWith(TEMP_SUFFIX)) continue;
     const pid = Number(/\.(\d+)-[0-9a-f]{8}\.lockstep-tmp$/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
+    if (!Number.isInteger(pid) || isProcessAlive(pid)) continue;
     await fs.rm(path.join(dir, name), { force: true }).catch(() => undefined);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === "EPERM";
   }
 }
 

@@ -7,6 +7,7 @@
 import { constants, promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { errnoCode } from "../shared/errno.js";
 
 export interface HeldDirectory {
   /** What paths under the directory start with: `/proc/self/fd/N`, or the directory's own path where it cannot be pinned. */
@@ -49,14 +50,14 @@ export async function holdDirectory(dir: string, options: { pin: boolean; create
     for (const name of missing) {
       const next = path.join(held.via, name);
       await fs.mkdir(next).catch((error: unknown) => {
-        if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) throw error;
+        if (errnoCode(error) !== "EEXIST") throw error;
       });
       let handle: FileHandle;
       try {
         handle = await fs.open(next, OPEN_DIRECTORY | constants.O_NOFOLLOW);
       } catch (error) {
         // O_NOFOLLOW meets a link where the directory was just made.
-        if (error instanceof Error && "code" in error && error.code === "ELOOP") throw new DirectorySwapped(path.join(existing, name));
+        if (errnoCode(error) === "ELOOP") throw new DirectorySwapped(path.join(existing, name));
         throw error;
       }
       await held.close();
@@ -90,7 +91,7 @@ async function isDirectory(p: string): Promise<boolean> {
   try {
     return (await fs.stat(p)).isDirectory();
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") return false;
+    if (errnoCode(error) === "ENOENT") return false;
     throw error;
   }
 }

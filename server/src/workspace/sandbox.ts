@@ -11,10 +11,11 @@ import { promises as fs } from "node:fs";
 import type { Stats } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { fail, succeed } from "../edit/shared/outcome.js";
-import type { Outcome } from "../edit/shared/outcome.js";
-import { errnoCode, ioFailure, listDirectory } from "./disk.js";
+import { fail, succeed } from "../shared/outcome.js";
+import type { Outcome } from "../shared/outcome.js";
+import { ioFailure, listDirectory } from "./disk.js";
 import { closestNames } from "./suggest.js";
+import { errnoCode } from "../shared/errno.js";
 
 export type Access = "read" | "write" | "list";
 

@@ -5,7 +5,7 @@
 // name outside a root is ever reported. A pattern whose expansion could leave
 // the root is refused before anything is read (walk/glob.ts).
 import path from "node:path";
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import type { Sandbox } from "./sandbox.js";
 import { checkPattern, compileGlob, isGlob } from "./walk/glob.js";
 import { walkFiles, type WalkedFile, type WalkStart } from "./walk/walker.js";

@@ -3,7 +3,7 @@
 // buffers win over disk; a change goes to the editor as an edit it can apply,
 // undo and refuse, or to disk atomically when there is no editor to take it.
 import { unlink } from "node:fs/promises";
-import { fail, succeed, type Outcome } from "../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import { sha256 } from "../edit/shared/text.js";
 import { computeTextEdits } from "../edit/text-edits.js";
 import { listDirectory, readTextFile, writeTextFileAtomic, type DirectoryEntry } from "./disk.js";

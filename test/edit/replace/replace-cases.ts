@@ -1,7 +1,7 @@
 // What the replace tests share: text written as lines, and replaceInText run
 // expecting a success (its result) or a failure with a given code (its error).
 import { expect } from "vitest";
-import type { ErrorCode } from "../../../server/src/edit/shared/outcome.js";
+import type { ErrorCode } from "../../../server/src/shared/outcome.js";
 import { replaceInText, type ReplaceRequest } from "../../../server/src/edit/replace/replace.js";
 
 /** A file: every line followed by `\n`. */

@@ -5,8 +5,8 @@
 // tools have reported in the request's history.
 import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
-import { fail, succeed } from "../../edit/shared/outcome.js";
-import type { Outcome } from "../../edit/shared/outcome.js";
+import { fail, succeed } from "../../shared/outcome.js";
+import type { Outcome } from "../../shared/outcome.js";
 import { ModelError } from "../model.js";
 import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent } from "../model.js";
 

@@ -7,7 +7,7 @@
 // Lines are compared without their terminators; the result keeps the file's own
 // line endings and its final-newline state.
 import { isCreateBlock, type EditBlock } from "./edit-block-parser.js";
-import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../../shared/outcome.js";
 import { keepingBom, withoutBom } from "../shared/shape.js";
 import { spliceLf } from "./lf-splice.js";
 import { dominantEol, splitLines, type Eol } from "../shared/text.js";

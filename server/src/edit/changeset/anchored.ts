@@ -6,7 +6,7 @@
 // land where its anchor said: all hunks or none.
 import { applyModelPatch, type PatchResult } from "../patch/patch.js";
 import type { HunkLine } from "../patch/diff-parse.js";
-import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../../shared/outcome.js";
 import { linesWithEol } from "../shared/text.js";
 import type { AnchoredHunk } from "./change.js";
 

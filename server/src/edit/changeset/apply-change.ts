@@ -4,7 +4,7 @@
 // and writes the files.
 import { applyModelPatch } from "../patch/patch.js";
 import { parseUnifiedDiff } from "../patch/diff-parse.js";
-import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../../shared/outcome.js";
 import { applyAnchoredHunks } from "./anchored.js";
 import { describeOperation, type FileOperation, type PathRef } from "./change.js";
 

@@ -8,7 +8,7 @@
 //   *** End Patch
 // Read into the one change model; where each hunk lands is the applier's business.
 import type { HunkLine } from "../patch/diff-parse.js";
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import type { AnchoredHunk, FileOperation } from "./change.js";
 
 const BEGIN = "*** Begin Patch";

@@ -2,7 +2,7 @@
 // one section per file. Each section keeps its own text (the patch engine reads
 // it leniently, with its `index` line); this reader only decides what the
 // section does: change, create, delete or rename a file.
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import type { FileOperation, PathRef } from "./change.js";
 
 const HUNK_HEADER = /^@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;

@@ -1,5 +1,5 @@
 // Which spelling a change came in, read into the one change model.
-import { succeed, type Outcome } from "../shared/outcome.js";
+import { succeed, type Outcome } from "../../shared/outcome.js";
 import type { ChangeSet } from "./change.js";
 import { hasEnvelope, parseEnvelope } from "./envelope-parse.js";
 import { parseMultiFileDiff } from "./multi-diff.js";

@@ -10,7 +10,7 @@
 // changes near it by binary search, and copies are counted through an index of
 // lines: placing every hunk of a change costs about the diff plus the hunks'
 // own lines, not the cube of their number (each hunk re-diffing the whole text).
-import { fail, succeed, type Failure, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Failure, type Outcome } from "../../shared/outcome.js";
 import type { ChangeHunk } from "./hunks.js";
 import { linesWithEol } from "../shared/text.js";
 import { lineChanges, type LineChange } from "./line-changes.js";

@@ -2,7 +2,7 @@
 // counts, bare `@@ @@` headers, missing file headers, fences and CRLF; this
 // reader keeps what the lines say and leaves placement to the locator, so the
 // header numbers are only ever hints.
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 
 export type HunkOp = " " | "-" | "+";
 

@@ -12,7 +12,7 @@
 import { hash } from "node:crypto";
 import type { FilePatch, ParsedHunk } from "./diff-parse.js";
 import { unnumberedInsertion } from "./patch-messages.js";
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 
 /** git's blob hash of a text: sha1 of `blob <bytes>\0` and the bytes (UTF-8). */
 export function gitBlobHash(text: string): string {

@@ -3,7 +3,7 @@
 import type { ParsedHunk } from "./diff-parse.js";
 import type { LineIndex } from "../shared/line-index.js";
 import type { LocateError } from "./locate.js";
-import type { ErrorCode } from "../shared/outcome.js";
+import type { ErrorCode } from "../../shared/outcome.js";
 
 const MAX_SHOWN = 3;
 

@@ -7,7 +7,7 @@ import { applyStrictly } from "./apply-strict.js";
 import { parseUnifiedDiff, type FilePatch, type ParsedHunk } from "./diff-parse.js";
 import { alike, LineIndex } from "../shared/line-index.js";
 import { locateHunks, type LocateError, type MatchTier, type Placement } from "./locate.js";
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import {
   describeIndent,
   detectIndentation,

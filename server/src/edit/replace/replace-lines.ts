@@ -8,7 +8,7 @@
 import { diffArrays } from "diff";
 import { describeIndent, detectIndentation, frameOf, readAddedLines, type Indentation, type LineOp } from "../shared/indentation.js";
 import { alike, foldWhitespace } from "../shared/line-index.js";
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { countUpTo, type NormalizedText, type Region } from "./replace-text.js";
 
 function isBlank(line: string): boolean {

@@ -1,6 +1,6 @@
 // The file as the replace engine sees it: every line ending turned into `\n`,
 // with a map back to the original offsets so untouched bytes survive verbatim.
-import { succeed, type Outcome } from "../shared/outcome.js";
+import { succeed, type Outcome } from "../../shared/outcome.js";
 import { dominantEol, endsWithNewline } from "../shared/text.js";
 
 /** A place in the normalised text to replace, and what goes there (with `\n` line breaks). */

@@ -7,7 +7,7 @@
 // (or overlapping ones) makes the edit ambiguous. Matching runs on text with `\n`
 // line endings; replacements are written with the file's own line ending and
 // every byte outside the matches is kept.
-import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { keepingBom, withoutBom } from "../shared/shape.js";
 import { describeNearest, findNewPlaceholder, nearestLine, showLine, unescapeOverEscaped } from "./replace-hints.js";
 import { flexibleRegions, tokenRegions } from "./replace-lines.js";

@@ -2,7 +2,7 @@
 // line and the final newline are kept by each engine where it writes lines; the
 // byte order mark is kept here, once for all of them: an engine works on the
 // text after it, and a model that copied it into its own text is not held to it.
-import { succeed, type Outcome } from "./outcome.js";
+import { succeed, type Outcome } from "../../shared/outcome.js";
 
 const BOM = "\uFEFF";
 

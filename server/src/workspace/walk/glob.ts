@@ -4,7 +4,7 @@
 // tested against walked names. A glob is never expanded into paths:
 // it only filters entries a walk found below a root, so `..`, `.` and names of
 // other places can never come out of it.
-import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { globMatcher } from "./glob-matcher.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;

@@ -3,7 +3,7 @@
 // worker is built from their source text, so the thread that may spin on a
 // catastrophic pattern runs exactly this code, from the bundle or from source.
 import type * as nodeFs from "node:fs";
-import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 
 /** The synchronous calls `searchItem` makes (node:fs on the search thread). */
 export type FileSystem = Pick<typeof nodeFs, "openSync" | "fstatSync" | "readFileSync" | "closeSync" | "constants">;

@@ -3,7 +3,7 @@
 // unsaved text read through the ledger (so a match agrees with what read_file
 // returns), every other file by its path, read on that thread.
 import { pathToFileURL } from "node:url";
-import { fail, succeed, type Outcome } from "../../edit/shared/outcome.js";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
 import { displayName, scopeFiles, type Scope, type WalkedFile } from "../walk.js";
@@ -104,7 +104,9 @@ function failure(outcome: Exclude<BatchOutcome, { kind: "done" }>, files: Walked
   const seconds = (request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS) / 1000;
   return fail(
     "timeout",
-    `The pattern ${JSON.stringify(request.pattern.source)} ran for over ${seconds} s on ${where} without finishing, so the search was stopped: it most likely backtracks catastrophically (a repeated group inside a repetition, such as (a+)+ or (\\w*)*).`,
+    `The pattern ${JSON.stringify(request.pattern.source)} ran for over ${seconds} s on ` +
+      `${where} without finishing, so the search was stopped: it most likely backtracks ` +
+      `catastrophically (a repeated group inside a repetition, such as (a+)+ or (\\w*)*).`,
     ["Simplify the pattern (no nested quantifiers), or narrow the search with path or include.", "Call search_files again with the simpler pattern."],
   );
 }

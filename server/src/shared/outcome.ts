@@ -1,5 +1,8 @@
-// Results of the pure engine. Expected failures are values, never exceptions:
-// the tools turn them into envelopes, the engine only says what went wrong.
+// The project's one error vocabulary: the closed set of codes, and a result that is a
+// value or a failure. Expected failures are values, never exceptions: the engine (edit/)
+// and the workspace say what went wrong, the tools turn it into envelopes. Types and two
+// constructors, nothing else: every folder imports it, the pure engine included. shared/
+// knows nothing of the rest of the project: its files import nothing outside it.
 
 /** The closed set of error codes every tool, command and CLI call reports. */
 export type ErrorCode =
