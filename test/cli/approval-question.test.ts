@@ -89,7 +89,8 @@ describe("the approval question on a terminal", () => {
     const changed = long.replace(/line (\d+)/g, "row $1");
     fake = await startFakeOpenAi([patch("src/long.txt", long, changed), { text: "Renamed." }]);
     const root = await project("src/long.txt", long);
-    const run = onTerminal(process.execPath, [BIN, "ask", "rename the lines"], { cwd: root, env: freshEnv() });
+    const env = freshEnv();
+    const run = Object.assign(onTerminal(process.execPath, [BIN, "ask", "rename the lines"], { cwd: root, env }), { env });
     await run.waitFor(/more lines: space for the next page/);
     expect(run.text()).not.toContain(QUESTION);
     run.write("q");
@@ -106,5 +107,12 @@ describe("the approval question on a terminal", () => {
     expect(await run.exited).toBe(0);
     expect(run.text()).toContain("✎ src/long.txt written");
     expect(await fs.readFile(path.join(root, "src/long.txt"), "utf8")).toBe(changed);
+
+    // lockstep revert's question takes one key too.
+    const revert = onTerminal(process.execPath, [BIN, "revert"], { cwd: root, env: run.env });
+    await revert.waitFor("Revert it? [y]es / [N]o: ");
+    revert.write("y");
+    expect(await revert.exited).toBe(0);
+    expect(await fs.readFile(path.join(root, "src/long.txt"), "utf8")).toBe(long);
   }, 120_000);
 });

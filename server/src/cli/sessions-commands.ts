@@ -4,7 +4,6 @@
 // store is read directly (no server) except for a resume.
 import { loadSettings } from "../config/load-settings.js";
 import { realpathSync } from "node:fs";
-import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { createPatch } from "diff";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
@@ -12,6 +11,7 @@ import { findRun, keySecrets, revertStoredRun, SessionStore, stateDirectory, typ
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { UsageError, type Io } from "./io.js";
+import { Prompter } from "./prompt.js";
 
 function storeFor(root: string | undefined): SessionStore {
   let real: string;
@@ -95,9 +95,10 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
   }
   if (!values.yes) {
     if (!process.stdin.isTTY) return fail(io, "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.");
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = (await rl.question("\nRevert it? [y/N] ").finally(() => rl.close())).trim().toLowerCase();
-    if (!answer.startsWith("y")) return fail(io, "Nothing was reverted.");
+    // One key, as ask's questions take; Enter, n, Ctrl-C and Ctrl-D keep the run.
+    const prompter = new Prompter(process.stdin, io.stdout);
+    const answer = await prompter.choose("\nRevert it? [y]es / [N]o: ", ["y", "n"], "n").finally(() => prompter.close());
+    if (!("key" in answer) || answer.key !== "y") return fail(io, "Nothing was reverted.");
   }
   const workspace = new Workspace(await Sandbox.create([store.realRoot]));
   const reverted = await revertStoredRun(store, workspace, session.header.id, run.job_id, () => false, new AbortController().signal);
