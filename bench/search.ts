@@ -1,6 +1,8 @@
 // The agent's repository tools beside their peers, measured in the same run:
-// search_files over LSP against `git grep -n -i -E` (spawn included) and against
-// reading every file naively in JavaScript, on a generated tree of 5,000 files;
+// search_files and find_files on a real tree against rg and git grep
+// (search-real-tree.ts); search_files over LSP against `git grep -n -i -E` (spawn
+// included) and against reading every file naively in JavaScript, on a generated
+// tree of 5,000 small files, where the cost per file shows;
 // read_file's latency while a search of 50,000 files runs; read_many_files over
 // 500 files of 2 KB against `cat` (spawn included) and an in-process read +
 // sha256; and the bytes of history sent per request over a 10-patch session,
@@ -17,6 +19,7 @@ import { Sandbox } from "../server/src/workspace/sandbox.js";
 import { Workspace } from "../server/src/workspace/workspace.js";
 import { createWorkspace, removeWorkspace, startServer, type TestClient } from "../test/support/lsp-client.js";
 import { median, timingRow, type TimingRow } from "./report.js";
+import { realTreeRows } from "./search-real-tree.js";
 
 const run = promisify(execFile);
 const RUNS = 15;
@@ -81,7 +84,7 @@ async function searchRowsFor(client: TestClient, root: string): Promise<TimingRo
   }
   if (matches !== SEARCH_FILES / 100) throw new Error(`search_files found ${matches} matches, not ${SEARCH_FILES / 100}`);
   return [
-    timingRow(`search_files, ${SEARCH_FILES} files (LSP round trip)`, lockstep, `${matches} matches; ${ratio(lockstep, grep)} git grep, ${ratio(lockstep, naive)} naive JS; target ≤ 3× git grep`),
+    timingRow(`search_files, ${SEARCH_FILES} files (LSP round trip)`, lockstep, `${matches} matches; ${ratio(lockstep, grep)} git grep, ${ratio(lockstep, naive)} naive JS (the real tree's rows carry the targets)`),
     timingRow(`git grep -n -i -E, same tree`, grep, "spawn included"),
     timingRow(`naive JS: readdir + readFileSync + split + test`, naive, "in the bench process, blocking it"),
   ];
@@ -202,7 +205,7 @@ async function historyRows(): Promise<TimingRow[]> {
 export async function searchRows(): Promise<TimingRow[]> {
   const root = await createWorkspace(tree(SEARCH_FILES), "lockstep-bench-search-");
   const client = await startServer({ root, style: "helix" });
-  const rows: TimingRow[] = [];
+  const rows: TimingRow[] = [...(await realTreeRows())];
   try {
     await client.command("search_files", { pattern: "warm-up" });
     rows.push(...(await searchRowsFor(client, root)), await findRow(client));

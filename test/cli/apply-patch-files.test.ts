@@ -153,6 +153,21 @@ describe("lockstep apply-patch with an apply_patch envelope", () => {
     expect(existsSync(path.join(noGone, "README.md"))).toBe(false);
   });
 
+  it("refuses a Delete File that names a symbolic link, by name, and deletes neither the link nor its target", async () => {
+    // It used to delete b.txt and leave the link dangling.
+    const root = await workspace({ "b.txt": "keep me\n" });
+    await fs.symlink("b.txt", path.join(root, "link-to-b.txt"));
+    const run = await lockstep(["apply-patch"], { cwd: root, stdin: "*** Begin Patch\n*** Delete File: link-to-b.txt\n*** End Patch\n" });
+    expect(run.envelope.ok).toBe(false);
+    expect(run.envelope.error!.message).toMatch(/link-to-b\.txt is a symbolic link to b\.txt.*Nothing was applied/);
+    expect(await fs.readFile(path.join(root, "b.txt"), "utf8")).toBe("keep me\n");
+    expect((await fs.lstat(path.join(root, "link-to-b.txt"))).isSymbolicLink()).toBe(true);
+    // The file itself, named, is deleted as before.
+    const direct = await lockstep(["apply-patch"], { cwd: root, stdin: "*** Begin Patch\n*** Delete File: b.txt\n*** End Patch\n" });
+    expect(direct.envelope.ok).toBe(true);
+    expect(existsSync(path.join(root, "b.txt"))).toBe(false);
+  });
+
   it("with FILE, refuses an envelope that also changes other files", async () => {
     const root = await workspace({ "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE });
     const run = await lockstep(["apply-patch", "stats.py"], { cwd: root, stdin: envelope });

@@ -97,6 +97,19 @@ describe("lockstep sessions, ask --continue, revert", () => {
     const unknown = await lockstep("sessions", "rm", "19990101-000000-000000");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("No session '19990101-000000-000000'");
+    // A prefix shorter than 4 characters, or one that names several sessions, deletes nothing; a unique one
+    // is confirmed (no terminal here: refused, naming the whole id). It used to delete at `rm 2`.
+    for (const slip of ["2", "20", sessions[0]!.id.slice(0, 8)]) {
+      const refused = await lockstep("sessions", "rm", slip);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/too short to name a session|names 2 sessions/);
+    }
+    const prefix = await lockstep("sessions", "rm", sessions[0]!.id.slice(0, -1));
+    expect(prefix.code).toBe(1);
+    expect(prefix.stderr).toContain(`names session ${sessions[0]!.id}; nothing was deleted`);
+    const revertShort = await lockstep("revert", "--yes", "j");
+    expect(revertShort.stderr).toContain("too short to name a run");
+    expect(JSON.parse((await lockstep("sessions", "--json")).stdout).data.sessions).toHaveLength(2);
     expect((await lockstep("sessions", "rm", sessions[0]!.id)).stdout).toContain(`Deleted session ${sessions[0]!.id}.`);
     // The remaining one is made ten days old, then pruned at 7 days but not at 30.
     const [project] = await readdir(path.join(state, "lockstep"));

@@ -115,6 +115,18 @@ describe("a well-framed body that is not a JSON-RPC message", () => {
   });
 });
 
+describe("a message nested too deep", () => {
+  it("10,000 levels of arrays in a request's params: answered -32600 by its id, naming the bound, and the next request is served", async () => {
+    const server = start();
+    const deep = "[".repeat(10_000) + "]".repeat(10_000);
+    server.write(frame(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"x","arguments":${deep}}}`));
+    server.write(request(1, "shutdown"));
+    const refused = await server.answer((a) => a.id === 3);
+    expect(refused.error).toMatchObject({ code: -32600, message: expect.stringMatching(/nests deeper than 256 levels/) as string });
+    expect(await server.answer((a) => a.id === 1)).toMatchObject({ id: 1, result: null });
+  });
+});
+
 describe("a frame out of step still ends the server", () => {
   it.each<[name: string, chunks: string[]]>([
     // The rest of the cut body comes in a write of its own, after the cut head was read whole.

@@ -14,6 +14,7 @@ import { loadSettings, type SettingKey } from "../config/load-settings.js";
 import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
+import { redactTokens } from "../sessions/secrets.js";
 
 /** ACP v1: an agent answers with the client's version when it speaks it, else with the latest it speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -34,12 +35,15 @@ function keyVariable(settings: { provider: ProviderName; apiKeyEnv?: string | un
 
 const noSession = (sessionId: string): RequestError => new RequestError(-32002, `No session ${sessionId} in this lockstep process. Start one with session/new.`, { sessionId });
 
-/** The connection, and `ended`: resolves once the client has gone and every session is closed. */
-export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<void> } {
+/**
+ * The connection, and `ended`: resolves once the client has gone and every session is closed, with why
+ * when the connection failed rather than closed.
+ */
+export function serveAcp(stream: Stream, options: AcpOptions): { connection: AgentConnection; ended: Promise<string | undefined> } {
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
-    if (options.debug || startSettings.debug) options.stderr(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+    if (options.debug || startSettings.debug) options.stderr(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
   };
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -57,6 +61,12 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const storeFor = (root: string, settings: { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }, realRoot: string): SessionStore | undefined =>
     settings.sessions ? new SessionStore(realRoot, stateDirectory(settings.sessionsDir, options.env), () => keySecrets(settings.apiKeyEnv, options.env)) : undefined;
 
+  /** The store of the project at `cwd` (checked), by the settings in force there. */
+  const storeAt = async (cwd: string): Promise<SessionStore | undefined> => {
+    const root = await checkedCwd(cwd);
+    return storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
+  };
+
   /** A session rooted at `cwd` (checked), with the settings in force there and the client's MCP servers connected. */
   const open = async (id: string, cwd: string, mcpServers: readonly McpServer[]): Promise<{ session: AcpSession; problems: string[] }> => {
     const root = await checkedCwd(cwd);
@@ -71,7 +81,10 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   };
 
   /** A stored session continued under its own id; `replay`: its conversation is streamed first (session/load). */
-  const reopen = async (sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+  const reopen = async (given: string, cwd: string, mcpServers: readonly McpServer[], replay: boolean): Promise<AcpSession> => {
+    // A prefix names its session by the full id from here on: one live session per stored file, however named.
+    const resolved = (await storeAt(cwd))?.resolveId(given);
+    const sessionId = resolved?.ok === true ? resolved.value : given;
     if (sessions.has(sessionId)) throw RequestError.invalidRequest({ sessionId }, `Session ${sessionId} is already open in this lockstep process; keep using it, or close it first.`);
     const { session } = await open(sessionId, cwd, mcpServers);
     const resumed = await session.resumeStored(replay);
@@ -114,9 +127,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const cwd = params.cwd ?? process.cwd();
-      const root = await checkedCwd(cwd);
-      const store = storeFor(root, settingsAt(root).settings, (await Sandbox.create([root])).roots[0]!);
-      const listed = store?.list().sessions ?? [];
+      const listed = (await (await storeAt(cwd))?.listAsync())?.sessions ?? [];
       return { sessions: listed.map((s) => ({ sessionId: s.id, cwd, title: s.title, updatedAt: s.updated, _meta: { lockstep: { runs: s.runs, turns: s.turns, files_changed: s.files_changed, live: s.live } } })) };
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
@@ -176,11 +187,12 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     log,
   };
   // The editor went away: every session stops its turn, closes its stored file and its MCP servers.
-  const ended = connection.closed.then(
-    () => undefined,
-    () => undefined,
-  ).then(async () => {
+  // Resolves with why, when the connection failed rather than closed.
+  const ended = connection.closed.then(async () => {
     await Promise.all([...sessions.values()].map((session) => session.close()));
+    // The SDK closes with an error of its own when something failed (a handler's answer it could not send).
+    const reason: unknown = connection.signal.reason;
+    return reason instanceof Error && reason.message !== "ACP connection closed" ? reason.message : undefined;
   });
   return { connection, ended };
 }

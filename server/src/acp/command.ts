@@ -1,11 +1,10 @@
 // `lockstep acp`: lockstep's agent over the Agent Client Protocol on stdio, for
 // editors that host agents (Zed, JetBrains, CodeCompanion, avante, agent-shell).
 // stdout is the protocol channel; anything else goes to stderr.
-import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { SettingKey } from "../config/load-settings.js";
 import { serveAcp } from "./agent.js";
+import { acpStdio } from "./stdio-stream.js";
 
 export const ACP_USAGE = `lockstep acp [--provider gemini|openai] [--model NAME] [--base-url URL] [--approval ask|auto] [--replay FILE] [--debug]`;
 
@@ -24,8 +23,11 @@ export async function runAcpCommand(args: string[], stderr: (s: string) => void)
     ...(values.replay !== undefined ? { replay: values.replay } : {}),
     ...(values.debug ? { debug: true } : {}),
   };
-  const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  const { ended } = serveAcp(stream, { env: process.env, flags, debug: values.debug === true || process.env["LOCKSTEP_DEBUG"] === "true", stderr });
-  await ended;
-  return 0;
+  const stdio = acpStdio(process.stdin, process.stdout, stderr);
+  const { ended } = serveAcp(stdio.stream, { env: process.env, flags, debug: values.debug === true || process.env["LOCKSTEP_DEBUG"] === "true", stderr });
+  // The editor closing stdin is the one quiet end; any other is said, with a non-zero exit.
+  const why = (await ended) ?? stdio.failure();
+  if (why === undefined) return 0;
+  stderr(`lockstep acp: the connection ended: ${why}. Every session was closed; the editor may start lockstep again.\n`);
+  return 1;
 }

@@ -3,9 +3,11 @@
 // beside lockstep's own. Each call is approved like a modifying tool: lockstep
 // cannot know what another server's tool does. The MCP SDK is loaded only when a
 // client passes a server.
+import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { ExternalTools } from "../agent/run.js";
 import type { FunctionCall, FunctionDeclaration } from "../agent/model.js";
+import { McpStdioTransport } from "./mcp-stdio-transport.js";
 import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import type { ToolContext } from "../tools/tool.js";
 
@@ -66,6 +68,8 @@ export class McpTools implements ExternalTools {
   async run(call: FunctionCall, ctx: ToolContext): Promise<Envelope> {
     const tool = this.byName.get(call.name);
     if (!tool) return errorEnvelope("not_found", `No tool ${call.name} in this session.`);
+    const tooDeep = argumentsTooDeep(call.name, call.args);
+    if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
     if (!(await this.approve(call, tool.server, ctx))) {
       return errorEnvelope("rejected", `Rejected: the user declined the call of ${tool.tool} on the MCP server ${tool.server}. Nothing was run.`, ["Ask the user what they want instead; do not retry the same call."]);
     }
@@ -93,14 +97,16 @@ export class McpTools implements ExternalTools {
       this.status.push({ name: server.name, transport: "sse", status: "failed", tools: [], error: "SSE servers are not supported (mcpCapabilities.sse is false); use stdio or http" });
       return;
     }
+    let stdio: McpStdioTransport | undefined;
+    let closeFailed: (() => Promise<void>) | undefined;
     try {
       const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
       const client = new Client({ name: "lockstep", version: "1" });
+      closeFailed = () => client.close();
       let transport;
       if ("command" in server) {
-        const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-        const env = { ...(process.env as Record<string, string>), ...Object.fromEntries(server.env.map((e) => [e.name, e.value])) };
-        transport = new StdioClientTransport({ command: server.command, args: server.args, env, cwd, stderr: "ignore" });
+        const env = { ...process.env, ...Object.fromEntries(server.env.map((e) => [e.name, e.value])) };
+        transport = stdio = new McpStdioTransport(server.name, { command: server.command, args: server.args, env, cwd });
       } else {
         const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
         const headers = Object.fromEntries(server.headers.map((h) => [h.name, h.value]));
@@ -122,7 +128,11 @@ export class McpTools implements ExternalTools {
       }
       this.status.push({ name: server.name, transport: transportName, status: "connected", tools: names });
     } catch (error) {
-      this.status.push({ name: server.name, transport: transportName, status: "failed", tools: [], error: error instanceof Error ? error.message : String(error) });
+      // A server dropped for what it sent is named for that, not for the request it left unanswered.
+      const why = stdio?.dropped ?? (error instanceof Error ? error.message : String(error));
+      // A server that failed to connect is not left running.
+      await closeFailed?.().catch(() => undefined);
+      this.status.push({ name: server.name, transport: transportName, status: "failed", tools: [], error: why });
     }
   }
 }

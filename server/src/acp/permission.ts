@@ -36,6 +36,11 @@ export class AcpPermissions {
     } catch {
       return "reject";
     }
+    // A cancel the client sent before this answer may still be on its way through the connection's
+    // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
+    // any answer after a cancel is a rejection.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted) return "reject";
     if (response.outcome.outcome !== "selected") return "reject";
     switch (response.outcome.optionId) {
       case "allow_once":

@@ -17,7 +17,11 @@ export class Transcript {
   /** Inside a thought: its lines are quoted, and the next other event starts on a line of its own. */
   private thinking = false;
 
-  constructor(readonly file: string) {}
+  /** `redact`: what a text becomes before it is written (the store's redaction: no key typed in a prompt is kept). */
+  constructor(
+    readonly file: string,
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
   record(event: StreamEvent, onError: (message: string) => void): void {
@@ -30,6 +34,7 @@ export class Transcript {
       text = "\n\n" + text;
       this.thinking = false;
     }
+    text = this.redact(text);
     if (text === "") return;
     try {
       if (!this.folderMade) mkdirSync(path.dirname(this.file), { recursive: true });

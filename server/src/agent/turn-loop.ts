@@ -5,6 +5,7 @@
 // test doubles.
 import { errorEnvelope } from "../tools/envelope.js";
 import type { Envelope } from "../tools/envelope.js";
+import { deeperThan, TOO_DEEP_ARGUMENTS } from "../jsonrpc/limits.js";
 import { compactFileStates } from "./history-compaction.js";
 import { addUsage, isModelError, isReasoningPart } from "./model.js";
 import type { FunctionCall, FunctionDeclaration, Message, Model, Part, Usage } from "./model.js";
@@ -119,7 +120,10 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
         } else if (event.type === "reasoning") {
           modelParts.push(event.part);
         } else {
-          const { call, thoughtSignature } = event;
+          // Arguments too deep to walk would crash whatever touches them next (validation, the history sent
+          // back, the store): the history keeps a marker instead, and the tools refuse the call by name.
+          const call = deeperThan(event.call.args) ? { ...event.call, args: { [TOO_DEEP_ARGUMENTS]: true } } : event.call;
+          const { thoughtSignature } = event;
           calls.push(thoughtSignature === undefined ? { call } : { call, thoughtSignature });
           modelParts.push(thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature });
         }

@@ -9,6 +9,7 @@ import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../co
 import { settingsSchema } from "../config/settings.js";
 import { UsageError, type Io } from "./io.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
+import { oneLine, terminalSafe } from "./terminal-text.js";
 
 export async function configCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" }, ...SETTINGS_OPTIONS } });
@@ -29,20 +30,21 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const out: string[] = [
     `Settings for ${root}`,
     "Each source over the one before: default < user file < project file < LOCKSTEP_* variables < flags.",
-    `  user file     ${await exists(loaded.files.user)}`,
-    `  project file  ${await exists(loaded.files.project)}`,
+    `  user file     ${oneLine(await exists(loaded.files.user))}`,
+    `  project file  ${oneLine(await exists(loaded.files.project))}`,
     "",
   ];
   const width = Math.max(...keys.map((k) => k.length));
   for (const key of keys) {
     const value = loaded.settings[key];
-    const shown = value === undefined ? "(unset)" : typeof value === "string" ? value : JSON.stringify(value);
+    // A value holding a newline or an escape sequence shows it escaped: it cannot print a line the user never set.
+    const shown = value === undefined ? "(unset)" : oneLine(typeof value === "string" ? value : JSON.stringify(value));
     out.push(`  ${key.padEnd(width)}  ${shown.padEnd(28)}  ${originLabel(loaded.origins[key])}`);
   }
   const { variables, found, needed } = loaded.key;
   out.push("", `  API key: ${found !== undefined ? `read from ${found} (set)` : needed ? `${variables.join(" or ")}: not set` : `none needed (${variables.join(" or ")} not set)`}`);
   out.push(`  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`);
-  for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${p.message}`);
+  for (const p of loaded.problems) out.push(`${p.severity === "error" ? "✘" : "!"} ${terminalSafe(p.message)}`);
   io.stdout(out.join("\n") + "\n");
   return failed ? 1 : 0;
 }

@@ -7,6 +7,7 @@ import type { MessageActionItem, ShowMessageRequestParams } from "vscode-languag
 import type { Io } from "./io.js";
 import type { Prompter } from "./prompt.js";
 import { paint } from "./stream-view.js";
+import { terminalSafe } from "./terminal-text.js";
 
 /** Who answers: --yes, a person through the prompter, or no one. */
 export interface Asking {
@@ -21,7 +22,9 @@ export interface JobView {
 }
 
 /** Answers the server's approval prompt (window/showMessageRequest) with one of its actions. */
-export async function askUser(params: ShowMessageRequestParams, asking: Asking, io: Io): Promise<MessageActionItem | null> {
+export async function askUser(raw: ShowMessageRequestParams, asking: Asking, io: Io): Promise<MessageActionItem | null> {
+  // The message names files and quotes the model: no escape sequence of theirs reaches the terminal.
+  const params = { ...raw, message: terminalSafe(raw.message) };
   const actions = params.actions ?? [];
   const apply = actions.find((a) => a.title === "Apply");
   const reject = actions.find((a) => a.title === "Reject") ?? null;

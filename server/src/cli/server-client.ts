@@ -20,6 +20,7 @@ import { packageRoot } from "./package-root.js";
 import type { Prompter } from "./prompt.js";
 import { askUser, offerUndo, type JobView } from "./questions.js";
 import { eventView, paint } from "./stream-view.js";
+import { terminalSafe } from "./terminal-text.js";
 
 export interface AskOptions {
   root: string;
@@ -70,7 +71,13 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   const bin = path.join(packageRoot(), "bin", "lockstep.js");
   const child = spawn(process.execPath, [bin, "--stdio", ...(options.debug ? ["--debug"] : [])], {
     cwd: options.root,
-    stdio: ["pipe", "pipe", options.debug ? "inherit" : "ignore"],
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  // The end of the server's stderr, to say why it died if it does; shown as it comes with --debug.
+  let stderrTail = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    if (options.debug) process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
   });
   const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
@@ -87,7 +94,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   });
   conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
-  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(paint.dim(`[lockstep] ${p.message}\n`)));
+  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(paint.dim(`[lockstep] ${terminalSafe(p.message)}\n`)));
   conn.onNotification("lockstep/stream", (event: StreamEvent) => {
     // Events are handled one after another, in the order they came.
     events = events.then(async () => {
@@ -103,7 +110,31 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   const exited = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
   const execute = <T>(command: string, args: Record<string, unknown>): Promise<Answer<T>> =>
     conn.sendRequest("workspace/executeCommand", { command, arguments: [args] }) as Promise<Answer<T>>;
+  // Every request races the server's exit: a request left pending for ever let this process end
+  // with 0, silent.
+  let stopping = false;
+  const died = new Promise<never>((_, reject) => {
+    child.once("exit", (code, signal) => {
+      if (stopping) return;
+      const tail = stderrTail.trim();
+      const said = tail === "" ? "; it said nothing on stderr" : `; the end of its stderr:\n${tail}`;
+      reject(new Error(`the language server exited (${signal ?? `code ${code}`}) before the run ended${said}`));
+    });
+  });
+  died.catch(() => undefined);
   try {
+    return await Promise.race([converse(), died]);
+  } finally {
+    stopping = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      await conn.sendRequest("shutdown").catch(() => undefined);
+      await conn.sendNotification("exit").catch(() => undefined);
+    }
+    conn.dispose();
+    setTimeout(() => child.kill(), 1000).unref();
+  }
+
+  async function converse(): Promise<AskResult> {
     await conn.sendRequest("initialize", initializeParams(options));
     await conn.sendNotification("initialized", {});
     if (options.resume) await (await import("./sessions-commands.js")).resumeThroughServer(conn, options.resume, io);
@@ -115,10 +146,5 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
     const asking = { ...options, autoApproval: options.settings?.["approval"] === "auto" };
     const kept = await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, asking, io);
     return { status: end.status, job: job.data ?? {}, kept };
-  } finally {
-    await conn.sendRequest("shutdown").catch(() => undefined);
-    await conn.sendNotification("exit").catch(() => undefined);
-    conn.dispose();
-    setTimeout(() => child.kill(), 1000).unref();
   }
 }

@@ -36,9 +36,16 @@ function row(s: SessionSummary): string {
 export async function sessionsCommand(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args[0] === "rm" || args[0] === "prune" || args[0] === "list" ? args : ["list", ...args];
   if (sub === "rm") {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" } } });
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, yes: { type: "boolean" } } });
     if (positionals.length !== 1) throw new UsageError("sessions rm takes exactly one session ID");
-    const removed = storeFor(values.root).delete(positionals[0]!);
+    const store = storeFor(values.root);
+    const id = store.resolveId(positionals[0]!);
+    if (!id.ok) return fail(io, id.message);
+    // A prefix is confirmed: the whole id is what gets deleted.
+    if (id.value !== positionals[0] && !values.yes && !(await confirm(`Delete session ${id.value}? [y]es / [N]o: `))) {
+      return fail(io, `'${positionals[0]}' names session ${id.value}; nothing was deleted. Give the whole id (or --yes) to delete it${process.stdin.isTTY ? "" : " without a terminal to ask"}.`);
+    }
+    const removed = store.delete(id.value);
     if (!removed.ok) return fail(io, removed.message);
     io.stdout(`Deleted session ${removed.value}.\n`);
     return 0;
@@ -64,6 +71,17 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
   if (sessions.length === 0) io.stdout(`No stored session for ${store.realRoot}.\n`);
   for (const s of sessions) io.stdout(row(s) + "\n");
   return 0;
+}
+
+/**
+ * A yes from the person at the terminal, one key as ask's questions take; no terminal is a no,
+ * and so are Enter, n, Ctrl-C and Ctrl-D.
+ */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const prompter = new Prompter(process.stdin, (s) => process.stdout.write(s));
+  const answer = await prompter.choose(question, ["y", "n"], "n").finally(() => prompter.close());
+  return "key" in answer && answer.key === "y";
 }
 
 function fail(io: Io, message: string): number {
@@ -95,10 +113,7 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
   }
   if (!values.yes) {
     if (!process.stdin.isTTY) return fail(io, "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.");
-    // One key, as ask's questions take; Enter, n, Ctrl-C and Ctrl-D keep the run.
-    const prompter = new Prompter(process.stdin, io.stdout);
-    const answer = await prompter.choose("\nRevert it? [y]es / [N]o: ", ["y", "n"], "n").finally(() => prompter.close());
-    if (!("key" in answer) || answer.key !== "y") return fail(io, "Nothing was reverted.");
+    if (!(await confirm("\nRevert it? [y]es / [N]o: "))) return fail(io, "Nothing was reverted.");
   }
   const workspace = new Workspace(await Sandbox.create([store.realRoot]));
   const reverted = await revertStoredRun(store, workspace, session.header.id, run.job_id, () => false, new AbortController().signal);

@@ -4,6 +4,7 @@
 import { createPatch } from "diff";
 import type { StreamEvent } from "../agent/events.js";
 import { painter, styleFor } from "./human-output.js";
+import { oneLine, terminalSafe } from "./terminal-text.js";
 
 export const paint = painter(styleFor(process.stdout));
 
@@ -12,19 +13,21 @@ export function eventView(event: StreamEvent): string {
   const { dim, green, red } = paint;
   switch (event.kind) {
     case "text":
-      return event.text;
+      // The model's words, file names and messages are the outside's: no escape sequence of
+      // theirs reaches the terminal.
+      return terminalSafe(event.text);
     case "thought":
-      return dim(event.text);
+      return dim(terminalSafe(event.text));
     case "tool_call":
-      return dim(`\n→ ${event.tool}${event.file_path ? ` ${event.file_path}` : ""}\n`);
+      return dim(`\n→ ${oneLine(event.tool)}${event.file_path ? ` ${oneLine(event.file_path)}` : ""}\n`);
     case "tool_result": {
-      const first = event.message.split("\n")[0];
+      const first = oneLine(event.message.split("\n")[0] ?? "");
       return event.ok ? dim(`  ✓ ${first}\n`) : red(`  ✗ ${first}\n`);
     }
     case "status":
-      return event.message ? dim(`${event.message}…\n\n`) : "";
+      return event.message ? dim(`${terminalSafe(event.message)}…\n\n`) : "";
     case "done": {
-      const failed = `✘ ${event.status}${event.message ? `: ${event.message}` : ""}`;
+      const failed = `✘ ${event.status}${event.message ? `: ${terminalSafe(event.message)}` : ""}`;
       return `\n\n${event.status === "done" ? green("✔ done") : red(failed)}\n`;
     }
   }

@@ -7,6 +7,7 @@
 // queues each write behind a semaphore; on a burst of requests that cost a third of the relay's time.)
 import type { Readable, Writable } from "node:stream";
 import type { Message } from "vscode-jsonrpc";
+import { deeperThan, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, megabytes } from "./limits.js";
 
 export interface Frame {
   message: Message;
@@ -19,12 +20,13 @@ const HEADER_END = Buffer.from("\r\n\r\n", "ascii");
 const MAX_HEADER = 64 * 1024;
 
 /**
- * The largest body read. A body is held whole until it parses, so without a bound a peer's Content-Length
- * decides lockstep's memory (3 GB announced, 1.5 GB streamed, was held). Real answers stay far below it:
- * the largest seen in practice (completion lists, semantic tokens, workspace symbols of big projects) are a
- * few MB; an editor's didOpen carries a whole file, and files this large are not edited through LSP.
+ * The largest body read, the cap every stdio door shares. A body is held whole until it parses, so without a
+ * bound a peer's Content-Length decides lockstep's memory (3 GB announced, 1.5 GB streamed, was held). Real
+ * answers stay far below it: the largest seen in practice (completion lists, semantic tokens, workspace
+ * symbols of big projects) are a few MB; an editor's didOpen carries a whole file, and files this large are
+ * not edited through LSP.
  */
-export const MAX_BODY = 64 * 1024 * 1024;
+export const MAX_BODY = MAX_MESSAGE_BYTES;
 
 /** JSON-RPC's codes for a message that is well framed but cannot be served. */
 export const PARSE_ERROR = -32700;
@@ -44,8 +46,6 @@ export interface FrameOptions {
    */
   skipOversized?: boolean;
 }
-
-const megabytes = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
 
 /** RFC 7230's token characters: what a header field's name is made of. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
@@ -180,6 +180,13 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
         if (!options.invalid) return fail(why, false);
         if (!wellFramed(chunks[0]!)) return fail(`${why}, followed by bytes that are not a header`, false);
         options.invalid(PARSE_ERROR, `Parse error: the message body is not JSON (${errorText(error)}).`, null);
+        continue;
+      }
+      // Too deep for what walks it next (the library's handlers, zod, JSON.stringify): answered, not parsed on.
+      if (deeperThan(message)) {
+        const why = `the message nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects, the most lockstep reads`;
+        if (!options.invalid) return fail(why, false);
+        options.invalid(INVALID_REQUEST, `Invalid request: ${why}; it was not read.`, idOf(message));
         continue;
       }
       if (!isMessage(message)) {

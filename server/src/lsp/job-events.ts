@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { Connection, WorkDoneProgressServerReporter } from "vscode-languageserver";
 import type { StreamEvent } from "../agent/events.js";
 import { Transcript } from "../agent/transcript.js";
+import { redactTokens } from "../sessions/secrets.js";
 import type { ClientFlags } from "./capabilities.js";
 
 export class JobEvents {
@@ -25,7 +26,7 @@ export class JobEvents {
     this.reportProgress(event);
     const file = this.transcriptFile();
     if (file) {
-      const t = this.transcripts.get(file) ?? new Transcript(file);
+      const t = this.transcripts.get(file) ?? new Transcript(file, redactTokens);
       this.transcripts.set(file, t);
       t.record(event, this.warn);
     }

@@ -14,6 +14,7 @@ import type { Journal } from "../review/journal.js";
 import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
+import { redactTokens } from "../sessions/secrets.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { messagePrompt } from "./approval.js";
@@ -71,7 +72,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const warn = (message: string): void => notify(MessageType.Warning, message);
   const settings = new LiveSettings(connection, flags, warn);
   const debug = (what: string, value: unknown): void => {
-    if (options.debug || settings.current.debug) process.stderr.write(JSON.stringify({ time: new Date().toISOString(), [what]: value }) + "\n");
+    if (options.debug || settings.current.debug) process.stderr.write(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
   };
   // Every publishDiagnostics lockstep sends goes through this hub (diagnostics/publication.ts).
   const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));

@@ -2,6 +2,7 @@
 // contents become blobs: every text is written once per session file, named by
 // its own sha256, and messages and journal entries point at it. Knows nothing of
 // the disk: values in, lines out, and back.
+import { redactTokens } from "./secrets.js";
 import { createHash } from "node:crypto";
 import type { Message, Usage } from "../agent/model.js";
 
@@ -97,9 +98,12 @@ export function safeEndpoint(baseUrl: string | undefined): string | null {
   }
 }
 
-/** Each secret's every occurrence in `line` (as written in JSON too) replaced: the store never holds one. */
+/**
+ * Each secret's every occurrence in `line` (as written in JSON too) replaced, and every credential-shaped run
+ * (secrets.ts): the store never holds one.
+ */
 export function redact(line: string, secrets: readonly string[]): string {
-  let out = line;
+  let out = redactTokens(line);
   for (const secret of secrets) {
     for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) if (out.includes(form)) out = out.split(form).join("[redacted]");
   }

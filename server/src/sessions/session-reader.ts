@@ -3,9 +3,11 @@
 // usage. A torn last line (a kill or a power cut mid-write) is a note, not a
 // failure; a file of a newer or broken format is refused with its reason, and the
 // caller names it and goes on.
+import { REDACTED } from "./secrets.js";
+import { deeperThan, MAX_JSON_DEPTH } from "../jsonrpc/limits.js";
 import { addUsage, type Message, type Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
-import { decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
+import { blobId, decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
 
 export interface StoredRun {
   job_id: string;
@@ -73,6 +75,8 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
       return { ok: false, reason: `line ${i + 1} is not JSON (a broken file)` };
     }
     if (typeof record !== "object" || record === null || typeof record.t !== "string") return { ok: false, reason: `line ${i + 1} is not a session record` };
+    // Too deep for what walks a record next (the history sent to the model, the client's replay): lockstep never writes one.
+    if (deeperThan(record)) return { ok: false, reason: `line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (not a file lockstep wrote)` };
     records.push(record);
     // A last line without its newline that still parses is whole; its newline is added before the next append.
     completeBytes += Buffer.byteLength(line) + (last ? 0 : 1);
@@ -153,7 +157,12 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
     const before = before_id === null ? null : blobs.get(before_id);
     // An entry whose texts were lost cannot be reverted by content; it is left out.
     if (after === undefined || before === undefined) continue;
+    // A text the store redacted is not the file's: reverting by it would write [redacted] into the file.
+    if (!intact(after, after_id) || (before !== null && before_id !== null && !intact(before, before_id))) continue;
     entries.push({ ...e, before, after });
   }
   return { header, history, journal: entries, runs: [...runs.values()], turns, usage, updated, notes, completeBytes, blobIds: new Set(blobs.keys()) };
 }
+
+/** Whether a stored text is the one its id was made from (only a redacted one can differ). */
+const intact = (text: string, id: string): boolean => !text.includes(REDACTED) || blobId(text) === id;

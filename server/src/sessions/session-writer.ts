@@ -7,6 +7,7 @@
 import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import type { Message } from "../agent/model.js";
 import { blobId, encodeMessage, redact, type SessionRecord } from "./format.js";
+import { errnoCode } from "../shared/errno.js";
 import { isProcessAlive } from "../shared/process-alive.js";
 
 export class SessionBusy extends Error {}
@@ -105,7 +106,10 @@ export class SessionWriter {
 
 const lockOf = (file: string): string => file.replace(/\.jsonl$/, ".lock");
 
-/** The pid holding a session, when that process is alive and not this one. */
+/** The session files this process writes: a second writer here is refused as one in another process is. */
+const held = new Set<string>();
+
+/** The pid holding a session, when that process is alive; this process's own only while it writes the file. */
 export function liveHolder(file: string): number | undefined {
   let pid: number;
   try {
@@ -113,16 +117,37 @@ export function liveHolder(file: string): number | undefined {
   } catch {
     return undefined;
   }
-  return pid !== process.pid && isProcessAlive(pid) ? pid : undefined;
+  if (pid === process.pid) return held.has(file) ? pid : undefined;
+  return isProcessAlive(pid) ? pid : undefined;
 }
 
+/**
+ * Takes the session's lock, atomically: the lock file is created exclusively (two processes that
+ * resume one session at once cannot both succeed), and a stale one (its process gone) is removed and
+ * the exclusive create tried again, once.
+ */
 function lock(file: string): void {
-  const holder = liveHolder(file);
-  if (holder !== undefined) throw new SessionBusy(`the session is live in another lockstep process (pid ${holder})`);
-  writeFileSync(lockOf(file), String(process.pid), { mode: 0o600 });
+  for (let attempt = 0; ; attempt++) {
+    const holder = liveHolder(file);
+    if (holder !== undefined) {
+      const where = holder === process.pid ? "this lockstep process (it is open already)" : `another lockstep process (pid ${holder})`;
+      throw new SessionBusy(`the session is live in ${where}`);
+    }
+    try {
+      writeFileSync(lockOf(file), String(process.pid), { mode: 0o600, flag: "wx" });
+      held.add(file);
+      return;
+    } catch (error) {
+      const exists = errnoCode(error) === "EEXIST";
+      if (!exists || attempt > 0) throw exists ? new SessionBusy("another lockstep process took the session at the same moment") : error;
+      // Stale (its process gone, or our own from a writer closed without unlocking): taken over.
+      if (liveHolder(file) === undefined) removeLock(file);
+    }
+  }
 }
 
 function unlock(file: string): void {
+  held.delete(file);
   try {
     if (readFileSync(lockOf(file), "utf8").trim() === String(process.pid)) unlinkSync(lockOf(file));
   } catch {

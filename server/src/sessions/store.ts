@@ -2,6 +2,7 @@
 // (one per project root, named by a hash of its real path and a readable name),
 // one JSON Lines file per session. Creates, reopens, lists, loads, deletes and
 // prunes; what a file holds is format.ts's and session-reader.ts's business.
+import { summaryText } from "./summary-read.js";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
@@ -56,6 +57,9 @@ export function newSessionId(now = new Date()): string {
 
 const ID = /^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$/;
 
+/** The fewest characters of an id that name a session. */
+export const MIN_PREFIX = 4;
+
 export class SessionStore {
   readonly folder: string;
 
@@ -95,10 +99,12 @@ export class SessionStore {
     }
   }
 
-  /** The id a full id or a unique prefix names. */
+  /** The id a full id or a unique prefix of at least MIN_PREFIX characters names. */
   resolveId(idOrPrefix: string): Found<string> {
     const ids = this.ids();
     if (ids.includes(idOrPrefix)) return { ok: true, value: idOrPrefix };
+    // "2" names every session of this millennium: a prefix that short is a slip, not a choice.
+    if (idOrPrefix.length < MIN_PREFIX) return { ok: false, message: `'${idOrPrefix}' is too short to name a session: give at least ${MIN_PREFIX} characters of its id ('lockstep sessions' lists them).` };
     const matches = idOrPrefix === "" ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
     if (matches.length === 1) return { ok: true, value: matches[0]! };
     if (matches.length > 1) return { ok: false, message: `'${idOrPrefix}' names ${matches.length} sessions (${matches.slice(0, 3).join(", ")}…); give more of the id.` };
@@ -122,13 +128,34 @@ export class SessionStore {
 
   /** Every readable session, newest activity first, and the files that were skipped with why. */
   list(): { sessions: SessionSummary[]; skipped: Skipped[] } {
+    return this.summarize((file) => readFileSync(file, "utf8"));
+  }
+
+  /**
+   * The same list, each file streamed past its blob and message lines with the event loop served
+   * between chunks: for a server, whose other requests must not wait behind a large session file.
+   */
+  async listAsync(): Promise<{ sessions: SessionSummary[]; skipped: Skipped[] }> {
+    const texts = new Map<string, string | Error>();
+    for (const id of this.ids()) {
+      const file = this.fileOf(id);
+      texts.set(file, await summaryText(file).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+    }
+    return this.summarize((file) => {
+      const text = texts.get(file);
+      if (text instanceof Error || text === undefined) throw text ?? new Error("gone while listing");
+      return text;
+    });
+  }
+
+  private summarize(read: (file: string) => string): { sessions: SessionSummary[]; skipped: Skipped[] } {
     const sessions: SessionSummary[] = [];
     const skipped: Skipped[] = [];
     for (const id of this.ids()) {
       const file = this.fileOf(id);
       let parsed;
       try {
-        parsed = parseSession(readFileSync(file, "utf8"), { summary: true });
+        parsed = parseSession(read(file), { summary: true });
       } catch (error) {
         skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
         continue;

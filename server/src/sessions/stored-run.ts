@@ -6,7 +6,7 @@ import { Journal } from "../review/journal.js";
 import { revertJob, type RevertedFile } from "../review/revert.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { StoredRun, StoredSession } from "./session-reader.js";
-import type { Found, SessionStore } from "./store.js";
+import { MIN_PREFIX, type Found, type SessionStore } from "./store.js";
 
 export interface RunFound {
   session: StoredSession;
@@ -31,6 +31,7 @@ export function findRun(store: SessionStore, runId?: string, sessionId?: string)
   }
   const candidates: RunFound[] = sessions.flatMap((session) => session.runs.map((run) => ({ session, run })));
   if (runId !== undefined) {
+    if (runId.length < MIN_PREFIX) return { ok: false, message: `'${runId}' is too short to name a run: give at least ${MIN_PREFIX} characters of its job id ('lockstep sessions --json' lists them).` };
     const matches = candidates.filter(({ run }) => run.job_id === runId || run.job_id.startsWith(runId));
     const exact = matches.filter(({ run }) => run.job_id === runId);
     if (exact.length === 1 || matches.length === 1) return { ok: true, value: (exact[0] ?? matches[0])! };

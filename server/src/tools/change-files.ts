@@ -38,6 +38,12 @@ export async function resolveChangeFiles(ctx: ToolContext, ops: readonly FileOpe
       const raw = pathOf(ref);
       const r = found.get(raw)!;
       if (!r.ok) return fail(r.error.code, `${r.error.message} (named by the section at line ${op.line}). Nothing was applied.`, r.error.suggestions);
+      // A delete through a link would remove what it leads to and leave the link dangling.
+      if (op.op === "delete" && (await ctx.workspace.endsInLink(raw))) {
+        return fail("invalid_argument", `${raw} is a symbolic link to ${r.value.rel}: deleting it through the change would delete ${r.value.rel} and leave the link (the section at line ${op.line}). Nothing was applied.`, [
+          `Delete the link itself outside the change, or name ${r.value.rel} to delete the file it leads to.`,
+        ]);
+      }
       resolved.set(r.value.rel, r.value);
       relByRaw.set(raw, r.value.rel);
     }

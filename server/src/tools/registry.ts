@@ -1,6 +1,7 @@
 // tools/: the tools. Knows nothing of protocols, models or the agent.
 // The one list of tools. LSP commands, the CLI and the model's function
 // declarations all come from here, and every argument is validated here first.
+import { argumentsTooDeep } from "../jsonrpc/limits.js";
 import * as z from "zod";
 import { closestNames } from "../workspace/suggest.js";
 import { applyEditBlocks } from "./apply-edit-blocks.js";
@@ -79,6 +80,9 @@ async function validateAndRun(name: string, rawArgs: unknown, ctx: ToolContext):
     const near = closestNames(name, existing.map((t) => t.name));
     return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${existing.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
   }
+  // Validation walks the arguments by recursion: too deep a value is refused before it.
+  const tooDeep = argumentsTooDeep(name, rawArgs);
+  if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
   const parsed = tool.params.safeParse(rawArgs ?? {});
   if (!parsed.success) {
     const again = ctx.reader === "shell" ? "Run the command again with the arguments its --help shows." : `Call ${name} again with arguments that match its schema.`;

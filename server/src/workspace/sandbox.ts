@@ -113,6 +113,17 @@ export class Sandbox {
     return this.#checkType(resolved, access);
   }
 
+  /**
+   * Whether the path as given ends in a symbolic link (its last name; links above it are followed as
+   * usual). `resolve` answers with where a link leads, which is right for reading and writing through
+   * it, and wrong for deleting it: the target would go and the link stay.
+   */
+  async endsInLink(userPath: string): Promise<boolean> {
+    const parsed = this.#parse(userPath);
+    if (!parsed.ok) return false;
+    return (await fs.lstat(parsed.value.candidate).catch(() => undefined))?.isSymbolicLink() === true;
+  }
+
   /** Up to three existing names close to a missing path, as root-relative paths. */
   async suggest(userPath: string): Promise<string[]> {
     const parsed = this.#parse(userPath);

@@ -71,6 +71,11 @@ export class Workspace {
     return this.sandbox.resolve(userPath, access);
   }
 
+  /** Whether the path as given ends in a symbolic link (Sandbox.endsInLink). */
+  endsInLink(userPath: string): Promise<boolean> {
+    return this.sandbox.endsInLink(userPath);
+  }
+
   /** The file as the user sees it: open buffer, else text we delivered, else disk. */
   async read(path: ResolvedPath): Promise<Outcome<FileState>> {
     await this.options.editor?.refresh?.(path.uri);

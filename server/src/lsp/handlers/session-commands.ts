@@ -12,12 +12,12 @@ const NO_STORE = "Sessions are not kept: the `sessions` setting is false (or the
 
 export function sessionCommands(ctx: ServerContext) {
   return {
-    list(args: unknown): Envelope {
+    async list(args: unknown): Promise<Envelope> {
       const parsed = sessionsArgs.safeParse(args);
       if (!parsed.success) return errorEnvelope("invalid_argument", "Invalid Argument: lockstep.sessions takes {limit?}.", ["Call it with {}."]);
       const store = ctx.sessions();
       if (!store) return errorEnvelope("not_found", NO_STORE, ["Set `sessions` to true to keep them."]);
-      const { sessions, skipped } = store.list();
+      const { sessions, skipped } = await store.listAsync();
       return okEnvelope({ live: ctx.recorder.live()?.id ?? null, sessions: sessions.slice(0, parsed.data.limit), skipped });
     },
 

@@ -1,12 +1,9 @@
-// Matching one file's text line by line, as grep does. The functions below
-// `searchItem` are self-contained (no imports, no module constants): the search
-// worker is built from their source text, so the thread that may spin on a
+// Matching one file's text line by line, as grep does. `searchLines` is
+// self-contained (no imports, no module constants): the search worker is built
+// from its source text (with file-scan.ts's), so the thread that may spin on a
 // catastrophic pattern runs exactly this code, from the bundle or from source.
-import type * as nodeFs from "node:fs";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
-
-/** The synchronous calls `searchItem` makes (node:fs on the search thread). */
-export type FileSystem = Pick<typeof nodeFs, "openSync" | "fstatSync" | "readFileSync" | "closeSync" | "constants">;
+import { prefilterOf, type Prefilter } from "./required-literal.js";
 
 export interface LineMatch {
   line: number;
@@ -16,6 +13,8 @@ export interface LineMatch {
 export interface CompiledSearch {
   source: string;
   flags: string;
+  /** What a file's bytes must hold for a line of it to match (none: every file is matched). */
+  prefilter?: Prefilter | undefined;
 }
 
 /** Characters of a line a match reports. */
@@ -34,7 +33,7 @@ export function compileSearch(pattern: string, caseSensitive: boolean | undefine
   for (const flags of [`${base}u`, base]) {
     try {
       new RegExp(pattern, flags);
-      return succeed({ source: pattern, flags });
+      return succeed({ source: pattern, flags, prefilter: prefilterOf(pattern, flags) });
     } catch {
       // try the next syntax
     }
@@ -49,49 +48,6 @@ export function compileSearch(pattern: string, caseSensitive: boolean | undefine
   return fail("invalid_argument", `Invalid regular expression ${JSON.stringify(pattern)}: ${why}.${hint}`, [
     "Fix the pattern (JavaScript syntax; escape ( [ { . * + ? with a backslash to match them literally) and search again.",
   ]);
-}
-
-/** What the worker is given for one file: its path on disk, or the text to search (an open buffer). */
-export interface SearchItem {
-  abs?: string;
-  text?: string;
-}
-
-/** One file's answer: its matches, or why it was not searched. */
-export interface ItemAnswer {
-  matches: LineMatch[];
-  skipped?: "binary" | "unreadable" | "too_large" | "not_reached";
-}
-
-/** Searches one item: reads it (when given a path), skips binary and non-UTF-8 files, matches line by line. */
-export function searchItem(item: SearchItem, source: string, flags: string, limit: number, maxBytes: number, fs: FileSystem): ItemAnswer {
-  let text = item.text;
-  if (text === undefined) {
-    let bytes: Uint8Array;
-    let fd = -1;
-    try {
-      // Non-blocking open: a FIFO swapped in since the walk must not hang the thread.
-      fd = fs.openSync(item.abs ?? "", fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-      const stats = fs.fstatSync(fd);
-      if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
-      // Sized before reading: a file over the limit is never loaded.
-      if (stats.size > maxBytes) return { matches: [], skipped: "too_large" };
-      bytes = fs.readFileSync(fd);
-    } catch {
-      return { matches: [], skipped: "unreadable" };
-    } finally {
-      if (fd !== -1) fs.closeSync(fd);
-    }
-    if (bytes.length > maxBytes) return { matches: [], skipped: "too_large" };
-    const end = Math.min(bytes.length, 8192);
-    for (let i = 0; i < end; i++) if (bytes[i] === 0) return { matches: [], skipped: "binary" };
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      return { matches: [], skipped: "binary" };
-    }
-  }
-  return { matches: searchLines(text, source, flags, limit) };
 }
 
 /**

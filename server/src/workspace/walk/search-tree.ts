@@ -7,8 +7,9 @@ import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
 import { displayName, scopeFiles, type Scope, type WalkedFile } from "../walk.js";
-import type { CompiledSearch, SearchItem } from "./line-search.js";
-import { runBatch, type BatchOutcome } from "./search-worker.js";
+import type { SearchItem } from "./file-scan.js";
+import type { CompiledSearch } from "./line-search.js";
+import { runBatch, SEARCH_THREADS, type BatchOutcome } from "./search-worker.js";
 
 export interface SearchMatch {
   file_path: string;
@@ -31,6 +32,8 @@ export interface TreeSearch {
   signal: AbortSignal;
   /** A file the pattern takes longer than this on stops the search (a catastrophic pattern). */
   fileTimeLimitMs?: number;
+  /** Batches searched at once (default: SEARCH_THREADS). */
+  threads?: number;
 }
 
 const BATCH_FILES = 256;
@@ -57,33 +60,49 @@ export async function searchTree(workspace: Workspace, request: TreeSearch): Pro
     return batch;
   };
 
-  let batch = await gather();
-  while (batch.files.length > 0 && !truncated) {
-    const running: Promise<BatchOutcome> = runBatch(
-      { items: batch.items, source: request.pattern.source, flags: request.pattern.flags, limit: request.maxResults + 1 - matches.length, maxBytes: MAX_FILE_BYTES },
-      signal,
-      request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
-    );
-    const following = gather();
-    const outcome = await running;
-    if (outcome.kind !== "done") {
-      await files.return(undefined);
-      return failure(outcome, batch.files, sandbox, request);
-    }
-    outcome.answers.forEach((answer, i) => {
-      const file = batch.files[i]!;
-      if (answer.skipped === undefined) searched++;
-      for (const m of answer.matches) {
-        if (matches.length === request.maxResults) {
-          truncated = true;
-          break;
+  // Batches go to the threads in walk order and their answers are taken in that order, so the
+  // matches, `truncated` and `files_searched` are the same however many threads search.
+  const stop = new SharedArrayBuffer(4);
+  const inFlight: { files: WalkedFile[]; running: Promise<BatchOutcome> }[] = [];
+  let walked = false;
+  let counting = true;
+  let found = 0;
+  try {
+    for (;;) {
+      while (!walked && !truncated && inFlight.length < (request.threads ?? SEARCH_THREADS)) {
+        const batch = await gather();
+        if (batch.files.length === 0) walked = true;
+        else {
+          const limit = request.maxResults + 1 - matches.length;
+          const running = runBatch({ items: batch.items, pattern: request.pattern, limit, maxBytes: MAX_FILE_BYTES, stop }, signal, request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS);
+          inFlight.push({ files: batch.files, running });
         }
-        matches.push({ file_path: displayName(sandbox, file.root, file.rel), line: m.line, text: m.text });
       }
-    });
-    batch = await following;
+      const head = inFlight.shift();
+      if (head === undefined) break;
+      const outcome = await head.running;
+      if (outcome.kind !== "done") return failure(outcome, head.files, sandbox, request);
+      outcome.answers.forEach((answer, i) => {
+        // Counted as one thread would: up to the file where the (max+1)-th match turned up.
+        if (counting && answer.skipped === undefined) searched++;
+        found += answer.matches.length;
+        if (found > request.maxResults) counting = false;
+        const file = head.files[i]!;
+        for (const m of answer.matches) {
+          if (matches.length === request.maxResults) {
+            truncated = true;
+            break;
+          }
+          matches.push({ file_path: displayName(sandbox, file.root, file.rel), line: m.line, text: m.text });
+        }
+      });
+      if (truncated) Atomics.store(new Int32Array(stop), 0, 1);
+    }
+  } finally {
+    // Threads still searching stop at their next file and go back to the pool.
+    Atomics.store(new Int32Array(stop), 0, 1);
+    await files.return(undefined);
   }
-  await files.return(undefined);
   if (signal.aborted) return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
   return succeed({ matches, files_searched: searched, truncated });
 }

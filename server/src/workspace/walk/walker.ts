@@ -38,38 +38,89 @@ const SKIPPED = new Set(["node_modules", ".git"]);
 
 const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/** Directory listings read ahead of the walk, per directory being walked (the walk waits on the disk less). */
+const READ_AHEAD = 8;
+
+/** A directory being walked: its sorted entries, where the walk is in them, and its subdirectories' listings read ahead. */
+interface Frame {
+  rel: string;
+  /** The directory's absolute path and a separator: a child's path is this and its name. */
+  prefix: string;
+  rules: IgnoreRules;
+  depth: number;
+  entries: Dirent[];
+  at: number;
+  /** Indexes (in `entries`) of the subdirectories the walk enters, in order. */
+  subdirectories: number[];
+  /** How many of `subdirectories` have had their listing started. */
+  started: number;
+  listings: Map<number, Promise<Dirent[] | undefined>>;
+}
+
+function list(abs: string): Promise<Dirent[] | undefined> {
+  // Gone or unreadable since its parent was listed: nothing to report from it.
+  return fs.readdir(abs, { withFileTypes: true }).catch(() => undefined);
+}
+
 /** Files below `start` in name order (depth first), honouring the ignore rules; stops when the signal fires. */
 export async function* walkFiles(start: WalkStart, options: WalkOptions): AsyncGenerator<WalkedFile> {
   const skipNamed = !options.namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
   const rules = await IgnoreRules.above(start.root, start.rel);
-  yield* walkDirectory(start.root, start.rel, rules, options.depth ?? Infinity, skipNamed, options);
+  const abs = start.rel === "" ? start.root : path.join(start.root, start.rel);
+  const first = await frameOf(start.rel, abs, rules, options.depth ?? Infinity, skipNamed, options, list(abs));
+  // An explicit stack rather than nested generators: a file's name is handed up once, not once per level.
+  const stack: Frame[] = first === undefined ? [] : [first];
+  while (stack.length > 0) {
+    if (options.signal.aborted) return;
+    const frame = stack[stack.length - 1]!;
+    if (frame.at === frame.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const index = frame.at++;
+    const entry = frame.entries[index]!;
+    // A link is neither reported nor entered: its target is found at its own place, if inside.
+    if (entry.isSymbolicLink()) continue;
+    const childRel = frame.rel === "" ? entry.name : `${frame.rel}/${entry.name}`;
+    const childAbs = frame.prefix + entry.name;
+    const listing = frame.listings.get(index);
+    if (listing !== undefined) {
+      frame.listings.delete(index);
+      readAhead(frame);
+      const child = await frameOf(childRel, childAbs, frame.rules, frame.depth - 1, skipNamed, options, listing);
+      if (child !== undefined) stack.push(child);
+    } else if (entry.isFile() && !frame.rules.ignores(childRel, false)) {
+      yield { root: start.root, rel: childRel, abs: childAbs };
+    }
+  }
 }
 
-async function* walkDirectory(root: string, rel: string, inherited: IgnoreRules, depth: number, skipNamed: boolean, options: WalkOptions): AsyncGenerator<WalkedFile> {
-  if (options.signal.aborted) return;
-  const abs = rel === "" ? root : path.join(root, rel);
-  let entries: Dirent[];
-  try {
-    entries = await fs.readdir(abs, { withFileTypes: true });
-  } catch {
-    return; // gone or unreadable since its parent was listed: nothing to report from it
-  }
-  if (options.signal.aborted) return;
+/** A directory's frame once its listing is in: its ignore rules read, its entries sorted, its first subdirectories' listings started. */
+async function frameOf(rel: string, abs: string, inherited: IgnoreRules, depth: number, skipNamed: boolean, options: WalkOptions, listing: Promise<Dirent[] | undefined>): Promise<Frame | undefined> {
+  const entries = await listing;
+  if (entries === undefined || options.signal.aborted) return undefined;
   const present = entries.filter((e) => e.isFile() && (IGNORE_FILES as readonly string[]).includes(e.name)).map((e) => e.name);
   const rules = await inherited.enter(abs, rel, present);
   entries.sort(byName);
-  for (const entry of entries) {
-    // A link is neither reported nor entered: its target is found at its own place, if inside.
-    if (entry.isSymbolicLink()) continue;
-    const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (depth <= 0 || (skipNamed && SKIPPED.has(entry.name))) continue;
-      const childAbs = path.join(abs, entry.name);
-      if (options.otherRoots?.has(childAbs) || rules.ignores(childRel, true)) continue;
-      yield* walkDirectory(root, childRel, rules, depth - 1, skipNamed, options);
-      if (options.signal.aborted) return;
-    } else if (entry.isFile() && !rules.ignores(childRel, false)) {
-      yield { root, rel: childRel, abs: path.join(abs, entry.name) };
-    }
+  const subdirectories: number[] = [];
+  if (depth > 0) {
+    entries.forEach((entry, i) => {
+      if (!entry.isDirectory() || (skipNamed && SKIPPED.has(entry.name))) return;
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (options.otherRoots?.has(path.join(abs, entry.name)) || rules.ignores(childRel, true)) return;
+      subdirectories.push(i);
+    });
   }
+  const prefix = abs.endsWith(path.sep) ? abs : abs + path.sep;
+  const frame: Frame = { rel, prefix, rules, depth, entries, at: 0, subdirectories, started: 0, listings: new Map() };
+  for (let i = 0; i < READ_AHEAD; i++) readAhead(frame);
+  return frame;
+}
+
+/** Starts listing the frame's next subdirectory not yet started, if any. */
+function readAhead(frame: Frame): void {
+  const index = frame.subdirectories[frame.started];
+  if (index === undefined) return;
+  frame.started++;
+  frame.listings.set(index, list(frame.prefix + frame.entries[index]!.name));
 }
