@@ -69,8 +69,7 @@ nothing is wrapped."
             (cond ((eq (plist-get data :key_found) t) " · API key found")
                   (base " · no API key (a local endpoint needs none)")
                   (t (concat " · no API key found (a local model needs none: "
-                             "{\"provider\": \"ollama\", \"model\": \"qwen2.5-coder:7b\"} "
-                             "in .lockstep.json)"))))))
+                             "\"provider\": \"ollama\" in .lockstep.json)"))))))
 
 (defun lockstep--session-review (pending)
   "What waits for review, from the PENDING changes of `lockstep.review'."

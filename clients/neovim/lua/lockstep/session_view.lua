@@ -63,7 +63,7 @@ local function model_line(data)
   end
   return line
     .. (base and " · no API key (a local endpoint needs none)" or (" · no API key found (a local model needs none: "
-      .. "{\"provider\": \"ollama\", \"model\": \"qwen2.5-coder:7b\"} in .lockstep.json)"))
+      .. "\"provider\": \"ollama\" in .lockstep.json)"))
 end
 
 local function review_line(pending)
