@@ -357,6 +357,18 @@ status is reported in the echo area."
                      (make-hash-table))
   (message "[lockstep] session cleared"))
 
+;;;###autoload (autoload 'lockstep-trust "lockstep" nil t)
+(defun lockstep-trust ()
+  "Trust the project's folder: its .lockstep.json then applies in full.
+Until then it may set only `model', `tools', `patchTool',
+`diagnosticsWaitMs', lower turn limits and stricter safety keys;
+`replay', `transcript' and `sessionsDir' never come from it.  The
+trust is kept in lockstep's state directory, never in the project."
+  (interactive)
+  (let ((data (lockstep--execute (lockstep--server) "lockstep.trust"
+                                 (make-hash-table))))
+    (message "[lockstep] %s" (or (plist-get data :message) "folder trusted"))))
+
 ;;;###autoload (autoload 'lockstep-chat "lockstep" nil t)
 (defun lockstep-chat ()
   "Show the buffer where lockstep's answers stream."

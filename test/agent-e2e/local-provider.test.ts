@@ -19,9 +19,9 @@ afterEach(async () => {
 
 const NO_KEYS = { ...process.env, OPENAI_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "", LOCKSTEP_PROVIDER: "", LOCKSTEP_MODEL: "", LOCKSTEP_BASE_URL: "" };
 
-function ask(root: string, args: string[]): Promise<{ code: number | null; out: string }> {
+function ask(root: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env: NO_KEYS, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env: { ...NO_KEYS, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
@@ -34,8 +34,7 @@ describe("provider ollama", () => {
   it("reaches the endpoint with no key and no Authorization header", async () => {
     const root = await fs.realpath(tempDir("lockstep-ollama-"));
     fake = await startFakeOpenAi([{ text: "Hello from the local model." }]);
-    await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify({ provider: "ollama", model: "qwen2.5-coder:7b", baseUrl: fake.url }));
-    const run = await ask(root, ["--yes", "say hello"]);
+    const run = await ask(root, ["--provider", "ollama", "--model", "qwen2.5-coder:7b", "--base-url", fake.url, "--yes", "say hello"]);
     expect(run.out).toContain("Hello from the local model.");
     expect(run.code).toBe(0);
     expect(fake.requests).toHaveLength(1);
@@ -50,8 +49,7 @@ describe("provider ollama", () => {
     expect(baseUrlInUse({ provider: "ollama", baseUrl: "http://10.0.0.2:11434/v1" })).toBe("http://10.0.0.2:11434/v1");
     expect(baseUrlInUse({ provider: "openai" })).toBeUndefined();
     const root = await fs.realpath(tempDir("lockstep-ollama-"));
-    await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify({ provider: "ollama", model: "qwen2.5-coder:7b" }));
-    const run = await ask(root, ["--yes", "say hello"]);
+    const run = await ask(root, ["--yes", "say hello"], { LOCKSTEP_PROVIDER: "ollama", LOCKSTEP_MODEL: "qwen2.5-coder:7b" });
     expect(run.code).not.toBe(0);
     expect(run.out).toContain("localhost:11434");
     expect(run.out).not.toMatch(/API key/i);
@@ -59,8 +57,7 @@ describe("provider ollama", () => {
 
   it("a provider lockstep does not know is named alone, with no key message after it", async () => {
     const root = await fs.realpath(tempDir("lockstep-ollama-"));
-    await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify({ provider: "olama", model: "x" }));
-    const run = await ask(root, ["--yes", "say hello"]);
+    const run = await ask(root, ["--yes", "say hello"], { LOCKSTEP_PROVIDER: "olama", LOCKSTEP_MODEL: "x" });
     expect(run.code).not.toBe(0);
     expect(run.out).toContain("provider");
     expect(run.out).toContain("ollama");

@@ -2,7 +2,8 @@
 // same tools whether the agent runs under `lockstep acp`, in the language server or through
 // `lockstep ask` in a terminal. `patchTool: "apply_patch"` (a condition the settings decide)
 // is the witness: each door's first model request must offer apply_patch. Each door is a
-// spawned process; the model is the real `openai` package talking to a fake endpoint.
+// spawned process; the model is the real `openai` package talking to a fake endpoint. The
+// project's folder is trusted (in a temporary state directory), so its file applies in full.
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -13,7 +14,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeAll, startEditor } from "../acp/scripted-editor.js";
 import { askUntilDone } from "../support/ask-job.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
-import { cleanup, launch } from "../support/lsp-client.js";
+import { addTrust } from "../../server/src/config/trust.js";
+import { cleanup, createWorkspace, startServer } from "../support/lsp-client.js";
 
 const BIN = path.resolve("bin/lockstep.js");
 const run = promisify(execFile);
@@ -45,7 +47,11 @@ const doors: [string, Door][] = [
   [
     "lockstep acp",
     async (files) => {
-      const editor = await startEditor({ files, env: { OPENAI_API_KEY: "test-key" } });
+      const root = await mkdtemp(path.join(os.tmpdir(), "lockstep-assembly-"));
+      const state = await mkdtemp(path.join(os.tmpdir(), "lockstep-assembly-state-"));
+      dirs.push(root, state);
+      addTrust(root, { XDG_STATE_HOME: state });
+      const editor = await startEditor({ files, root, stateDir: state, env: { OPENAI_API_KEY: "test-key" } });
       const sessionId = await editor.newSession();
       const done = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "look" }] });
       expect(done.stopReason).toBe("end_turn");
@@ -54,7 +60,9 @@ const doors: [string, Door][] = [
   [
     "the language server",
     async (files) => {
-      const client = await launch(files, { style: "helix" });
+      const root = await createWorkspace(files);
+      addTrust(root);
+      const client = await startServer({ root, style: "helix" });
       const job = await askUntilDone(client, "look");
       expect(job["status"]).toBe("done");
     },
@@ -67,6 +75,7 @@ const doors: [string, Door][] = [
       dirs.push(root, state);
       for (const [name, text] of Object.entries(files)) await writeFile(path.join(root, name), text);
       const env = { ...process.env, OPENAI_API_KEY: "test-key", XDG_CONFIG_HOME: state, XDG_STATE_HOME: state };
+      addTrust(root, env);
       const pending = run(process.execPath, [BIN, "ask", "--root", root, "look"], { env });
       pending.child.stdin?.end();
       await pending;

@@ -33,9 +33,11 @@ async function project(file: string, before: string): Promise<string> {
   const root = await fs.realpath(tempDir("lockstep-question-"));
   await fs.mkdir(path.join(root, "src"));
   await fs.writeFile(path.join(root, file), before);
-  await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify({ provider: "openai", baseUrl: fake!.url, model: "qwen2.5-coder:7b" }));
   return root;
 }
+
+/** The fake endpoint as flags (a project file's provider and baseUrl apply only in a trusted folder). */
+const endpoint = (): string[] => ["--provider", "openai", "--base-url", fake!.url, "--model", "qwen2.5-coder:7b"];
 
 const patch = (file: string, before: string, after: string): FakeAnswer => ({
   calls: [{ name: "safe_patch", args: { file_path: file, unified_diff: createPatch(file, before, after), base_content_sha256: sha256Of(before) } }],
@@ -51,7 +53,7 @@ describe("the approval question on a terminal", () => {
   it("shows the coloured diff before the question; n with a reason tells the model why", async () => {
     fake = await startFakeOpenAi([patch("src/stats.js", BEFORE, AFTER), { text: "Understood, leaving it." }]);
     const root = await project("src/stats.js", BEFORE);
-    const run = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
+    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
     await run.waitFor(QUESTION);
     const text = run.text();
     const question = text.indexOf("? lockstep wants to change src/stats.js");
@@ -74,7 +76,7 @@ describe("the approval question on a terminal", () => {
   it("Ctrl-C at the question stops the run: no further model request, the file unchanged", async () => {
     fake = await startFakeOpenAi([patch("src/stats.js", BEFORE, AFTER), { text: "should never be asked" }]);
     const root = await project("src/stats.js", BEFORE);
-    const run = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
+    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
     await run.waitFor(QUESTION);
     run.write("\x03");
     await run.exited;
@@ -90,7 +92,7 @@ describe("the approval question on a terminal", () => {
     fake = await startFakeOpenAi([patch("src/long.txt", long, changed), { text: "Renamed." }]);
     const root = await project("src/long.txt", long);
     const env = freshEnv();
-    const run = Object.assign(onTerminal(process.execPath, [BIN, "ask", "rename the lines"], { cwd: root, env }), { env });
+    const run = Object.assign(onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "rename the lines"], { cwd: root, env }), { env });
     await run.waitFor(/more lines: space for the next page/);
     expect(run.text()).not.toContain(QUESTION);
     run.write("q");

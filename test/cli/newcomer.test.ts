@@ -61,8 +61,12 @@ describe("a newcomer's first five minutes", () => {
     const env = freshEnv();
     const root = await project({ provider: "openai", baseUrl: fake.url, model: "qwen2.5-coder:7b" });
 
-    // First run: y (one key, no Enter) to the change, then Ctrl-D at "Keep the changes?".
+    // First run: y to trusting the folder the newcomer wrote the file in (asked once, one key),
+    // y (one key, no Enter) to the change, then Ctrl-D at "Keep the changes?".
     const first = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env });
+    await first.waitFor(`? Trust ${root} and apply them? [y]es / [N]o: `);
+    expect(first.text()).toContain("sets provider, baseUrl, which apply only in a folder you trust");
+    first.write("y");
     await first.waitFor("[d]iff again: ");
     first.write("y");
     await first.waitFor("Keep the changes to src/stats.js? [Y]es / [u]ndo the whole run: ");
@@ -85,12 +89,15 @@ describe("a newcomer's first five minutes", () => {
     second.write("y");
     expect(await second.exited).toBe(0);
     expect(second.text()).toContain("Kept: src/stats.js on disk as changed.");
+    expect(second.text()).not.toContain("Trust ");
     expect(await stats(root)).toBe(AFTER);
   }, 120_000);
 
   it("`lockstep config` says what is in force and where each came from, naming the key's variable, never its value", async () => {
     const env: NodeJS.ProcessEnv = { ...freshEnv(), OPENROUTER_API_KEY: "sk-or-secret-123" };
     const root = await project({ provider: "openai", baseUrl: "https://openrouter.ai/api/v1", model: "qwen/qwen-2.5-coder-32b-instruct", apiKeyEnv: "OPENROUTER_API_KEY" });
+    // The README's one extra step: the folder whose .lockstep.json names the endpoint is trusted.
+    expect(piped(["trust"], root, env).status).toBe(0);
     const human = piped(["config"], root, { ...env, LOCKSTEP_APPROVAL: "review" });
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`provider\\s+openai\\s+${path.join(root, ".lockstep.json")}:2`));
@@ -132,7 +139,9 @@ describe("a newcomer's first five minutes", () => {
     const url = closed.url;
     await closed.close();
     const root = await project({ provider: "openai", baseUrl: url, model: "qwen2.5-coder:7b" });
-    const run = piped(["ask", "--yes", "hi"], root, freshEnv());
+    const env = freshEnv();
+    expect(piped(["trust"], root, env).status).toBe(0);
+    const run = piped(["ask", "--yes", "hi"], root, env);
     expect(run.status).toBe(1);
     expect(run.stdout + run.stderr).toContain(`Nothing answered at ${url}`);
     expect(run.stdout + run.stderr).toContain("ollama serve");

@@ -119,7 +119,7 @@ describe("messages for people", () => {
     const root = await workspace({ "bad.json": "{" });
     const run = raw(["ask", "hi", "--replay", "bad.json"], root);
     expect(run.status).toBe(1);
-    expect(run.stdout + run.stderr).toMatch(/The replay script \S*bad\.json cannot be read: it is not valid JSON .*Give a JSON file recorded by lockstep/);
+    expect(run.stdout + run.stderr).toMatch(/The replay script \S*bad\.json cannot be read: it is not valid JSON\. Give a JSON file recorded by lockstep/);
   });
 
   it("an option's file that does not exist is named with the option", async () => {

@@ -1,9 +1,12 @@
 // loadSettings: defaults < user file < project file < LOCKSTEP_* < flags < editor,
-// the origin of each key, and every mistake named where it was written.
+// the origin of each key, and every mistake named where it was written. The project's folder is
+// trusted here (in a temporary state directory), so its file applies in full; what an untrusted
+// folder's file may set is project-trust.test.ts.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { envVariableOf, loadSettings } from "../../server/src/config/load-settings.js";
+import { addTrust } from "../../server/src/config/trust.js";
 import { tempDir } from "../support/workspace-fixture.js";
 
 function setup(files: { user?: string; project?: string }): { root: string; env: NodeJS.ProcessEnv; userFile: string } {
@@ -15,7 +18,9 @@ function setup(files: { user?: string; project?: string }): { root: string; env:
     writeFileSync(userFile, files.user);
   }
   if (files.project !== undefined) writeFileSync(path.join(root, ".lockstep.json"), files.project);
-  return { root, env: { HOME: home, XDG_CONFIG_HOME: path.join(home, "xdg") }, userFile };
+  const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "xdg"), XDG_STATE_HOME: path.join(home, "state") };
+  addTrust(root, env);
+  return { root, env, userFile };
 }
 
 const errors = (problems: { severity: string; message: string }[]) => problems.filter((p) => p.severity === "error").map((p) => p.message);
@@ -40,7 +45,7 @@ describe("loadSettings", () => {
     const { root, env } = setup({});
     mkdirSync(path.join(env["HOME"]!, ".config", "lockstep"), { recursive: true });
     writeFileSync(path.join(env["HOME"]!, ".config", "lockstep", "config.json"), '{"approval": "review"}');
-    const loaded = loadSettings({ root, env: { HOME: env["HOME"], GEMINI_API_KEY: "k" } });
+    const loaded = loadSettings({ root, env: { HOME: env["HOME"], XDG_STATE_HOME: env["XDG_STATE_HOME"], GEMINI_API_KEY: "k" } });
     expect(loaded.settings.approval).toBe("review");
     expect(loaded.files.user).toBe(path.join(env["HOME"]!, ".config", "lockstep", "config.json"));
   });
@@ -100,9 +105,9 @@ describe("loadSettings", () => {
   });
 
   it("resolves paths from a file against the file's directory, and the editor's settings go over all", () => {
-    const { root, env } = setup({ project: '{"transcript": "notes/t.md", "approval": "review"}' });
+    const { root, env, userFile } = setup({ user: '{"transcript": "notes/t.md"}', project: '{"approval": "review"}' });
     const loaded = loadSettings({ root, env: { ...env, GEMINI_API_KEY: "k" }, editor: { approval: "auto" } });
-    expect(loaded.settings.transcript).toBe(path.join(root, "notes/t.md"));
+    expect(loaded.settings.transcript).toBe(path.join(path.dirname(userFile), "notes/t.md"));
     expect(loaded.settings.approval).toBe("auto");
     expect(loaded.origins.approval).toEqual({ kind: "editor" });
   });

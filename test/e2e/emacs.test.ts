@@ -82,4 +82,13 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
       await fake.close();
     }
   });
+
+  it("M-x lockstep-trust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {
+    const r = (await runEmacs({ scenario: "trust", settings: {}, file: "calc.py" })) as EmacsResult & { before?: { data?: Record<string, unknown> }; session?: { data?: Record<string, unknown> }; trust_file?: string };
+    expect(r.before?.data?.["trust"]).toMatchObject({ trusted: false });
+    expect(r.session?.data?.["trust"]).toMatchObject({ trusted: true });
+    const folder = String((r.session?.data?.["trust"] as { folder: string }).folder);
+    expect(JSON.parse(r.trust_file ?? "{}")).toMatchObject({ version: 1, folders: [{ path: folder }] });
+    expect(r.messages.some((m) => String(m).includes("is trusted"))).toBe(true);
+  });
 });

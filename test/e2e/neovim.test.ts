@@ -16,6 +16,8 @@ import {
 } from "./fixtures/scenario-checks.js";
 import { UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
 
+type Envelope = { ok: boolean; data?: Record<string, unknown> };
+
 interface NvimBufferView extends BufferView {
   loaded?: boolean;
   listed?: boolean;
@@ -77,5 +79,13 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it(":LockstepAsk streams the answer into the chat; the approved safe_patch lands in the buffer", async () => {
     const r = await expectAgentPatchesBuffer(runNvim);
     expect(r.chat_windows).toBe(1);
+  });
+
+  it(":LockstepTrust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {
+    const r = (await runNvim({ scenario: "trust", settings: {}, file: "calc.py" })) as NvimResult & { before?: Envelope; session?: Envelope; trust_file?: string };
+    expect(r.before?.data?.["trust"]).toMatchObject({ trusted: false });
+    expect(r.session?.data?.["trust"]).toMatchObject({ trusted: true });
+    const folder = String((r.session?.data?.["trust"] as { folder: string }).folder);
+    expect(JSON.parse(r.trust_file ?? "{}")).toMatchObject({ version: 1, folders: [{ path: folder }] });
   });
 });

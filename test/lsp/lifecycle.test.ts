@@ -68,6 +68,7 @@ describe("initialize", () => {
               "lockstep.revert",
               "lockstep.sessions",
               "lockstep.resume",
+              "lockstep.trust",
             ],
           },
           "textDocumentSync": {

@@ -1,8 +1,18 @@
 // The project file .lockstep.json serves the editors too: it is the base the editor's own
 // settings (initializationOptions, workspace/configuration) go over, so an editor that passes
-// none gets the same model as `lockstep ask`; a malformed file is named with its line.
+// none gets the same model as `lockstep ask`; a malformed file is named with its line. The
+// folders here are trusted (in the tests' own state directory): what an untrusted folder's file
+// may set is folder-trust.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, launch } from "../support/lsp-client.js";
+import { addTrust } from "../../server/src/config/trust.js";
+import { cleanup, createWorkspace, startServer, type StartOptions } from "../support/lsp-client.js";
+
+/** A trusted workspace holding `files`, and a server started on it. */
+async function launch(files: Record<string, string>, options: Omit<StartOptions, "root">) {
+  const root = await createWorkspace(files);
+  addTrust(root);
+  return startServer({ ...options, root });
+}
 
 afterEach(cleanup);
 

@@ -45,6 +45,10 @@ command("LockstepResetSession", function()
   require("lockstep").reset_session()
 end, { desc = "Clear the lockstep session" })
 
+command("LockstepTrust", function()
+  require("lockstep").trust()
+end, { desc = "Trust this folder: its .lockstep.json applies in full" })
+
 command("LockstepChat", function()
   require("lockstep").open_chat()
 end, { desc = "Open the lockstep chat buffer" })

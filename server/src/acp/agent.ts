@@ -11,6 +11,9 @@ import { keySecrets, newSessionId, SessionStore, stateDirectory } from "../sessi
 import { Sandbox } from "../workspace/sandbox.js";
 import { VERSION } from "../version.js";
 import { loadSettings, type SettingKey } from "../config/load-settings.js";
+import { scrubUrls } from "../config/shown-url.js";
+import { waitingForTrust } from "../config/project-keys.js";
+import { addTrust } from "../config/trust.js";
 import { keyVariablesOf, type ProviderName } from "../config/provider-facts.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import type { ClientFiles } from "./editor-link.js";
@@ -43,7 +46,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const log = (what: string, value: unknown): void => {
-    if (options.debug || startSettings.debug) options.stderr(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
+    if (options.debug || startSettings.debug) options.stderr(redactTokens(scrubUrls(JSON.stringify({ time: new Date().toISOString(), [what]: value }))) + "\n");
   };
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -75,6 +78,7 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     for (const problem of loaded.problems) options.stderr(`lockstep acp: settings ${problem.severity}: ${problem.message}\n`);
     const sandbox = await Sandbox.create([root]);
     const session = new AcpSession(id, cwd, sandbox, loaded.settings, port, storeFor(root, loaded.settings, sandbox.roots[0]!));
+    session.trust = { trusted: loaded.trust.trusted, waiting: waitingForTrust(loaded.trust.ignored) };
     await session.connectMcp(mcpServers);
     sessions.set(id, session);
     return { session, problems: loaded.problems.map((p) => `${p.severity}: ${p.message}`) };
@@ -155,6 +159,16 @@ export function serveAcp(stream: Stream, options: AcpOptions): { connection: Age
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const session = find(params.sessionId);
       if (typeof params.value !== "string") throw RequestError.invalidParams(undefined, `${params.configId} takes one of its listed values, not a boolean.`);
+      if (params.configId === "trust" && session.configOptions().some((o) => o.id === "trust")) {
+        // The user's choice in the client: recorded as `lockstep trust` would, the folder's settings read again.
+        if (params.value === "trusted") {
+          addTrust(session.cwd);
+          const loaded = settingsAt(session.cwd);
+          session.trusted(loaded.settings, { trusted: loaded.trust.trusted, waiting: waitingForTrust(loaded.trust.ignored) });
+          log("trust", { folder: loaded.trust.folder, applied: true });
+        } else if (params.value !== "untrusted") throw RequestError.invalidParams(undefined, `trust takes trusted or untrusted; not ${params.value}.`);
+        return { configOptions: session.configOptions() };
+      }
       const set = session.setConfigOption(params.configId, params.value);
       if (!set.ok) throw RequestError.invalidParams(undefined, set.message);
       if (params.configId === "approval") void port.update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: session.modes().currentModeId });

@@ -20,7 +20,29 @@ function currentModel(s: Settings): string {
   return s.model ?? DEFAULT_MODELS[s.provider];
 }
 
-export function configOptions(s: Settings): SessionConfigOption[] {
+/** The folder's trust as the session sees it: whether it is trusted, and the project file's keys waiting for it. */
+export interface SessionTrust {
+  trusted: boolean;
+  waiting: string[];
+}
+
+/** Offered while the project file sets keys that wait for the folder's trust: choosing "trusted" records it. */
+function trustOption(trust: SessionTrust): SessionConfigOption {
+  return {
+    id: "trust",
+    name: "Folder trust",
+    category: "_trust",
+    description: `This folder's .lockstep.json sets ${trust.waiting.join(", ")}, ignored until you trust the folder (a cloned repository could point them at its own server). Trusting it is recorded in lockstep's state, for every session here.`,
+    type: "select",
+    currentValue: trust.trusted ? "trusted" : "untrusted",
+    options: [
+      { value: "untrusted", name: "Not trusted: only the safe keys of .lockstep.json apply" },
+      { value: "trusted", name: "Trust this folder: .lockstep.json applies in full" },
+    ],
+  };
+}
+
+export function configOptions(s: Settings, trust?: SessionTrust): SessionConfigOption[] {
   const model = currentModel(s);
   const models = [...new Set([...(model === "" ? [] : [model]), ...KNOWN_MODELS[s.provider]])];
   const options: SessionConfigOption[] = [
@@ -52,6 +74,7 @@ export function configOptions(s: Settings): SessionConfigOption[] {
     },
   ];
   if (models.length > 0) options.push({ id: "model", name: "Model", category: "model", type: "select", currentValue: model, options: models.map((m) => ({ value: m, name: m })) });
+  if (trust && !trust.trusted && trust.waiting.length > 0) options.push(trustOption(trust));
   return options;
 }
 

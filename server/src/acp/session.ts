@@ -16,7 +16,7 @@ import type { ProposedChange } from "../review/proposal.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
-import { applyConfigOption, approvalModes, configOptions } from "./config-options.js";
+import { applyConfigOption, approvalModes, configOptions, type SessionTrust } from "./config-options.js";
 import { AcpEditorLink, type ClientFiles } from "./editor-link.js";
 import { McpTools } from "./mcp-tools.js";
 import { AcpPermissions } from "./permission.js";
@@ -97,8 +97,17 @@ export class AcpSession {
     this.mcp = await McpTools.connect(servers, this.cwd, (call, server, ctx) => this.approveExternal(call, server, ctx));
   }
 
+  /** The folder's trust, when the session was opened with the settings of its root. */
+  trust: SessionTrust | undefined;
+
   configOptions(): SessionConfigOption[] {
-    return configOptions(this.settings);
+    return configOptions(this.settings, this.trust);
+  }
+
+  /** The folder was trusted: its settings read again, in full. The next model call uses them. */
+  trusted(settings: Settings, trust: SessionTrust): void {
+    this.settings = settings;
+    this.trust = trust;
   }
 
   modes(): SessionModeState {

@@ -1,8 +1,15 @@
 // The conversation as a markdown file, for editors that cannot show the
-// lockstep/stream notification (Helix drops custom notifications).
-import { appendFileSync, mkdirSync } from "node:fs";
+// lockstep/stream notification (Helix drops custom notifications). The path is the
+// user's (never a project file's); still, it is appended to only as a regular file that is
+// not a symbolic link, and one given relative to the root stays in the root by real path.
+import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../config/bounded-read.js";
+import { errnoCode } from "../shared/errno.js";
 import type { StreamEvent } from "./events.js";
+
+const APPEND =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Each event is appended before `record` returns, synchronously, as Node writes stdout to
@@ -12,15 +19,19 @@ import type { StreamEvent } from "./events.js";
  * hundred bytes at most, and a run sends a few thousand.
  */
 export class Transcript {
-  private folderMade = false;
   private failed = false;
   /** Inside a thought: its lines are quoted, and the next other event starts on a line of its own. */
   private thinking = false;
 
-  /** `redact`: what a text becomes before it is written (the store's redaction: no key typed in a prompt is kept). */
+  /**
+   * `redact`: what a text becomes before it is written (the store's redaction: no key typed in
+   * a prompt is kept). `within`: the folder the file must really be in (the root, for a
+   * relative setting).
+   */
   constructor(
     readonly file: string,
     private readonly redact: (text: string) => string = (text) => text,
+    private readonly within?: string,
   ) {}
 
   /** Appends in order; a failing write is reported once through `onError` and never stops the run. */
@@ -37,15 +48,32 @@ export class Transcript {
     text = this.redact(text);
     if (text === "") return;
     try {
-      if (!this.folderMade) mkdirSync(path.dirname(this.file), { recursive: true });
-      this.folderMade = true;
-      appendFileSync(this.file, text, "utf8");
+      this.append(text);
       this.failed = false;
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       if (!this.failed) onError(`Could not write the transcript ${this.file}: ${why}`);
       this.failed = true;
-      this.folderMade = false; // the folder may have been removed: made again on the next event
+    }
+  }
+
+  private append(text: string): void {
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    if (this.within !== undefined && !isInside(realpathSync(this.within), realpathSync(path.dirname(this.file)))) {
+      throw new Error(`its folder leads outside ${this.within} through a symbolic link; nothing was written`);
+    }
+    let fd: number;
+    try {
+      fd = openSync(this.file, APPEND, 0o600);
+    } catch (error) {
+      if (errnoCode(error) === "ELOOP") throw new Error("it is a symbolic link; lockstep appends only to a regular file");
+      throw error;
+    }
+    try {
+      if (!fstatSync(fd).isFile()) throw new Error("it is not a regular file");
+      writeSync(fd, text, null, "utf8");
+    } finally {
+      closeSync(fd);
     }
   }
 }

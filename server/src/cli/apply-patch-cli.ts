@@ -7,9 +7,12 @@ import { invokeTool } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
 import { recoverBatches } from "../workspace/disk-batch.js";
 
-/** A change across files that a killed run committed but did not finish is finished first. */
-export async function finishInterrupted(ctx: ToolContext): Promise<void> {
-  for (const root of ctx.workspace.sandbox.roots) await recoverBatches(root);
+/** A change across files that a killed run committed but did not finish is finished first; what it kept or refused is said. */
+export async function finishInterrupted(ctx: ToolContext, say: (s: string) => void): Promise<void> {
+  for (const root of ctx.workspace.sandbox.roots) {
+    const recovered = await recoverBatches(root);
+    for (const note of recovered.notes) say(`lockstep: ${note}\n`);
+  }
 }
 
 export function applyAcrossFiles(text: string, dryRun: boolean, ctx: ToolContext): Promise<Envelope> {

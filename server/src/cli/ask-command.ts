@@ -8,7 +8,9 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Usage } from "../agent/model.js";
-import { loadSettings, originLabel } from "../config/load-settings.js";
+import { loadSettings, originLabel, type ProjectTrust } from "../config/load-settings.js";
+import { waitingForTrust } from "../config/project-keys.js";
+import { addTrust } from "../config/trust.js";
 import { UsageError, type Io } from "./io.js";
 import { Prompter } from "./prompt.js";
 import type { JobView } from "./questions.js";
@@ -29,6 +31,25 @@ const OPTIONS = {
   ...SETTINGS_OPTIONS,
 } as const;
 
+/** Shows the keys the project file sets that wait for trust and asks, one key, whether to trust the folder. */
+async function askToTrust(trust: ProjectTrust, file: string, prompter: Prompter, io: Io): Promise<boolean | "interrupt"> {
+  const waiting = waitingForTrust(trust.ignored);
+  if (trust.trusted || waiting.length === 0) return false;
+  io.stdout(
+    `${file} sets ${waiting.join(", ")}, which apply only in a folder you trust ` +
+      `(a cloned repository could point them at its own server).\n`,
+  );
+  const answer = await prompter.choose(`? Trust ${trust.folder} and apply them? [y]es / [N]o: `, ["y", "n"], "n");
+  if ("end" in answer && answer.end === "interrupt") return "interrupt";
+  if (!("key" in answer) || answer.key !== "y") {
+    io.stdout(`  Not trusted: ${waiting.join(", ")} ignored (lockstep trust ${trust.folder} trusts it later).\n`);
+    return false;
+  }
+  const added = addTrust(trust.folder);
+  io.stdout(`  Trusted ${added.folder} (lockstep trust --remove ${added.folder} undoes it).\n`);
+  return true;
+}
+
 export async function askCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   if (values.continue && values.resume !== undefined) throw new UsageError("give --continue (the newest session) or --resume ID, not both");
@@ -45,13 +66,30 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
       `--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url), anthropic (Claude), or ollama, lmstudio, llamacpp (a local server, no key)`,
     );
   }
+  // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
+  const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   // The settings files, LOCKSTEP_* and the flags: every mistake is said now, before anything is sent.
-  const loaded = loadSettings({ root, ...settingsFlags(values) });
+  let loaded = loadSettings({ root, ...settingsFlags(values) });
+  // An untrusted folder whose project file sets keys that wait for trust: asked once, on a terminal only.
+  const trusted = prompter?.singleKey === true ? await askToTrust(loaded.trust, loaded.files.project, prompter, io) : false;
+  if (trusted === "interrupt") {
+    prompter?.close();
+    io.stderr("lockstep ask: interrupted; nothing was sent.\n");
+    return 130;
+  }
+  if (trusted) loaded = loadSettings({ root, ...settingsFlags(values) });
   for (const p of loaded.problems.filter((p) => p.severity === "warning")) io.stderr(`lockstep ask: ${p.message}\n`);
   const errors = loaded.problems.filter((p) => p.severity === "error");
   if (errors.length > 0) {
+    prompter?.close();
     const listed = errors.map((p) => p.message).join("\n  ");
-    throw new UsageError(`${listed}\n  (lockstep config shows the settings in force and where each came from)`);
+    const waiting = waitingForTrust(loaded.trust.ignored);
+    const trustHint =
+      waiting.length === 0
+        ? ""
+        : `\n  (${waiting.join(", ")} in ${loaded.files.project} were ignored: the folder is not trusted; ` +
+          `lockstep trust ${loaded.trust.folder} lets them apply)`;
+    throw new UsageError(`${listed}${trustHint}\n  (lockstep config shows the settings in force and where each came from)`);
   }
   // Hunks are decided through an editor's code actions; the terminal asks for each change instead.
   const review = loaded.settings.approval === "review";
@@ -60,8 +98,6 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
     const from = originLabel(loaded.origins.approval);
     io.stderr(paint.dim(`lockstep ask: approval review (${from}) is for editors; the terminal asks before each change instead.\n`));
   }
-  // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).
-  const prompter = values.yes ? undefined : new Prompter(process.stdin, io.stdout);
   const resume = values.continue ? { resume: { latest: true as const } } : values.resume !== undefined ? { resume: { id: values.resume } } : {};
   try {
     const { status, job, kept } = await askThroughServer(

@@ -1,15 +1,29 @@
 // `lockstep config`: the settings `lockstep ask` would use here, and where each came
 // from (default, the user file, the project file, a LOCKSTEP_ variable, a flag). The API
 // key's variable is named with whether it is set, never its value. Exit 1 when a
-// setting is in error (what `lockstep ask` would refuse), else 0.
+// setting is in error (what `lockstep ask` would refuse), else 0. The folder's trust is shown,
+// and each key of the project file that was not applied.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { envVariableOf, loadSettings, originLabel, type SettingKey } from "../config/load-settings.js";
+import { envVariableOf, loadSettings, originLabel, type ProjectTrust, type SettingKey } from "../config/load-settings.js";
+import { waitingForTrust } from "../config/project-keys.js";
 import { settingsSchema } from "../config/settings.js";
 import { UsageError, type Io } from "./io.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
 import { oneLine, terminalSafe } from "./terminal-text.js";
+
+import { shownUrl } from "../config/shown-url.js";
+
+/** A value as shown: a URL without its credentials, query values or fragment. */
+const shownValue = (value: unknown): unknown => (typeof value === "string" ? shownUrl(value) : (value ?? null));
+
+/** The folder's trust in one line: by which record, or how to give it, and what waits for it. */
+function trustLine(trust: ProjectTrust): string {
+  if (trust.trusted) return `trusted${trust.by !== trust.folder ? ` (through ${trust.by})` : ""}: the project file applies in full, but for replay, transcript, sessionsDir`;
+  const waiting = waitingForTrust(trust.ignored);
+  return `not trusted: the project file sets only the keys an untrusted folder may${waiting.length > 0 ? `; ignored: ${waiting.join(", ")}` : ""} (lockstep trust ${trust.folder})`;
+}
 
 export async function configCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" }, ...SETTINGS_OPTIONS } });
@@ -20,9 +34,13 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
   if (values.json) {
-    const settings = Object.fromEntries(keys.map((k) => [k, { value: loaded.settings[k] ?? null, from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]));
+    const settings = Object.fromEntries(
+      keys.map((k) => [k, { value: shownValue(loaded.settings[k]), from: originLabel(loaded.origins[k]), origin: loaded.origins[k] }]),
+    );
     const apiKey = { variables: loaded.key.variables, set: loaded.key.found ?? null, needed: loaded.key.needed };
-    const data = { root, files: loaded.files, settings, api_key: apiKey, problems: loaded.problems };
+    const { folder, trusted, by, ignored } = loaded.trust;
+    const trust = { folder, trusted, by: by ?? null, ignored };
+    const data = { root, files: loaded.files, trust, settings, api_key: apiKey, problems: loaded.problems };
     io.stdout(JSON.stringify({ ok: !failed, data }) + "\n");
     return failed ? 1 : 0;
   }
@@ -32,13 +50,14 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
     "Each source over the one before: default < user file < project file < LOCKSTEP_* variables < flags.",
     `  user file     ${oneLine(await exists(loaded.files.user))}`,
     `  project file  ${oneLine(await exists(loaded.files.project))}`,
+    `  trust         ${oneLine(trustLine(loaded.trust))}`,
     "",
   ];
   const width = Math.max(...keys.map((k) => k.length));
   for (const key of keys) {
     const value = loaded.settings[key];
     // A value holding a newline or an escape sequence shows it escaped: it cannot print a line the user never set.
-    const shown = value === undefined ? "(unset)" : oneLine(typeof value === "string" ? value : JSON.stringify(value));
+    const shown = value === undefined ? "(unset)" : oneLine(typeof value === "string" ? shownUrl(value) : JSON.stringify(value));
     out.push(`  ${key.padEnd(width)}  ${shown.padEnd(28)}  ${originLabel(loaded.origins[key])}`);
   }
   const { variables, found, needed } = loaded.key;

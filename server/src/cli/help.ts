@@ -18,6 +18,7 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
                [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
                [--thinking off|adaptive|TOKENS] [--effort low|medium|high|xhigh|max]
   lockstep config [--root DIR] [--json] [the settings flags of ask]   the settings in force, and where each came from
+  lockstep trust [DIR] | trust --list | trust --remove DIR   let a folder's .lockstep.json apply in full
   lockstep ask --continue|--resume ID "PROMPT" ...   continue a stored session
   lockstep sessions [--json] | sessions rm ID | sessions prune --days N
   lockstep revert [RUN] [--yes] [--session ID]  undo a stored run (the last by default)
@@ -94,6 +95,17 @@ Exit 1 when a setting is in error.
 
   lockstep config
   lockstep config --json`,
+  trust: `lockstep trust [DIR] | lockstep trust --list [--json] | lockstep trust --remove DIR
+
+A project's .lockstep.json is the repository's, not yours: until you trust its folder it may set
+only model, tools, patchTool, diagnosticsWaitMs, maxTurns and maxToolCalls (up to your own), and
+make approval, closedFileEdits, sessions and companion stricter. Trusting DIR (default: the current
+directory; it covers the folders below it) lets the rest apply: provider, baseUrl, apiKeyEnv, …
+replay, transcript and sessionsDir never come from a project file. The list is kept in
+$XDG_STATE_HOME/lockstep/trusted-folders.json (else ~/.local/state/lockstep/…), by real path.
+
+  lockstep trust
+  lockstep trust --list`,
   sessions: `lockstep sessions [--json] [--root DIR] | sessions rm ID | sessions prune --days N
 
 Lists this project's stored sessions, newest first: id, last change, turns, files changed,

@@ -1,6 +1,6 @@
 // The `lockstep` command's one dispatcher: the language server (the default), the help and
 // the version, and each command, loaded from its own file: the tools from the shell
-// (tool-commands.ts), `ask`, `demo`, `config`, `sessions`, `revert`, `mcp` and `acp`. A
+// (tool-commands.ts), `ask`, `demo`, `config`, `trust`, `sessions`, `revert`, `mcp` and `acp`. A
 // command's failure is said once here: a usage error with the command's help (exit 2),
 // anything else as it is (exit 1); the tool commands say theirs as envelopes.
 // cli/ knows nothing of how the agent runs: `ask` and `demo` reach it as an editor would,
@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   config: async () => (await import("./config-command.js")).configCommand,
   sessions: async () => (await import("./sessions-commands.js")).sessionsCommand,
   revert: async () => (await import("./sessions-commands.js")).revertCommand,
+  trust: async () => (await import("./trust-command.js")).trustCommand,
 };
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {

@@ -51,6 +51,8 @@ function initializeParams(options: AskOptions): Record<string, unknown> {
   const root = pathToFileURL(options.root).href;
   return {
     processId: process.pid,
+    // lockstep's own client: it asks about the folder's trust itself, before the server starts.
+    clientInfo: { name: "lockstep" },
     rootUri: root,
     workspaceFolders: [{ uri: root, name: path.basename(options.root) }],
     capabilities: {

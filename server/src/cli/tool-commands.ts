@@ -66,8 +66,9 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
   const diff = values.diff === undefined || values.diff === "-" ? await io.stdin("the diff", DIFF_ELSEWHERE) : await optionFile(values.diff, "--diff");
   checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
-  await finishInterrupted(ctx);
   const dryRun = values["dry-run"] ?? false;
+  // A dry run changes nothing, an interrupted change's recovery included.
+  if (!dryRun) await finishInterrupted(ctx, io.stderr);
   if (!file) {
     if (diff.trim() === "") throw new UsageError("apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given");
     if (values["base-sha256"] !== undefined) throw new UsageError("--base-sha256 names one file's base; give FILE with it");

@@ -5,7 +5,9 @@
 // Sources, each over the one before (a key set by a later source wins):
 //   1. default        the schema's defaults (config/settings.ts, the one schema every surface uses)
 //   2. user file      $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json
-//   3. project file   .lockstep.json at `root`
+//   3. project file   .lockstep.json at `root`: in full only when the user trusts the folder
+//                     (config/trust.ts); before that only the keys config/project-keys.ts
+//                     lets a repository set, and never replay, transcript or sessionsDir
 //   4. environment    LOCKSTEP_ + the key in upper snake case, for every key:
 //                     LOCKSTEP_PROVIDER, LOCKSTEP_MODEL, LOCKSTEP_BASE_URL, LOCKSTEP_API_KEY_ENV,
 //                     LOCKSTEP_APPROVAL, LOCKSTEP_TRANSCRIPT, LOCKSTEP_TOOLS (true/false), …
@@ -20,8 +22,11 @@
 // (an unknown key) do not. Paths (replay, transcript) from a file are relative to its directory.
 import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
+import { scrubUrls, shownUrl } from "./shown-url.js";
+import { filterProjectValues, ignoredMessages, type IgnoredKey } from "./project-keys.js";
 import { baseUrlInUse, DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, keyVariablesOf, LOCAL_MODEL_LINE } from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
+import { realFolder, trustedBy } from "./trust.js";
 
 export type SettingKey = keyof Settings;
 
@@ -61,6 +66,17 @@ export interface LoadedSettings {
   files: { user: string; project: string };
   /** The variables the API key is read from, in order, and the first that is set (its name, never its value). */
   key: { variables: string[]; found: string | undefined; needed: boolean };
+  /** The root's trust, and the project file's keys that were not applied. */
+  trust: ProjectTrust;
+}
+
+export interface ProjectTrust {
+  /** The root's real path. */
+  folder: string;
+  trusted: boolean;
+  /** The recorded folder that trusts it (itself or an ancestor). */
+  by?: string;
+  ignored: IgnoredKey[];
 }
 
 const KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
@@ -128,7 +144,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
     const k = key as SettingKey;
     const parsed = field.safeParse(value);
     if (!parsed.success) {
-      problems.push({ severity: "error", key: k, message: `${whereSet(k, origin)}: ${parsed.error.issues[0]?.message ?? "invalid value"} (${JSON.stringify(value)})` });
+      problems.push({ severity: "error", key: k, message: `${whereSet(k, origin)}: ${parsed.error.issues[0]?.message ?? "invalid value"} (${scrubUrls(JSON.stringify(value) ?? String(value))})` });
       return;
     }
     values[k] = PATH_KEYS.has(k) && typeof parsed.data === "string" ? path.resolve(baseDir, parsed.data) : parsed.data;
@@ -136,11 +152,20 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   };
 
   const files = { user: userFilePath(env), project: projectFilePath(options.root) };
-  for (const [kind, file] of [["user", files.user], ["project", files.project]] as const) {
-    const read = readSettingsFile(file);
-    if (read.kind === "invalid") problems.push({ severity: "error", message: read.message });
-    if (read.kind !== "read") continue;
-    for (const [key, value] of Object.entries(read.values)) set(key, value, { kind, file, line: read.lineOf(key) }, path.dirname(file));
+  const user = readSettingsFile(files.user);
+  if (user.kind === "invalid") problems.push({ severity: "error", message: user.message });
+  if (user.kind === "read") for (const [key, value] of Object.entries(user.values)) set(key, value, { kind: "user", file: files.user, line: user.lineOf(key) }, path.dirname(files.user));
+  // The project file: read only inside the root, and only what the folder's trust lets it set.
+  const folder = realFolder(options.root);
+  const by = trustedBy(folder, env);
+  const trust: ProjectTrust = { folder, trusted: by !== undefined, ...(by !== undefined ? { by } : {}), ignored: [] };
+  const project = readSettingsFile(files.project, options.root);
+  if (project.kind === "invalid") problems.push({ severity: "error", message: project.message });
+  if (project.kind === "read") {
+    const filtered = filterProjectValues(project.values, settingsSchema.parse(values), trust.trusted);
+    trust.ignored = filtered.ignored;
+    for (const message of ignoredMessages(files.project, folder, filtered.ignored, `run \`lockstep trust ${folder}\` to trust it`)) problems.push({ severity: "warning", message });
+    for (const [key, value] of Object.entries(filtered.accepted)) set(key, value, { kind: "project", file: files.project, line: project.lineOf(key) }, path.dirname(files.project));
   }
   for (const key of KEYS) {
     const variable = envVariableOf(key);
@@ -164,7 +189,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   if (!unsure) problems.push(...combinationProblems(settings, origins, flagNames));
   const key = keyVariables(settings, env);
   if (!unsure) problems.push(...keyProblems(settings, origins, key));
-  return { settings, origins, problems, files, key };
+  return { settings, origins, problems, files, key, trust };
 }
 
 /** Where to set a missing key, in the words of the source that made it necessary. */
@@ -227,7 +252,7 @@ function isLocalUrl(url: string): boolean {
 function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: LoadedSettings["key"]): SettingsProblem[] {
   // A hosted endpoint and no key to send: it will most likely answer 401; said before the request.
   if (!key.needed && key.found === undefined && s.replay === undefined && s.baseUrl !== undefined && !isLocalUrl(s.baseUrl)) {
-    return [{ severity: "warning", key: "apiKeyEnv", message: `no API key will be sent to ${s.baseUrl} (${whereSet("baseUrl", origins.baseUrl)}): if it needs one, set apiKeyEnv (${flagOf("apiKeyEnv")}) to the variable that holds it, e.g. OPENROUTER_API_KEY` }];
+    return [{ severity: "warning", key: "apiKeyEnv", message: `no API key will be sent to ${shownUrl(s.baseUrl)} (${whereSet("baseUrl", origins.baseUrl)}): if it needs one, set apiKeyEnv (${flagOf("apiKeyEnv")}) to the variable that holds it, e.g. OPENROUTER_API_KEY` }];
   }
   if (!key.needed || key.found !== undefined) return [];
   if (s.apiKeyEnv !== undefined) {

@@ -1,19 +1,31 @@
 // A settings file read as JSON, with the line a mistake is on: the user file
 // ($XDG_CONFIG_HOME/lockstep/config.json) and the project file (.lockstep.json).
-// Knows nothing of which keys exist; load-settings.ts validates them.
-import { readFileSync } from "node:fs";
+// Knows nothing of which keys exist; load-settings.ts validates them. The file is read
+// through the bounded reader (a regular file, 1 MB at most, never through a link out of the
+// folder it belongs in), nested at most 64 deep, and a mistake never quotes the file's bytes:
+// they may be another file's secrets.
 import os from "node:os";
 import path from "node:path";
-import { errnoCode } from "../shared/errno.js";
+import { readBoundedFile } from "./bounded-read.js";
+import { lineAndColumn, nestingPastLimit } from "./json-depth.js";
 
 export const PROJECT_FILE = ".lockstep.json";
 
-/** The user file: $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json. */
-export function userFilePath(env: NodeJS.ProcessEnv): string {
+/** A settings file's size and nesting limits: far above any real one. */
+export const SETTINGS_MAX_BYTES = 1024 * 1024;
+export const SETTINGS_MAX_DEPTH = 64;
+
+/** lockstep's folder in the user's config: $XDG_CONFIG_HOME/lockstep, else ~/.config/lockstep. */
+export function userConfigDir(env: NodeJS.ProcessEnv): string {
   const xdg = env["XDG_CONFIG_HOME"]?.trim();
   const home = env["HOME"]?.trim() || os.homedir();
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".config");
-  return path.join(base, "lockstep", "config.json");
+  return path.join(base, "lockstep");
+}
+
+/** The user file: $XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json. */
+export function userFilePath(env: NodeJS.ProcessEnv): string {
+  return path.join(userConfigDir(env), "config.json");
 }
 
 export function projectFilePath(root: string): string {
@@ -25,19 +37,24 @@ export type FileRead =
   | { kind: "read"; values: Record<string, unknown>; lineOf: (key: string) => number | undefined }
   | { kind: "invalid"; message: string };
 
-/** Reads one settings file; a file that is not there is no mistake, one that is not a JSON object is. */
-export function readSettingsFile(file: string): FileRead {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = errnoCode(error) ?? "";
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
-    return { kind: "invalid", message: `${file}: cannot be read (${code || String(error)})` };
+/**
+ * Reads one settings file; a file that is not there is no mistake, one that is not a JSON
+ * object is. `within`: the folder the file must really be in (the project's root for
+ * .lockstep.json); unset for the user's own file, which may be a link into their dotfiles.
+ */
+export function readSettingsFile(file: string, within?: string): FileRead {
+  const read = readBoundedFile(file, { maxBytes: SETTINGS_MAX_BYTES, ...(within !== undefined ? { within } : {}) });
+  if (read.kind === "absent") return read;
+  if (read.kind === "refused") return { kind: "invalid", message: read.message };
+  const text = read.text.replace(/^\uFEFF/, "");
+  const deep = nestingPastLimit(text, SETTINGS_MAX_DEPTH);
+  if (deep !== undefined) {
+    const at = lineAndColumn(text, deep);
+    return { kind: "invalid", message: `${file}:${at.line}:${at.column}: nested deeper than ${SETTINGS_MAX_DEPTH} levels; a settings file is one object of plain values` };
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+    parsed = JSON.parse(text);
   } catch (error) {
     return { kind: "invalid", message: `${file}${jsonErrorPlace(text, error)}: not valid JSON (${jsonErrorReason(error)}); fix the file or delete it` };
   }
@@ -54,17 +71,20 @@ function jsonErrorPlace(text: string, error: unknown): string {
   if (lineCol) return `:${lineCol[1]}:${lineCol[2]}`;
   const position = /at position (\d+)/.exec(message);
   if (position) {
-    const before = text.slice(0, Number(position[1]));
-    const line = before.split("\n").length;
-    return `:${line}:${before.length - before.lastIndexOf("\n")}`;
+    const at = lineAndColumn(text, Number(position[1]));
+    return `:${at.line}:${at.column}`;
   }
   if (/end of JSON input/i.test(message)) return `:${text.split("\n").length}`;
   return "";
 }
 
+/** What JSON.parse found wrong, without the text it quotes (another file's secrets, if a link led there). */
 function jsonErrorReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/ in JSON at position \d+.*$/, "").replace(/\s*\(line \d+ column \d+\)/, "");
+  if (/end of JSON input/i.test(message)) return "the text ends too early";
+  if (/^Unexpected (token|non-whitespace)/i.test(message)) return "unexpected text";
+  // V8's own words (e.g. "Expected ',' or '}' after property value") never quote the file.
+  return message.replace(/ in JSON at position \d+.*$/, "").replace(/\s*\(line \d+ column \d+\)/, "").replace(/,? ".*$/, "");
 }
 
 /** The line a top-level key is written on (the first `"key":`), for messages; undefined when not found. */

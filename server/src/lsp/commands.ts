@@ -5,7 +5,7 @@ import { errorEnvelope, type Envelope } from "../tools/envelope.js";
 import { invokeTool, toolsFor } from "../tools/registry.js";
 import type { ToolConditions, ToolContext } from "../tools/tool.js";
 
-export const AGENT_COMMANDS = ["ask", "job", "cancel", "session", "reset_session", "review", "decide", "revert", "sessions", "resume"] as const;
+export const AGENT_COMMANDS = ["ask", "job", "cancel", "session", "reset_session", "review", "decide", "revert", "sessions", "resume", "trust"] as const;
 export type AgentCommand = (typeof AGENT_COMMANDS)[number];
 
 export const COMMAND_PREFIX = "lockstep.";

@@ -26,7 +26,9 @@ export class JobEvents {
     this.reportProgress(event);
     const file = this.transcriptFile();
     if (file) {
-      const t = this.transcripts.get(file) ?? new Transcript(file, redactTokens);
+      const { setting, root } = this.transcript();
+      const within = setting !== undefined && !path.isAbsolute(setting) ? root : undefined;
+      const t = this.transcripts.get(file) ?? new Transcript(file, redactTokens, within);
       this.transcripts.set(file, t);
       t.record(event, this.warn);
     }

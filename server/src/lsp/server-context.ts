@@ -24,11 +24,14 @@ import { BatchedTextDocument } from "./document-update.js";
 import { OpenDocuments } from "./documents.js";
 import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
+import { scrubUrls } from "../config/shown-url.js";
 import { ReviewView } from "./review-view.js";
 
 export interface ServerState {
   flags: ClientFlags;
   workspace: Workspace | undefined;
+  /** initialize's clientInfo.name: lockstep's own terminal client asks about trust itself. */
+  clientName?: string | undefined;
 }
 
 export interface ServerContext {
@@ -72,7 +75,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const warn = (message: string): void => notify(MessageType.Warning, message);
   const settings = new LiveSettings(connection, flags, warn);
   const debug = (what: string, value: unknown): void => {
-    if (options.debug || settings.current.debug) process.stderr.write(redactTokens(JSON.stringify({ time: new Date().toISOString(), [what]: value })) + "\n");
+    if (options.debug || settings.current.debug) process.stderr.write(redactTokens(scrubUrls(JSON.stringify({ time: new Date().toISOString(), [what]: value }))) + "\n");
   };
   // Every publishDiagnostics lockstep sends goes through this hub (diagnostics/publication.ts).
   const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));

@@ -9,6 +9,7 @@ import { initializeHandler } from "./handlers/initialize.js";
 import { Relay } from "../relay/relay.js";
 import { createServerContext } from "./server-context.js";
 import { rawStdio, stdioTransport } from "./transport.js";
+import { offerTrust } from "./trust-offer.js";
 
 /** `--wrap -- CMD ARGS`: the language server lockstep runs in front of. */
 export interface WrapCommand {
@@ -35,6 +36,7 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
   connection.onInitialized(() => {
     if (ctx.state.flags.configurationChanges) void connection.client.register(DidChangeConfigurationNotification.type, { section: "lockstep" });
     void ctx.settings.fetch().then(() => ctx.state.workspace && ctx.companion.start(ctx.state.workspace, ctx.settings.current.companion));
+    void offerTrust(ctx);
   });
   connection.onDidChangeConfiguration((change) => void ctx.settings.changed(change.settings));
 

@@ -1,20 +1,23 @@
 // Several files written to disk as one change: all of them or none, also when
-// the process dies half-way. A journal in the root names every temporary file
-// before one is written ("staging"); every new text is written beside its
-// target; then the journal is marked committed (the point of no return); then
-// the renames run. The next run reads a dead process's journal: staging, its
-// temporary files are removed (roll back, every file as it was); committed, the
-// renames are finished (roll forward).
+// the process dies half-way. A journal (batch-journal.ts: in lockstep's state
+// directory, never the working tree) names every temporary file and every target's
+// sha256 before and after, before one is written ("staging"); every new text is
+// written beside its target; then the journal is marked committed (the point of no
+// return); then the renames run. The next real write reads a dead process's journal:
+// staging, its temporary files are removed (roll back, every file as it was);
+// committed, the renames are finished (roll forward) for the files that still hold
+// what the journal expects, and any other file is kept and named.
 // Between the kill and that next run the files are a mix of old and new, each
 // file whole: rename is atomic per file, not across files.
-import { randomBytes } from "node:crypto";
 import { constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
+import { journalFolder, newJournalPath, recoverBatches, removeIfThere, sha256, tempFor, writeJournal, type Journal, type JournalEntry } from "./batch-journal.js";
 import { ioFailure, lockPath, syncDirectory, takeLock } from "./disk.js";
 import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
-import { isProcessAlive } from "../shared/process-alive.js";
 import { errnoCode } from "../shared/errno.js";
+
+export { recoverBatches };
 
 export interface BatchFile {
   /** Real absolute path the sandbox checked. */
@@ -25,63 +28,11 @@ export interface BatchFile {
   after: string | null;
 }
 
-interface JournalEntry {
-  target: string;
-  /** The staged text's temporary file; null: the target is deleted. */
-  temp: string | null;
-}
-
-const JOURNAL = /^\.lockstep-batch\.(\d+)-[0-9a-f]{8}\.json(\.tmp)?$/;
-const TEMP_SUFFIX = ".lockstep-batch";
-
-async function removeIfThere(file: string): Promise<void> {
-  await fs.rm(file, { force: true }).catch(() => undefined);
-}
-
-interface Journal {
-  version: 1;
-  state: "staging" | "committed";
-  entries: JournalEntry[];
-}
-
-/** Replaces the journal's content in one step (write beside it, sync, rename). */
-async function writeJournal(file: string, journal: Journal): Promise<void> {
-  const temp = file + ".tmp";
-  const handle = await fs.open(temp, "w");
-  try {
-    await handle.writeFile(JSON.stringify(journal), "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.rename(temp, file);
-  await syncDirectory(path.dirname(file));
-}
-
-/** Ends what a dead (or this) process's journal began: a staging one is undone, a committed one finished. */
-async function settleJournal(journalPath: string): Promise<void> {
-  let journal: Journal;
-  try {
-    journal = JSON.parse(await fs.readFile(journalPath, "utf8")) as Journal;
-  } catch {
-    // Torn before its first rename: nothing was staged under it.
-    await removeIfThere(journalPath);
-    return;
-  }
-  if (journal.state === "staging") {
-    for (const e of journal.entries) if (e.temp !== null) await removeIfThere(e.temp);
-    await fs.rm(journalPath);
-    return;
-  }
-  await rollForward(journalPath, journal.entries);
-}
-
 /**
  * Finishes what a committed journal names: every staged rename that has not happened, every
- * delete. `via` names a path through its held directory (the writer's own run); after a kill,
- * the next run goes by name.
+ * delete. `via` names a path through its held directory (the writer's own run).
  */
-async function rollForward(journalPath: string, entries: readonly JournalEntry[], via: (abs: string) => string = (abs) => abs): Promise<void> {
+async function rollForward(journalPath: string, entries: readonly JournalEntry[], via: (abs: string) => string): Promise<void> {
   const dirs = new Set<string>();
   for (const e of entries) {
     if (e.temp === null) await removeIfThere(via(e.target));
@@ -89,7 +40,6 @@ async function rollForward(journalPath: string, entries: readonly JournalEntry[]
       try {
         await fs.rename(via(e.temp), via(e.target));
       } catch (error) {
-        // Renamed before the process died: nothing left to do for this one.
         if (errnoCode(error) !== "ENOENT") throw error;
       }
     }
@@ -97,34 +47,6 @@ async function rollForward(journalPath: string, entries: readonly JournalEntry[]
   }
   for (const d of dirs) await syncDirectory(d);
   await fs.rm(journalPath);
-}
-
-/**
- * Completes the batches of processes that died after their commit, in `root`.
- * Returns how many were completed. Safe to call at any time: a live process's
- * journal is left to it.
- */
-export async function recoverBatches(root: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await fs.readdir(root);
-  } catch {
-    return 0;
-  }
-  let done = 0;
-  for (const name of names) {
-    const m = JOURNAL.exec(name);
-    if (!m || isProcessAlive(Number(m[1]))) continue;
-    // A journal's next content, killed before its rename: the rename is the step, so it never happened.
-    if (m[2] !== undefined) await removeIfThere(path.join(root, name));
-    else await settleJournal(path.join(root, name));
-    done++;
-  }
-  return done;
-}
-
-function tempFor(abs: string): string {
-  return path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 100)}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
 }
 
 async function holds(abs: string, expected: string | null): Promise<boolean> {
@@ -154,14 +76,24 @@ async function stage(file: BatchFile, temp: string, target: string): Promise<voi
   }
 }
 
+export interface BatchOptions {
+  /** Where the root's journals go (default: its folder in lockstep's state directory). */
+  journals?: string;
+  /** Told what recovering an earlier interrupted change kept or refused. */
+  note?: (message: string) => void;
+}
+
 /**
- * Writes every file or none. `root` holds the journal (a workspace root all the
- * files are under). Every target is locked the way single-file writes lock it,
- * so other lockstep processes wait; every base is checked under the locks and
- * once more just before the commit.
+ * Writes every file or none. `root` is the workspace root all the files are under; its
+ * journals live in lockstep's state directory. Every target is locked the way single-file
+ * writes lock it, so other lockstep processes wait; every base is checked under the locks
+ * and once more just before the commit.
  */
-export async function writeBatch(root: string, files: readonly BatchFile[]): Promise<Outcome<void>> {
-  await recoverBatches(root);
+export async function writeBatch(root: string, files: readonly BatchFile[], options: BatchOptions = {}): Promise<Outcome<void>> {
+  const realRoot = await fs.realpath(root);
+  const folder = options.journals ?? journalFolder(realRoot);
+  const recovered = await recoverBatches(realRoot, folder);
+  for (const note of recovered.notes) (options.note ?? ((m: string) => process.stderr.write(`lockstep: ${m}\n`)))(note);
   const sorted = [...files].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const releases: (() => Promise<void>)[] = [];
   // Every directory is held open and every path below it named through the handle (see pinned-directory.ts).
@@ -192,10 +124,16 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
     };
     const first = await changed();
     if (first) return first;
-    const journal = path.join(root, `.lockstep-batch.${process.pid}-${randomBytes(4).toString("hex")}.json`);
-    const entries: JournalEntry[] = sorted.map((f) => ({ target: f.abs, temp: f.after === null ? null : tempFor(f.abs) }));
+    const { file: journal, token } = newJournalPath(folder);
+    const entries: JournalEntry[] = sorted.map((f) => ({
+      target: f.abs,
+      temp: f.after === null ? null : tempFor(f.abs),
+      before: f.before === null ? null : sha256(f.before),
+      after: f.after === null ? null : sha256(f.after),
+    }));
+    const record = (state: Journal["state"]): Journal => ({ version: 2, token, pid: process.pid, root: realRoot, state, entries });
     // Named before written: a kill from here on leaves a journal that says which temporary files to remove.
-    await writeJournal(journal, { version: 1, state: "staging", entries });
+    await writeJournal(journal, record("staging"));
     journalPath = journal;
     for (let i = 0; i < sorted.length; i++) {
       const temp = entries[i]!.temp;
@@ -206,7 +144,7 @@ export async function writeBatch(root: string, files: readonly BatchFile[]): Pro
     // A writer that is not lockstep does not take our locks: look once more, last thing before the commit.
     const late = await changed();
     if (late) return late;
-    await writeJournal(journal, { version: 1, state: "committed", entries });
+    await writeJournal(journal, record("committed"));
     committed = true;
     await rollForward(journal, entries, via);
     return succeed(undefined);

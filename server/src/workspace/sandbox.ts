@@ -32,6 +32,20 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/** Version control's own folders: written by git, hg and svn only (a hook or a config there runs code). */
+const VCS_FOLDERS: ReadonlySet<string> = new Set([".git", ".hg", ".svn"]);
+
+/** The refusal for a path that is, or is under, a version control folder, whatever the approval mode. */
+export function versionControlRefusal(rel: string): Outcome<never> | undefined {
+  const folder = rel.split("/").find((part) => VCS_FOLDERS.has(part.toLowerCase()));
+  if (folder === undefined) return undefined;
+  return fail(
+    "permission_denied",
+    `"${rel}" is inside ${folder}/, which belongs to version control: lockstep never writes there (a hook or a config in it runs code). Nothing was written.`,
+    [`Change the files in the working tree; use ${folder === ".git" ? "git" : folder === ".hg" ? "hg" : "svn"} itself for its own files.`],
+  );
+}
+
 /** How many dangling links one resolution follows before calling it a loop (Linux's limit). */
 const MAX_LINK_HOPS = 40;
 
@@ -102,6 +116,10 @@ export class Sandbox {
       root,
       exists: where.exists,
     };
+    if (access === "write") {
+      const refused = versionControlRefusal(resolved.rel);
+      if (refused) return refused;
+    }
 
     if (!where.exists) {
       if (!where.blockedByFile) return succeed(resolved);

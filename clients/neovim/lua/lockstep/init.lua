@@ -317,6 +317,14 @@ function M.reset_session()
   end)
 end
 
+--- Trust the project's folder: its .lockstep.json then applies in full (provider, baseUrl,
+--- apiKeyEnv, ...). Recorded in lockstep's state directory, never in the repository.
+function M.trust()
+  session_command("lockstep.trust", function(data)
+    notify(data.message or ("trusted " .. tostring(data.folder)))
+  end)
+end
+
 -- A review command on the client serving the current buffer: fn(client, bufnr, argument).
 local function review_command(fn)
   return function(argument)

@@ -1,7 +1,8 @@
 // Which model the agent talks to: a recorded session (offline demo, tests),
 // Gemini, an OpenAI-compatible endpoint, or Claude. Built on first use and kept while the settings that
 // shape it hold; each SDK is loaded only then, since most sessions never ask the model.
-import { readFileSync } from "node:fs";
+import { nestingPastLimit } from "../../config/json-depth.js";
+import { readBoundedFile } from "../../config/bounded-read.js";
 import { ModelError, type Model } from "../model.js";
 import type { Effort, ThinkingSetting } from "./anthropic-request.js";
 import { baseUrlInUse, isOpenAiCompatible, type ProviderName } from "../../config/provider-facts.js";
@@ -20,6 +21,9 @@ export interface ModelSettings {
   effort?: Effort | undefined;
 }
 
+const REPLAY_MAX_BYTES = 64 * 1024 * 1024;
+const REPLAY_MAX_DEPTH = 256;
+
 export class ModelFactory {
   private cached: { key: string; model: Model } | undefined;
 
@@ -33,12 +37,18 @@ export class ModelFactory {
     if (this.cached?.key === key) return this.cached.model;
     let model: Model;
     if (s.replay) {
+      // Through the bounded reader: a FIFO or a device is refused at once, never waited on; a giant file is refused.
+      const read = readBoundedFile(s.replay, { maxBytes: REPLAY_MAX_BYTES });
+      const hint = "Give a JSON file recorded by lockstep, such as demo/session.json.";
+      if (read.kind === "absent") throw new Error(`The replay script ${s.replay} cannot be read: no such file. ${hint}`);
+      if (read.kind === "refused") throw new Error(`The replay script ${read.message}. ${hint}`);
+      if (nestingPastLimit(read.text, REPLAY_MAX_DEPTH) !== undefined) throw new Error(`The replay script ${s.replay} is nested deeper than ${REPLAY_MAX_DEPTH} levels. ${hint}`);
       let json: unknown;
       try {
-        json = JSON.parse(readFileSync(s.replay, "utf8"));
-      } catch (error) {
-        const why = error instanceof SyntaxError ? `it is not valid JSON (${error.message})` : error instanceof Error ? error.message : String(error);
-        throw new Error(`The replay script ${s.replay} cannot be read: ${why}. Give a JSON file recorded by lockstep, such as demo/session.json.`);
+        json = JSON.parse(read.text);
+      } catch {
+        // Not the parser's message: it quotes the file's first bytes, which may be another file's secrets.
+        throw new Error(`The replay script ${s.replay} cannot be read: it is not valid JSON. ${hint}`);
       }
       const script = loadReplayScript(json);
       if (!script.ok) throw new Error(`The replay script ${s.replay} is invalid: ${script.error.message}`);

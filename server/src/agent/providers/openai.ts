@@ -7,6 +7,7 @@
 // failure a ModelError whose message never contains the key.
 import type OpenAI from "openai";
 import { ModelError, type FunctionCall, type GenerateRequest, type JsonRequest, type Message, type Model, type ModelEvent } from "../model.js";
+import { shownUrl } from "../../config/shown-url.js";
 
 export interface OpenAiModelOptions {
   model: string;
@@ -26,7 +27,7 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
   const keyName = options.apiKeyEnv ?? "OPENAI_API_KEY";
   const apiKey = env[keyName]?.trim() || undefined;
   const scrub = (text: string): string => (apiKey === undefined ? text : text.split(apiKey).join("[redacted]"));
-  const where = options.baseUrl ?? "the OpenAI API";
+  const where = options.baseUrl !== undefined ? shownUrl(options.baseUrl) : "the OpenAI API";
 
   let client: OpenAI | undefined;
   const getClient = async (): Promise<OpenAI> => {

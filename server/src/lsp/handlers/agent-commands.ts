@@ -7,6 +7,8 @@ import type { AgentCommand } from "../commands.js";
 import type { ServerContext } from "../server-context.js";
 import { reviewCommands } from "./review-commands.js";
 import { sessionCommands } from "./session-commands.js";
+import { trustFolder } from "../trust-offer.js";
+import { shownUrl } from "../../config/shown-url.js";
 
 export function agentCommands(ctx: ServerContext) {
   const stored = sessionCommands(ctx);
@@ -29,13 +31,14 @@ export function agentCommands(ctx: ServerContext) {
           project_instructions: await ctx.agent.projectInstructions(),
           provider: s.provider,
           model: s.model ?? (s.provider === "gemini" ? "gemini-2.5-flash" : null),
-          baseUrl: baseUrlInUse(s) ?? null,
+          baseUrl: baseUrlInUse(s) !== undefined ? shownUrl(baseUrlInUse(s)!) : null,
           key_found: ctx.settings.keyFound(),
           approval: s.approval,
           version: VERSION,
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
           stored_session: ctx.recorder.live(),
+          trust: ctx.settings.trust ? { folder: ctx.settings.trust.folder, trusted: ctx.settings.trust.trusted, ignored_keys: ctx.settings.trust.ignored.map((i) => i.key) } : null,
         });
       }
       case "reset_session":
@@ -53,6 +56,8 @@ export function agentCommands(ctx: ServerContext) {
         return stored.list(args);
       case "resume":
         return stored.resume(args);
+      case "trust":
+        return trustFolder(ctx);
     }
   };
 }

@@ -23,8 +23,9 @@ export function initializeHandler(ctx: ServerContext) {
   return async (params: InitializeParams): Promise<InitializeResult> => {
     const flags = clientFlags(params.capabilities);
     ctx.state.flags = flags;
+    ctx.state.clientName = params.clientInfo?.name;
     const roots = rootsOf(params);
-    ctx.settings.readProjectFile(roots[0] ?? process.cwd());
+    ctx.settings.readProjectFile(roots[0] ?? process.cwd(), params.clientInfo?.name === "lockstep");
     ctx.settings.apply(params.initializationOptions);
     const sandbox = await Sandbox.create(roots);
     const settings = ctx.settings;
