@@ -102,7 +102,18 @@
     (setq lockstep--current-job job-id)
     (lockstep--chat-line "")
     (lockstep--chat-line (format "## lockstep · %s" job-id))
-    (display-buffer (lockstep--chat-buffer))))
+    (lockstep--show-chat)))
+
+(defun lockstep--show-chat ()
+  "Show the chat; a window that newly shows it starts at its end.
+A window already showing it keeps its place: the user may have
+scrolled up, and `lockstep--chat-write' follows only windows at
+the end."
+  (let* ((buffer (lockstep--chat-buffer))
+         (before (get-buffer-window-list buffer nil t))
+         (window (display-buffer buffer)))
+    (when (and window (not (memq window before)))
+      (set-window-point window (with-current-buffer buffer (point-max))))))
 
 (defun lockstep--chat-prompt (prompt where)
   "Record PROMPT, about WHERE (a string or nil), in the chat."
@@ -111,7 +122,7 @@
     (lockstep--chat-line ""))
   (lockstep--chat-line (concat "## you" (and where (concat " · " where))))
   (lockstep--chat-line prompt)
-  (display-buffer (lockstep--chat-buffer)))
+  (lockstep--show-chat))
 
 (defun lockstep--follow-job (server job-id)
   "Stream JOB-ID of SERVER into the chat; it is the job to cancel."
@@ -240,6 +251,8 @@ it.  The answer streams into the `lockstep-chat-buffer-name'
 buffer."
   (interactive
    (let ((region (use-region-p)))
+     ;; No server: said before the prompt is typed, not after.
+     (lockstep--server)
      (list (read-string "lockstep> ")
            (and region (region-beginning))
            (and region (region-end)))))

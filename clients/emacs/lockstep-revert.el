@@ -22,6 +22,11 @@
 (declare-function lockstep--server "lockstep" ())
 (declare-function lockstep--execute "lockstep" (server command argument))
 (declare-function lockstep--review-refresh "lockstep-review" ())
+(declare-function eglot--project "eglot")
+(declare-function eglot--managed-buffers "eglot")
+(declare-function eglot--path-to-uri "eglot")
+(declare-function jsonrpc-notify "jsonrpc")
+(declare-function project-root "project")
 
 ;; Defined in lockstep-chat.el: the last job started or streamed, the
 ;; one `lockstep-revert' offers.
@@ -46,6 +51,41 @@ The messages go to a buffer when a file could not be reverted."
           (special-mode))
         (display-buffer (current-buffer))))))
 
+(defun lockstep--show-unsaved (server)
+  "Open to SERVER the modified buffers of its project it does not manage.
+An accepted change lands in a buffer of a mode lockstep does not
+manage and is left unsaved: the server would judge the revert
+against the disk and find the lines changed.  Returns the buffers
+opened, for `lockstep--unshow'."
+  (let ((root (expand-file-name (project-root (eglot--project server))))
+        (managed (eglot--managed-buffers server))
+        opened)
+    (dolist (buffer (buffer-list))
+      (with-current-buffer buffer
+        (when (and buffer-file-name (buffer-modified-p)
+                   (not (memq buffer managed))
+                   (file-in-directory-p buffer-file-name root))
+          ;; Eglot applies the revert's edit to this buffer when the
+          ;; version matches its (unmanaged, so unchanging) counter.
+          (jsonrpc-notify
+           server :textDocument/didOpen
+           (list :textDocument
+                 (list :uri (eglot--path-to-uri buffer-file-name)
+                       :languageId "plaintext"
+                       :version (or (bound-and-true-p eglot--versioned-identifier) 0)
+                       :text (save-restriction (widen) (buffer-string)))))
+          (push buffer opened))))
+    opened))
+
+(defun lockstep--unshow (server buffers)
+  "Close to SERVER the BUFFERS `lockstep--show-unsaved' opened."
+  (dolist (buffer buffers)
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (jsonrpc-notify server :textDocument/didClose
+                        (list :textDocument
+                              (list :uri (eglot--path-to-uri buffer-file-name))))))))
+
 ;;;###autoload (autoload 'lockstep-revert "lockstep" nil t)
 (defun lockstep-revert (&optional job-id)
   "Undo the changes of the last agent run, or of JOB-ID.
@@ -58,11 +98,15 @@ that would be undone.  Returns the per-file statuses."
                 (read-string (if last (format "Revert job (default %s): " last)
                                "Revert job: ")
                              nil nil last)))))
-  (let ((data (lockstep--execute
-               (lockstep--server) "lockstep.revert"
-               (if (and job-id (not (string-empty-p job-id)))
-                   (list :job_id job-id)
-                 (make-hash-table)))))
+  (let* ((server (lockstep--server))
+         (shown (lockstep--show-unsaved server))
+         (data (unwind-protect
+                   (lockstep--execute
+                    server "lockstep.revert"
+                    (if (and job-id (not (string-empty-p job-id)))
+                        (list :job_id job-id)
+                      (make-hash-table)))
+                 (lockstep--unshow server shown))))
     (lockstep--review-refresh)
     (lockstep--report-revert data)
     (append (plist-get data :files) nil)))

@@ -349,7 +349,8 @@ the list or in the file.  Returns the hunks."
         (setq next-error-last-buffer (current-buffer))
         (if (null hunks)
             (message "[lockstep] Nothing waits for review")
-          (display-buffer (current-buffer))
+          ;; Selected: its keys (a, r, RET) are where the user types next.
+          (pop-to-buffer (current-buffer))
           (message "[lockstep] %d proposed change%s to review" (length hunks)
                    (if (cdr hunks) "s" "")))
         hunks))))

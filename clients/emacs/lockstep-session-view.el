@@ -68,7 +68,8 @@ nothing is wrapped."
             (and base (concat " at " base))
             (cond ((eq (plist-get data :key_found) t) " · API key found")
                   (base " · no API key (a local endpoint needs none)")
-                  (t " · no API key found")))))
+                  (t (concat " · no API key found (a local model needs none: "
+                             "\"provider\": \"ollama\" in .lockstep.json)"))))))
 
 (defun lockstep--session-review (pending)
   "What waits for review, from the PENDING changes of `lockstep.review'."

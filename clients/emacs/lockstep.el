@@ -120,11 +120,13 @@ wins).  Keys:
   (or lockstep-settings (make-hash-table)))
 
 (cl-defmethod eglot-client-capabilities ((_server lockstep-server))
-  "Add that Eglot answers window/showMessageRequest.
+  "Add that Eglot answers window/showMessageRequest and lockstep/approve.
 Eglot prompts in the minibuffer but does not say so, and lockstep
 asks for approvals only of clients that do."
   (let* ((capabilities (copy-sequence (cl-call-next-method)))
          (window (copy-sequence (plist-get capabilities :window))))
+    ;; The approval question with the diffs in it (lockstep-approval.el).
+    (plist-put capabilities :experimental '(:lockstepApproval t))
     (plist-put capabilities :window
                (plist-put window :showMessage
                           '(:messageActionItem
@@ -309,7 +311,7 @@ now (else Eglot refuses the edit as made for an older version)."
 ;; this file defines, and their commands' autoloads name this file.
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (dolist (part '("lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
+  (dolist (part '("lockstep-approval" "lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
                   "lockstep-session-view" "lockstep-sessions"))
     (load (expand-file-name part directory) nil t)))
 

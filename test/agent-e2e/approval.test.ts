@@ -70,7 +70,7 @@ describe("with window/showMessageRequest", () => {
     expect(prompt.message).toContain("a.ts");
     expect(prompt.message).toContain("safe_patch");
     expect(prompt.message).toMatch(/\+1 [−-]1/);
-    expect(prompt.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow safe_patch this session", "Reject"]);
+    expect(prompt.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow safe_patch this session", "Reject", "Stop the run"]);
 
     const [answer] = lastResponses(rig.fake!.requests[1]);
     expect(answer?.response.ok).toBe(false);

@@ -41,13 +41,19 @@ async function ask(input: string): Promise<{ root: string; stdout: string; code:
 }
 
 const QUESTION = "? lockstep wants to change 3 files with apply_patch: a.py (+1 −1), b.py (+1 −1), new c.py (+1).";
-const questions = (stdout: string): number => (stdout.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g) ?? []).length;
+const questions = (stdout: string): number => (stdout.match(/\[y\]es \/ \[n\]o \/ \[r\]eason/g) ?? []).length;
 
 describe("lockstep ask and a change across files", () => {
   it("asks one question naming every file; y writes all three", async () => {
     const { root, stdout, code } = await ask("y\ny\n");
     expect(stdout).toContain(QUESTION);
     expect(questions(stdout)).toBe(1);
+    // Each file's diff before the one question.
+    for (const file of ["a.py", "b.py", "c.py (new)"]) {
+      expect(stdout.indexOf(`✎ ${file}`)).toBeGreaterThan(-1);
+      expect(stdout.indexOf(`✎ ${file}`)).toBeLessThan(stdout.indexOf(QUESTION));
+    }
+    expect(stdout.indexOf("+B = 2")).toBeLessThan(stdout.indexOf(QUESTION));
     expect(code).toBe(0);
     expect(await readFile(path.join(root, "a.py"), "utf8")).toBe(A.replace("return 1", "return 2"));
     expect(await readFile(path.join(root, "b.py"), "utf8")).toBe("B = 2\n");

@@ -67,7 +67,7 @@ describe("a newcomer's first five minutes", () => {
     await first.waitFor(`? Trust ${root} and apply them? [y]es / [N]o: `);
     expect(first.text()).toContain("sets provider, baseUrl, which apply only in a folder you trust");
     first.write("y");
-    await first.waitFor("[y]es / [n]o / [a]lways: ");
+    await first.waitFor("[d]iff again: ");
     first.write("y");
     await first.waitFor("Keep the changes to src/stats.js? [Y]es / [u]ndo the whole run: ");
     expect(await stats(root)).toBe(AFTER);
@@ -83,7 +83,7 @@ describe("a newcomer's first five minutes", () => {
 
     // Second run: y, then y at "Keep the changes?": the change stays, exit 0.
     const second = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env });
-    await second.waitFor("[y]es / [n]o / [a]lways: ");
+    await second.waitFor("[d]iff again: ");
     second.write("y");
     await second.waitFor("Keep the changes to src/stats.js?");
     second.write("y");

@@ -90,7 +90,7 @@ describe("messages for people", () => {
 
   it.each<[string, string[], RegExp]>([
     ["a --root that is not a directory", ["ask", "fix it", "--root", "nowhere"], /--root nowhere: no such directory/],
-    ["a --provider that is none", ["ask", "fix it", "--provider", "bogus"], /--provider bogus: not a provider; give gemini, openai .* or anthropic/],
+    ["a --provider that is none", ["ask", "fix it", "--provider", "bogus"], /--provider bogus: not a provider; give gemini, openai .* anthropic .*ollama, lmstudio, llamacpp/],
     ["an unknown option", ["ask", "fix it", "--frobnicate"], /Unknown option '--frobnicate'/],
     ["an unknown option to demo", ["demo", "--frobnicate"], /Unknown option '--frobnicate'/],
     ["an unknown option to mcp", ["mcp", "--frobnicate"], /Unknown option '--frobnicate'/],

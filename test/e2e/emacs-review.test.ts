@@ -98,6 +98,7 @@ interface Keys {
   command_error?: string;
 }
 interface KeysResult extends ScenarioResult<BufferView> {
+  list_selected: boolean;
   list: string[];
   moves: Keys[];
   preview: { hunk_id: string; buffer: string; before_line: number; text: string; face: string; shown: boolean } | null;
@@ -240,6 +241,8 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       (_request, index) => (index === 0 ? write : index === 2 ? turn({ calls: [writeCall(FILE, SECOND_PROPOSED, sha256Hex(FIRST_ONLY))] }) : turn({ text: ["Noted."] })),
     );
     const [first, second] = k.moves;
+    // M-x lockstep-review selects the list: its keys work at once.
+    expect(k.list_selected).toBe(true);
     // n, n, p walk the list's hunks; RET shows the one at point in its file, at its line.
     expect(k.moves.map((m) => [m.keys, m.hunk_id])).toEqual([
       ["n", first?.hunk_id],

@@ -13,7 +13,9 @@ import {
   type BufferView,
   type ScenarioResult,
 } from "./fixtures/scenario-checks.js";
-import { UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
+import { FAKE_KEY, UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
+import { startFakeGemini } from "../support/fake-gemini.js";
+import { sha256Hex, turn, writeCall } from "../support/agent-scripts.js";
 
 /** Eglot runs one server per major mode: lockstep is python-mode's server here. */
 const MODES = ["python-mode"];
@@ -59,8 +61,26 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
 
   it("lockstep-ask streams the answer into *lockstep*; the approved safe_patch lands in the buffer", async () => {
     const r = await expectAgentPatchesBuffer(runEmacs);
-    // Eglot's showMessageRequest prompt, answered "Apply".
+    // lockstep's question, answered "Apply", and no second question from Eglot.
     expect(r.prompts.find((p) => p.kind === "lockstep.approval")?.picked).toBe("Apply");
+    expect(r.prompts.filter((p) => p.kind !== "lockstep.approval")).toEqual([]);
+  });
+
+  it("lockstep-revert of an accepted change left unsaved in a buffer lockstep does not manage: reverted from the buffer", async () => {
+    const before = "old notes\n";
+    const fake = await startFakeGemini([turn({ calls: [writeCall("notes.txt", "new notes\n", sha256Hex(before))] }), turn({ text: ["Wrote the notes."] })]);
+    try {
+      const r = (await runEmacs(
+        { scenario: "revert-unsaved", settings: { approval: "ask" }, file: "calc.py", prompt: "rewrite the notes", notes_before: before, select: { "lockstep.approval": "Apply" } },
+        { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+      )) as EmacsResult & { after_run: EmacsBufferView; reverted: { status: string; message: string }[]; after_revert: EmacsBufferView; disk: string };
+      expect(r.after_run).toMatchObject({ text: "new notes\n", modified: true, managed: false });
+      expect(r.disk).toBe(before);
+      expect(r.reverted.map((f) => f.status)).toEqual(["reverted"]);
+      expect(r.after_revert.text).toBe(before);
+    } finally {
+      await fake.close();
+    }
   });
 
   it("M-x lockstep-trust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {

@@ -135,7 +135,9 @@ function expectFailed(lines: string[], wrapped: Wrapped | undefined): void {
 /** The rows both editors show for a plain server under approval "review" with no key. */
 function expectPlain(lines: string[]): void {
   expect(lines[0]).toMatch(/^lockstep \S+ session$/);
-  expect(row(lines, "model")).toBe("gemini gemini-2.5-flash · no API key found");
+  expect(row(lines, "model")).toBe(
+    'gemini gemini-2.5-flash · no API key found (a local model needs none: "provider": "ollama" in .lockstep.json)',
+  );
   expect(row(lines, "approval")).toBe("review");
   expect(row(lines, "review")).toBe("nothing waits");
   expect(row(lines, "usage")).toBe("0 tokens in, 0 out");

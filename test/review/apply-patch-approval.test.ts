@@ -67,7 +67,7 @@ describe("apply_patch across files with approval ask", () => {
     expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
     expect(prompts).toHaveLength(1);
     expect(prompts[0]!.message).toBe("lockstep wants to change 3 files with apply_patch: a.py (+3 −1), b.py (+1 −1), new c.py (+12).");
-    expect(prompts[0]!.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow apply_patch this session", "Reject"]);
+    expect(prompts[0]!.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow apply_patch this session", "Reject", "Stop the run"]);
     expect(applyPatchAnswer(rig)).toMatchObject({ ok: true, data: { applied: true } });
     expect(rig.client.buffer("a.py")?.text).toBe(A_AFTER);
     expect(rig.client.buffer("b.py")?.text).toBe(B_AFTER);

@@ -224,6 +224,7 @@ export interface AgentRigOptions {
   style?: EditorStyle;
   initializationOptions?: Record<string, unknown>;
   showMessageRequest?: StartOptions["showMessageRequest"];
+  approve?: StartOptions["approve"];
   args?: string[];
   /** Extra environment; the key and base URL are set unless `noKey`. */
   env?: Record<string, string>;
@@ -273,6 +274,7 @@ export async function startAgent(options: AgentRigOptions): Promise<AgentRig> {
     env,
     ...(options.initializationOptions ? { initializationOptions: options.initializationOptions } : {}),
     ...(options.showMessageRequest ? { showMessageRequest: options.showMessageRequest } : {}),
+    ...(options.approve ? { approve: options.approve } : {}),
     ...(options.args ? { args: options.args } : {}),
     ...(options.beforeApplyEdit ? { beforeApplyEdit: options.beforeApplyEdit } : {}),
   });

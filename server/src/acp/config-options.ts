@@ -2,16 +2,19 @@
 // shows as selectors, and the settings a choice changes. Pure.
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
 import type { Settings } from "../config/settings.js";
-import { DEFAULT_ANTHROPIC_MODEL } from "../config/provider-facts.js";
+import { DEFAULT_ANTHROPIC_MODEL, isLocalProvider } from "../config/provider-facts.js";
 
 /** Models offered per provider beside the one configured (any other is set in the settings). */
 const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   gemini: ["gemini-2.5-flash", "gemini-2.5-pro"],
   openai: [],
   anthropic: [DEFAULT_ANTHROPIC_MODEL, "claude-opus-5-5", "claude-haiku-4-5"],
+  ollama: [],
+  lmstudio: [],
+  llamacpp: [],
 };
 
-const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: DEFAULT_ANTHROPIC_MODEL };
+const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: DEFAULT_ANTHROPIC_MODEL, ollama: "", lmstudio: "", llamacpp: "" };
 
 function currentModel(s: Settings): string {
   return s.model ?? DEFAULT_MODELS[s.provider];
@@ -65,6 +68,8 @@ export function configOptions(s: Settings, trust?: SessionTrust): SessionConfigO
         { value: "gemini", name: "Gemini (GEMINI_API_KEY)" },
         { value: "openai", name: "OpenAI-compatible endpoint" },
         { value: "anthropic", name: "Claude (ANTHROPIC_API_KEY)" },
+        // A local server named in the settings stays selectable as itself.
+        ...(isLocalProvider(s.provider) ? [{ value: s.provider, name: `${s.provider} (local, no key)` }] : []),
       ],
     },
   ];

@@ -10,7 +10,7 @@ import { errorEnvelope, okEnvelope, type Envelope } from "../tools/envelope.js";
 import { describeIssues } from "../tools/registry.js";
 import { askParams, type JobRecord } from "./job.js";
 import { readProjectInstructions } from "./project-instructions.js";
-import { endJob, runJob, type AgentDeps } from "./run.js";
+import { endJob, runJob, STOPPED, type AgentDeps } from "./run.js";
 
 const jobParams = z.object({ job_id: z.string().min(1, "must name a job (the job_id returned by lockstep.ask)") }).strict();
 
@@ -58,6 +58,11 @@ export class AgentService {
     if (!found.ok) return found.envelope;
     found.job.controller.abort();
     return okEnvelope({ job_id: found.job.id, status: found.job.status === "running" ? "cancelling" : found.job.status });
+  }
+
+  /** The user stopped the run at a question: it ends at once, as cancelled, saying so. */
+  stop(jobId: string): void {
+    this.jobs.get(jobId)?.controller.abort(STOPPED);
   }
 
   /** For tests and shutdown: resolves when the job has ended. */

@@ -71,6 +71,9 @@ function readSummary(data: Record<string, unknown>): string {
   return "ok";
 }
 
+/** Why a run ended when the user stopped it at a question (the abort's reason, and the job's error). */
+export const STOPPED = Object.freeze({ code: "stopped", message: "Stopped: you ended the run at the approval question; that change was not applied." });
+
 /** Ends a job: its status, what landed (from the journal), the store told, the doors told. */
 export function endJob(deps: AgentDeps, job: JobRecord, status: JobStatus, error?: { code: string; message: string }): void {
   job.status = status;
@@ -211,7 +214,7 @@ export async function runJob(deps: AgentDeps, job: JobRecord, params: AskParams)
     await removeInstructionLine(params, ctx);
     return endJob(deps, job, "done");
   }
-  if (result.status === "cancelled") return endJob(deps, job, "cancelled");
+  if (result.status === "cancelled") return endJob(deps, job, "cancelled", signal.reason === STOPPED ? STOPPED : undefined);
   return endJob(deps, job, "failed", result.error ?? { code: result.status, message: `The run stopped: ${result.status}.` });
 }
 

@@ -6,6 +6,7 @@
 // never its own copy of this wiring, so what is added here reaches every door: the MCP
 // servers of the user's settings join a door's own (an ACP client's) here, once.
 // assembly/ knows nothing of any protocol: nothing here imports LSP or ACP.
+import { baseUrlInUse } from "../config/provider-facts.js";
 import { AgentService } from "../agent/agent-service.js";
 import { Conversation } from "../agent/conversation.js";
 import { ModelEditCorrector } from "../agent/corrector.js";
@@ -86,14 +87,16 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     store,
     provider: () => {
       const s = settings();
-      return { provider: s.provider, model: s.model ?? null, ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}) };
+      const baseUrl = baseUrlInUse(s);
+      return { provider: s.provider, model: s.model ?? null, ...(baseUrl ? { baseUrl } : {}) };
     },
     warn: ports.warn,
     ...(sessionId ? { id: sessionId } : {}),
   });
   journal.listen(recorder);
   const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()), commands: ports.commands !== undefined && settings().commands !== "off" });
-  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels);
+  // "Stop" at a question ends the run the change belongs to.
+  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels, (jobId) => agent.stop(jobId));
   const before = ports.beforeApproval;
   const approveCall = callApprover(conversation, ports.approvalMode, () => ports.callPrompt?.());
   let mcp: McpTools | undefined;

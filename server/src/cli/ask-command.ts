@@ -3,6 +3,7 @@
 // mistake said in the words it was written in; the exit status says whether the run landed:
 // 0 done with its changes kept, 1 when it failed, nothing it proposed landed or the person
 // gave no answer, 2 on a usage error.
+import { PROVIDERS } from "../config/provider-facts.js";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -60,9 +61,9 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
   const root = path.resolve(values.root ?? process.cwd());
   const isDirectory = await stat(root).then((st) => st.isDirectory(), () => false);
   if (!isDirectory) throw new UsageError(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
-  if (values.provider !== undefined && !["gemini", "openai", "anthropic"].includes(values.provider)) {
+  if (values.provider !== undefined && !(PROVIDERS as readonly string[]).includes(values.provider)) {
     throw new UsageError(
-      `--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url) or anthropic (Claude)`,
+      `--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url), anthropic (Claude), or ollama, lmstudio, llamacpp (a local server, no key)`,
     );
   }
   // On a terminal each answer is one key; otherwise one line each from standard input (the end of it answers no).

@@ -8,10 +8,13 @@ import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, TextEdit } fro
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { writeTextFileAtomic } from "../workspace/disk.js";
 import type { Io } from "./io.js";
-import { changeView, deletionView } from "./stream-view.js";
+import { changeView, deletionView, paint } from "./stream-view.js";
 
-/** Applies a WorkspaceEdit to the files under `root`, saying each change on stdout. */
-export async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: Io): Promise<ApplyWorkspaceEditResult> {
+/**
+ * Applies a WorkspaceEdit to the files under `root`, saying each change on stdout. `shown`: the
+ * files whose diff the approval question just showed; for those one line says it landed.
+ */
+export async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: Io, shown?: Set<string>): Promise<ApplyWorkspaceEditResult> {
   const edits: { uri: string; edits: TextEdit[] }[] = [];
   for (const change of params.edit.documentChanges ?? []) {
     if ("textDocument" in change) {
@@ -33,7 +36,8 @@ export async function applyToDisk(params: ApplyWorkspaceEditParams, root: string
     // the edits were applied to.
     const written = await writeTextFileAtomic(file, after, { base: exists ? before : null });
     if (!written.ok) return { applied: false, failureReason: written.error.message };
-    io.stdout(changeView(path.relative(root, file), before, after));
+    const rel = path.relative(root, file);
+    io.stdout(shown?.delete(rel) === true ? paint.bold(`✎ ${rel} written\n`) : changeView(rel, before, after));
   }
   return { applied: true };
 }

@@ -48,6 +48,49 @@ export class Prompter {
     }
   }
 
+  /**
+   * Asks `question` and waits for a line of text (a reason for a no). On a terminal Ctrl-C is
+   * an interrupt and Ctrl-D on an empty line the end; Backspace edits.
+   */
+  async line(question: string): Promise<{ text: string } | { end: "interrupt" | "eof" }> {
+    this.write(question);
+    if (!this.singleKey) {
+      this.lines ??= this.lineIterator();
+      const next = await this.lines.next();
+      return next.done === true ? { end: "eof" } : { text: next.value };
+    }
+    const input = this.input;
+    input.setRawMode(true);
+    return new Promise((resolve) => {
+      let text = "";
+      const finish = (answer: { text: string } | { end: "interrupt" | "eof" }, echo: string): void => {
+        input.off("data", onData);
+        input.setRawMode(false);
+        input.pause();
+        this.write(`${echo}\n`);
+        resolve(answer);
+      };
+      const onData = (data: Buffer): void => {
+        for (const ch of data.toString("utf8")) {
+          if (ch === "\x03") return finish({ end: "interrupt" }, "^C");
+          if (ch === "\x04" && text === "") return finish({ end: "eof" }, "^D");
+          if (ch === "\r" || ch === "\n") return finish({ text }, "");
+          if (ch === "\x7f" || ch === "\b") {
+            if (text.length > 0) {
+              text = [...text].slice(0, -1).join("");
+              this.write("\b \b");
+            }
+          } else if (ch >= " ") {
+            text += ch;
+            this.write(ch);
+          }
+        }
+      };
+      input.resume();
+      input.on("data", onData);
+    });
+  }
+
   private key(keys: string[], onEnter: string | undefined): Promise<Answer> {
     const input = this.input;
     return new Promise<Answer>((resolve) => {

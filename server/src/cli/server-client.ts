@@ -13,6 +13,7 @@ import {
 } from "vscode-jsonrpc/node.js";
 import type { ApplyWorkspaceEditParams, ShowMessageRequestParams } from "vscode-languageserver";
 import type { StreamEvent } from "../agent/events.js";
+import { askQuestion, readQuestion } from "./approval-question.js";
 import { applyToDisk } from "./disk-editor.js";
 import type { Io } from "./io.js";
 import { packageRoot } from "./package-root.js";
@@ -57,6 +58,8 @@ function initializeParams(options: AskOptions): Record<string, unknown> {
     capabilities: {
       workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create", "delete"] } },
       window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
+      // The approval question comes as lockstep/approve, with each file's diff (approval-question.ts).
+      experimental: { lockstepApproval: true },
     },
     initializationOptions: {
       ...options.settings,
@@ -83,7 +86,14 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
   let events = Promise.resolve();
   let thinking = false;
-  conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io));
+  // Files whose diff the question showed: written, they get one line, not the diff again.
+  const shown = new Set<string>();
+  conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io, shown));
+  conn.onRequest("lockstep/approve", async (params: unknown) => {
+    const answer = await askQuestion(params, { yes: options.yes, ...(options.prompter ? { prompter: options.prompter } : {}), ...(process.stdout.isTTY ? { rows: process.stdout.rows } : {}) }, io);
+    if (answer?.decision === "apply" || answer?.decision === "always") for (const f of readQuestion(params)?.files ?? []) shown.add(f.file_path);
+    return answer;
+  });
   conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
   conn.onRequest("window/workDoneProgress/create", () => null);
   conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(paint.dim(`[lockstep] ${terminalSafe(p.message)}\n`)));

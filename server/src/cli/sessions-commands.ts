@@ -4,7 +4,6 @@
 // store is read directly (no server) except for a resume.
 import { loadSettings } from "../config/load-settings.js";
 import { realpathSync } from "node:fs";
-import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { createPatch } from "diff";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
@@ -12,6 +11,7 @@ import { findRun, keySecrets, revertStoredRun, SessionStore, stateDirectory, typ
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { UsageError, type Io } from "./io.js";
+import { Prompter } from "./prompt.js";
 
 function storeFor(root: string | undefined): SessionStore {
   let real: string;
@@ -42,7 +42,7 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
     const id = store.resolveId(positionals[0]!);
     if (!id.ok) return fail(io, id.message);
     // A prefix is confirmed: the whole id is what gets deleted.
-    if (id.value !== positionals[0] && !values.yes && !(await confirm(`Delete session ${id.value}? [y/N] `))) {
+    if (id.value !== positionals[0] && !values.yes && !(await confirm(`Delete session ${id.value}? [y]es / [N]o: `))) {
       return fail(io, `'${positionals[0]}' names session ${id.value}; nothing was deleted. Give the whole id (or --yes) to delete it${process.stdin.isTTY ? "" : " without a terminal to ask"}.`);
     }
     const removed = store.delete(id.value);
@@ -73,11 +73,15 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
   return 0;
 }
 
-/** A yes from the person at the terminal; no terminal is a no. */
+/**
+ * A yes from the person at the terminal, one key as ask's questions take; no terminal is a no,
+ * and so are Enter, n, Ctrl-C and Ctrl-D.
+ */
 async function confirm(question: string): Promise<boolean> {
   if (!process.stdin.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  return (await rl.question(question).finally(() => rl.close())).trim().toLowerCase().startsWith("y");
+  const prompter = new Prompter(process.stdin, (s) => process.stdout.write(s));
+  const answer = await prompter.choose(question, ["y", "n"], "n").finally(() => prompter.close());
+  return "key" in answer && answer.key === "y";
 }
 
 function fail(io: Io, message: string): number {
@@ -109,7 +113,7 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
   }
   if (!values.yes) {
     if (!process.stdin.isTTY) return fail(io, "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.");
-    if (!(await confirm("\nRevert it? [y/N] "))) return fail(io, "Nothing was reverted.");
+    if (!(await confirm("\nRevert it? [y]es / [N]o: "))) return fail(io, "Nothing was reverted.");
   }
   const workspace = new Workspace(await Sandbox.create([store.realRoot]));
   const reverted = await revertStoredRun(store, workspace, session.header.id, run.job_id, () => false, new AbortController().signal);

@@ -24,7 +24,7 @@ import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
 import { scrubUrls, shownUrl } from "./shown-url.js";
 import { filterProjectValues, ignoredMessages, type IgnoredKey } from "./project-keys.js";
-import { DEFAULT_MAX_OUTPUT_TOKENS, keyVariablesOf } from "./provider-facts.js";
+import { baseUrlInUse, DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, keyVariablesOf, LOCAL_MODEL_LINE } from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 import { realFolder, trustedBy } from "./trust.js";
@@ -190,9 +190,12 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
 
   const settings = settingsSchema.parse(values);
   const flagNames = (k: SettingKey): string => options.flagNames?.[k] ?? flagOf(k);
-  problems.push(...combinationProblems(settings, origins, flagNames));
+  // A bad provider, base URL or key variable is the one thing to say: what follows from the
+  // default put in its place (another provider's key, say) would name what is not wrong.
+  const unsure = problems.some((p) => p.key === "provider" || p.key === "baseUrl" || p.key === "apiKeyEnv");
+  if (!unsure) problems.push(...combinationProblems(settings, origins, flagNames));
   const key = keyVariables(settings, env);
-  problems.push(...keyProblems(settings, origins, key));
+  if (!unsure) problems.push(...keyProblems(settings, origins, key));
   return { settings, origins, problems, files, key, trust };
 }
 
@@ -214,11 +217,11 @@ function whereToAdd(key: SettingKey, because: Origin, flagName: (k: SettingKey) 
 /** Settings that are each valid but do not go together, named where the user wrote them. */
 function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, flagName: (k: SettingKey) => string): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
+  if (isOpenAiCompatible(s.provider) && s.model === undefined && s.replay === undefined) {
     out.push({
       severity: "error",
       key: "model",
-      message: `${whereSet("provider", origins.provider)} (openai) needs the endpoint's model named: ${whereToAdd("model", origins.provider, flagName)} NAME (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI)`,
+      message: `${whereSet("provider", origins.provider)} (${s.provider}) needs the endpoint's model named: ${whereToAdd("model", origins.provider, flagName)} NAME (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI)`,
     });
   }
   if (s.provider === "gemini" && s.baseUrl !== undefined) {
@@ -243,7 +246,7 @@ export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSetting
   const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : keyVariablesOf(s.provider);
   const found = variables.find((v) => (env[v] ?? "").trim() !== "");
   // A recorded session needs no key; an openai endpoint of one's own (baseUrl) may need none unless one is named.
-  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || s.provider !== "openai" || s.baseUrl === undefined);
+  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || !isOpenAiCompatible(s.provider) || baseUrlInUse(s) === undefined);
   return { variables, found, needed };
 }
 
@@ -269,5 +272,5 @@ function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: Load
       : s.provider === "anthropic"
         ? ` (an API key from console.anthropic.com), or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`
         : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
-  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}` }];
+  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}. A local model needs no key: .lockstep.json ${LOCAL_MODEL_LINE}` }];
 }

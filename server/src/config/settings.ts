@@ -4,11 +4,11 @@
 // terminal's and ACP's from load-settings.ts; this file knows nothing of where they came from.
 import * as z from "zod";
 import { ruleOf } from "../commands/prefix-rules.js";
-import { DEFAULT_MAX_OUTPUT_TOKENS } from "./provider-facts.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, PROVIDERS } from "./provider-facts.js";
 import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 
 export const settingsSchema = z.object({
-  provider: z.enum(["gemini", "openai", "anthropic"]).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp) or anthropic (Claude, through the Messages API, with prompt caching and thinking)."),
+  provider: z.enum(PROVIDERS).default("gemini").describe("Who serves the model: gemini (Google's API), openai (any OpenAI-compatible Chat Completions endpoint: OpenAI, OpenRouter, vLLM), anthropic (Claude, through the Messages API, with prompt caching and thinking), or a local server by name: ollama, lmstudio, llamacpp (OpenAI-compatible at its usual local address, no key)."),
   model: z.string().min(1).optional().describe("The model the agent uses. Default gemini-2.5-flash for gemini, claude-sonnet-5-5 for anthropic; required for openai (e.g. qwen2.5-coder:7b on Ollama)."),
   baseUrl: z.string().url().optional().describe("For openai: the endpoint's base URL, e.g. http://localhost:11434/v1 (Ollama) or https://openrouter.ai/api/v1; OpenAI's own when unset. For anthropic: a gateway in front of the Messages API."),
   tools: z.boolean().default(true).describe("Whether the model calls tools. false for models without tool calling: it is given the files' versioned states and writes SEARCH/REPLACE edit blocks, which lockstep applies with approval."),
@@ -92,8 +92,8 @@ export function readSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): {
 /** Settings that are each valid but do not go together: said at once, not when the agent first runs. */
 export function combinationProblems(s: Settings): string[] {
   const out: string[] = [];
-  if (s.provider === "openai" && s.model === undefined && s.replay === undefined) {
-    out.push("`model` is required with provider `openai`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)");
+  if (isOpenAiCompatible(s.provider) && s.model === undefined && s.replay === undefined) {
+    out.push(`\`model\` is required with provider \`${s.provider}\`: name the endpoint's model (e.g. qwen2.5-coder:7b on Ollama)`);
   }
   if (s.provider === "gemini" && s.baseUrl !== undefined) {
     out.push("`baseUrl` applies to providers `openai` and `anthropic` only; for Gemini set GOOGLE_GEMINI_BASE_URL in the server's environment, or set provider to `openai`");

@@ -1,29 +1,69 @@
-// The approval prompts where the client has window/showMessageRequest: Apply / Always
-// allow / Reject for a whole change, Run once / Always allow its prefix / Reject for a
-// command. Clients without it, and a change's prompt closed without a choice, get the change
-// staged for review instead (review-view.ts), decided through code actions; a command is not
-// run.
+// The approval prompts. A client that says it shows the change while it asks
+// (`experimental.lockstepApproval`: lockstep's terminal, Neovim and Emacs clients) gets the
+// `lockstep/approve` request with each file's diff, and answers apply / always / reject
+// (with a reason) / stop. Other clients with window/showMessageRequest get Apply / Always
+// allow / Reject / Stop the run for a whole change, and Run once / Always allow its prefix /
+// Reject for a command. Clients without either, and a change's prompt closed without a
+// choice, get the change staged for review instead (review-view.ts); a command is not run.
 import type { Connection } from "vscode-languageserver";
-import { CancellationTokenSource, MessageType, ShowMessageRequest } from "vscode-languageserver";
+import { CancellationTokenSource, MessageType, RequestType, ShowMessageRequest } from "vscode-languageserver";
 import { approvalMessage, type ApprovalPrompt, type UserDecision } from "../review/policy.js";
-import type { ProposedChange } from "../review/proposal.js";
+import { approvalQuestion, parseAnswer, type ApprovalQuestion } from "../review/question.js";
 import { alwaysTitleFor, commandQuestionText, type CommandDecision, type CommandPrompt, type CommandQuestion } from "../tools/command-question.js";
 
 const APPLY = "Apply";
 const REJECT = "Reject";
+const STOP = "Stop the run";
 const RUN_ONCE = "Run once";
+const ABORTED = Symbol("aborted");
 export const alwaysTitle = (tool: string): string => `Always allow ${tool} this session`;
 
-export function messagePrompt(connection: Connection): ApprovalPrompt {
-  return async (change: ProposedChange, signal: AbortSignal): Promise<UserDecision | "dismissed"> => {
-    const picked = await pick(connection, approvalMessage(change), [APPLY, alwaysTitle(change.tool), REJECT], signal);
-    if (picked === "aborted") return "reject";
-    if (picked === APPLY) return "apply";
-    if (picked === alwaysTitle(change.tool)) return "always";
-    if (picked === REJECT) return "reject";
-    // No choice (closed, or a client that cannot show the menu now): the change waits for review instead.
-    return "dismissed";
-  };
+/** The request lockstep's own clients answer, with the change in it. */
+export const approveRequest = new RequestType<ApprovalQuestion, unknown, void>("lockstep/approve");
+
+export function messagePrompt(connection: Connection, withDiff: () => boolean): ApprovalPrompt {
+  return (change, signal) =>
+    asked<UserDecision | "dismissed">(signal, "reject", "dismissed", async (token) => {
+      if (withDiff()) return parseAnswer(await connection.sendRequest(approveRequest, approvalQuestion(change), token));
+      const actions = [{ title: APPLY }, { title: alwaysTitle(change.tool) }, { title: REJECT }, { title: STOP }];
+      const picked = await connection.sendRequest(ShowMessageRequest.type, { type: MessageType.Info, message: approvalMessage(change), actions }, token);
+      if (picked?.title === APPLY) return "apply";
+      if (picked?.title === alwaysTitle(change.tool)) return "always";
+      if (picked?.title === REJECT) return "reject";
+      if (picked?.title === STOP) return "stop";
+      // No choice (closed, or a client that cannot show the menu now): the change waits for review instead.
+      return "dismissed";
+    });
+}
+
+/**
+ * Runs one question; a cancelled one answers `aborted` at once (the client may never answer),
+ * a failed one `failed`.
+ */
+async function asked<T>(signal: AbortSignal, aborted: T, failed: T, ask: (token: CancellationTokenSource["token"]) => Promise<T>): Promise<T> {
+  if (signal.aborted) return aborted;
+  const source = new CancellationTokenSource();
+  let onAbort = (): void => undefined;
+  const abort = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => {
+      source.cancel();
+      resolve(ABORTED);
+    };
+  });
+  const cancel = (): void => onAbort();
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    const request = ask(source.token);
+    request.catch(() => undefined);
+    const answer = await Promise.race([request, abort]);
+    if (signal.aborted || answer === ABORTED) return aborted;
+    return answer;
+  } catch {
+    return failed;
+  } finally {
+    signal.removeEventListener("abort", cancel);
+    source.dispose();
+  }
 }
 
 export function commandPrompt(connection: Connection): CommandPrompt {
@@ -38,29 +78,9 @@ export function commandPrompt(connection: Connection): CommandPrompt {
 }
 
 /** The title the user picked; undefined for no choice; "aborted" when the call was cancelled meanwhile. */
-async function pick(connection: Connection, message: string, titles: string[], signal: AbortSignal): Promise<string | undefined | "aborted"> {
-  if (signal.aborted) return "aborted";
-  const source = new CancellationTokenSource();
-  // A cancelled prompt is a rejection at once: the client may never answer the request.
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<null>((resolve) => {
-    onAbort = () => {
-      source.cancel();
-      resolve(null);
-    };
+function pick(connection: Connection, message: string, titles: string[], signal: AbortSignal): Promise<string | undefined | "aborted"> {
+  return asked<string | undefined | "aborted">(signal, "aborted", undefined, async (token) => {
+    const actions = titles.map((title) => ({ title }));
+    return (await connection.sendRequest(ShowMessageRequest.type, { type: MessageType.Info, message, actions }, token))?.title;
   });
-  const cancel = (): void => onAbort();
-  signal.addEventListener("abort", cancel, { once: true });
-  try {
-    const request = connection.sendRequest(ShowMessageRequest.type, { type: MessageType.Info, message, actions: titles.map((title) => ({ title })) }, source.token);
-    request.catch(() => undefined);
-    const picked = await Promise.race([request, aborted]);
-    if (signal.aborted) return "aborted";
-    return picked?.title;
-  } catch {
-    return undefined;
-  } finally {
-    signal.removeEventListener("abort", cancel);
-    source.dispose();
-  }
 }

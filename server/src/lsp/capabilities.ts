@@ -14,6 +14,8 @@ export interface ClientFlags {
   deleteFiles: boolean;
   /** window/showMessageRequest with action items. */
   messageActions: boolean;
+  /** lockstep/approve: the client shows the change while it asks (lockstep's own clients). */
+  approvalWithDiff: boolean;
   /** Server-initiated $/progress. */
   workDoneProgress: boolean;
   /** window/showDocument. */
@@ -33,13 +35,19 @@ export function clientFlags(caps: ClientCapabilities): ClientFlags {
     versionedEdits: edit?.documentChanges === true,
     createFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("create"),
     deleteFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("delete"),
-    messageActions: caps.window?.showMessage !== undefined,
+    messageActions: caps.window?.showMessage !== undefined || lockstepApproval(caps),
+    approvalWithDiff: lockstepApproval(caps),
     workDoneProgress: caps.window?.workDoneProgress === true,
     showDocument: caps.window?.showDocument?.support === true,
     configuration: caps.workspace?.configuration === true,
     configurationChanges: caps.workspace?.didChangeConfiguration?.dynamicRegistration === true,
     saveFiles: (caps.experimental as { lockstep?: { saveFiles?: unknown } } | undefined)?.lockstep?.saveFiles === true,
   };
+}
+
+function lockstepApproval(caps: ClientCapabilities): boolean {
+  const experimental: unknown = caps.experimental;
+  return typeof experimental === "object" && experimental !== null && (experimental as Record<string, unknown>)["lockstepApproval"] === true;
 }
 
 export function serverCapabilities(commands: readonly string[]): ServerCapabilities {

@@ -12,6 +12,9 @@ const LATE_MS = 20;
 /** The least the editor's answer then gets to be read. */
 const GRACE_MS = 100;
 
+/** The label of an edit the user decided (asked, reviewed, always allowed, or a command they ran): lockstep's clients skip the editor's own second question for it. */
+export const DECIDED_LABEL = "lockstep: decided by the user";
+
 /** How editors word a user's "no" to an edit they asked about. */
 const USER_DECLINED = /\buser\b.*\b(cancel|declin|reject|abort)/i;
 
@@ -21,6 +24,8 @@ export class LspEditorLink implements EditorLink {
     private readonly documents: OpenDocuments,
     private readonly flags: ClientFlags,
     private readonly timeoutMs: () => number,
+    /** The edit's label: it tells lockstep's clients whether the user decided it (approval not auto). */
+    private readonly label: () => string = () => "lockstep",
   ) {}
 
   get canApplyEdit(): boolean {
@@ -101,7 +106,7 @@ export class LspEditorLink implements EditorLink {
       else giveUp();
     }, timeoutMs);
     const request = this.connection
-      .sendRequest(ApplyWorkspaceEditRequest.type, { label: "lockstep", edit: workspaceEdit }, source.token)
+      .sendRequest(ApplyWorkspaceEditRequest.type, { label: this.label(), edit: workspaceEdit }, source.token)
       .then(
         (reply): EditReply => (reply.applied ? { applied: true } : { applied: false, reason: reply.failureReason ?? "the editor did not apply it" }),
         // eglot answers a stale version with a JSON-RPC error rather than applied: false.

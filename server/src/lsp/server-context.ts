@@ -85,7 +85,7 @@ export function createServerContext(connection: Connection, options: { debug: bo
   const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
   const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
-  const prompt = messagePrompt(connection);
+  const prompt = messagePrompt(connection, () => state.flags.approvalWithDiff);
   const askCommand = commandPrompt(connection);
   const askCall = callPrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.

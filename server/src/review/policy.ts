@@ -7,7 +7,11 @@
 // reset_session, never persisted.
 import type { ApprovalDecision, Approver, ProposedChange, Reviewed, Undecided } from "./proposal.js";
 
-export type UserDecision = "apply" | "always" | "reject";
+/**
+ * What the user answers to a question: `stop` rejects the change and ends the run at once
+ * (nothing more is asked of the model); a `reason` rejects it and tells the model why.
+ */
+export type UserDecision = "apply" | "always" | "reject" | "stop" | { reason: string };
 
 /**
  * Asks the user about one whole change (a prompt in the editor). `dismissed`: the prompt was
@@ -35,24 +39,33 @@ export interface AllowedTools {
   readonly alwaysAllowed: Set<string>;
 }
 
-export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode, channels: ApprovalChannels): Approver {
+/** `stop`: ends the run a change belongs to (the door's agent); absent where there is no run to end. */
+export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode, channels: ApprovalChannels, stop?: (jobId: string) => void): Approver {
   return async (change, signal): Promise<ApprovalDecision> => {
     const m = mode();
     if (m === "auto" || session.alwaysAllowed.has(change.tool)) return "apply";
     if (signal.aborted) return "reject";
     const prompt = m === "ask" ? channels.prompt() : undefined;
     const decision = prompt ? await prompt(change, signal) : "dismissed";
-    if (typeof decision === "object") return decision;
-    if (decision !== "dismissed") {
-      if (decision === "always") session.alwaysAllowed.add(change.tool);
-      return decision === "reject" ? "reject" : "apply";
-    }
+    // Nobody decided (a withdrawn question, a client error): said as such, never as a rejection.
+    if (typeof decision === "object" && "undecided" in decision) return decision;
+    if (decision !== "dismissed") return decided(decision, change, session, stop);
     if (signal.aborted) return "reject";
     if (change.files && change.files.length > 0) return reviewEach(change, change.files, session, channels, signal);
     const staged = await channels.review(change, signal);
     if (staged.always) session.alwaysAllowed.add(change.tool);
     return { reviewed: staged.reviewed };
   };
+}
+
+function decided(decision: UserDecision, change: ProposedChange, session: AllowedTools, stop?: (jobId: string) => void): ApprovalDecision {
+  if (typeof decision === "object") {
+    const reason = decision.reason.trim();
+    return reason === "" ? "reject" : { rejected: { reason } };
+  }
+  if (decision === "stop" && change.job_id !== undefined) stop?.(change.job_id);
+  if (decision === "always") session.alwaysAllowed.add(change.tool);
+  return decision === "apply" || decision === "always" ? "apply" : "reject";
 }
 
 let groups = 0;

@@ -54,7 +54,7 @@ export interface Reviewed {
  * `files`: a change across files reviewed file by file, one decision per entry of
  * `ProposedChange.files`, in order; `reviewed` then holds every file's hunks.
  */
-export type ApprovalDecision = "apply" | "reject" | Undecided | { reviewed: Reviewed; files?: ApprovalDecision[] };
+export type ApprovalDecision = "apply" | "reject" | Rejection | Undecided | { reviewed: Reviewed; files?: ApprovalDecision[] };
 
 /**
  * Nobody decided: the request was withdrawn (the turn was cancelled, the client answered
@@ -67,6 +67,29 @@ export interface Undecided {
 
 export function isUndecided(decision: ApprovalDecision | undefined): decision is Undecided {
   return typeof decision === "object" && "undecided" in decision;
+}
+
+/** A rejection with the user's words for the model: why, or what to do instead. */
+export interface Rejection {
+  rejected: { reason: string };
+}
+
+/** A decision that a change was reviewed hunk by hunk (what the user took has landed). */
+export function isReviewed(d: ApprovalDecision | undefined): d is { reviewed: Reviewed; files?: ApprovalDecision[] } {
+  return typeof d === "object" && "reviewed" in d;
+}
+
+/** A decision that nothing of the change lands: a plain "no", or a "no" with the user's reason. */
+export function isRejected(d: ApprovalDecision | undefined): d is "reject" | Rejection {
+  return d === "reject" || (typeof d === "object" && "rejected" in d);
+}
+
+/** What a rejection tells the model besides "declined": the user's own words, when they gave some. */
+export function rejectionWords(d: ApprovalDecision | undefined): { said: string; next: string } {
+  if (typeof d === "object" && "rejected" in d) {
+    return { said: ` The user said: ${JSON.stringify(d.rejected.reason)}`, next: "Do what the user said instead; do not retry the same change." };
+  }
+  return { said: "", next: "Ask the user what they want instead; do not retry the same change." };
 }
 
 /** Asks whoever runs the tool whether a change may land. Direct commands always answer "apply". */

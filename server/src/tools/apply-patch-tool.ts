@@ -2,6 +2,7 @@
 // (`git diff`, `diff -ruN`) or as OpenAI's `apply_patch` envelope. Every file's
 // base is checked, every hunk placed by the engine, and the files are written
 // all together or not at all, with one outcome per file in the answer.
+import { isOpenAiCompatible } from "../config/provider-facts.js";
 import * as z from "zod";
 import type { ChangeOutcome, FilePlan } from "../edit/changeset/apply-change.js";
 import { refKey, runEngine } from "./engine-offload.js";
@@ -12,7 +13,7 @@ import { deliverAll, type FileDelivery } from "./change-delivery.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Envelope } from "./envelope.js";
 import { changeSummary, undecidedEnvelope } from "./modify.js";
 import { groupChange } from "../review/group.js";
-import { isUndecided, type ApprovalDecision, type HunkOutcome, type ProposedChange } from "../review/proposal.js";
+import { isRejected, isReviewed, isUndecided, rejectionWords, type ApprovalDecision, type HunkOutcome, type ProposedChange } from "../review/proposal.js";
 import { dryRun } from "./schemas.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
@@ -127,16 +128,17 @@ async function approveAndDeliver(ctx: ToolContext, plans: FilePlan[], states: Ma
     const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files`;
     return undecidedEnvelope(names, decision.undecided, { files: plans.map((p) => report(p, "not_applied", "Not decided.")) });
   }
-  if (decision === "reject") {
+  if (isRejected(decision)) {
     const names = plans.length === 1 ? (plans[0]!.to ?? plans[0]!.path) : `${plans.length} files (${plans.map((p) => p.to ?? p.path).join(", ")})`;
-    return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.`, ["Ask the user what they want instead; do not retry the same change."], {
+    const { said, next } = rejectionWords(decision);
+    return errorEnvelope("rejected", `Rejected: the user declined the change to ${names}. Nothing was applied to any file.${said}`, [next], {
       files: plans.map((p) => report(p, "not_applied", "Declined by the user.")),
     });
   }
   // Per file: reviewed, or to be delivered. An approver that knows one file only reviewed the first (the fields it saw).
-  const perFile = typeof decision === "object" ? (decision.files ?? [decision]) : plans.map(() => decision);
-  const reviewed = new Set(plans.filter((_, i) => typeof perFile[i] === "object"));
-  const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || perFile[i] === "reject"));
+  const perFile = isReviewed(decision) ? (decision.files ?? [decision]) : plans.map(() => decision);
+  const reviewed = new Set(plans.filter((_, i) => isReviewed(perFile[i])));
+  const declined = new Set(plans.filter((_, i) => perFile[i] === undefined || isRejected(perFile[i])));
   if (ctx.signal.aborted) {
     // Hunks accepted in review before the cancel have landed: the answer says so rather than "nothing".
     const landed = plans.filter((p, i) => reviewed.has(p) && hunksOf(perFile[i]).some((h) => h.status === "applied"));
@@ -224,5 +226,5 @@ export const applyPatch = defineTool({
 
 /** The tool condition the settings ask for: the apply_patch tool is offered to OpenAI models when `patchTool` says so. */
 export function patchToolCondition(settings: { provider: string; patchTool: string }): { patchTool?: "apply_patch" } {
-  return settings.provider === "openai" && settings.patchTool === "apply_patch" ? { patchTool: "apply_patch" } : {};
+  return isOpenAiCompatible(settings.provider) && settings.patchTool === "apply_patch" ? { patchTool: "apply_patch" } : {};
 }

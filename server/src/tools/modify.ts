@@ -8,7 +8,7 @@ import { unifiedDiff } from "../edit/merge/unified-diff.js";
 import type { FileState } from "../workspace/file-state.js";
 import type { ResolvedPath } from "../workspace/sandbox.js";
 import { errorEnvelope, failureEnvelope, okEnvelope, type Data, type Envelope } from "./envelope.js";
-import { isUndecided, type ProposedChange, type Reviewed } from "../review/proposal.js";
+import { isReviewed, isUndecided, rejectionWords, type ProposedChange, type Reviewed } from "../review/proposal.js";
 import type { DiagnosticsAfter } from "../diagnostics/types.js";
 import type { ToolContext } from "./tool.js";
 
@@ -116,14 +116,15 @@ export async function modifyFile(ctx: ToolContext, request: ModifyRequest, compu
     // Object.assign keeps the summary's getters lazy (a spread would compute them now).
     const decision = await ctx.approve(Object.assign(change, { uri: path.uri, before: exists ? current : null }, ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}), ctx.signal);
     if (isUndecided(decision)) return undecidedEnvelope(path.rel, decision.undecided, { latest_file_state: current });
-    if (typeof decision === "object") {
+    if (isReviewed(decision)) {
       // Reviewed hunk by hunk: what the user took has landed already.
       const reviewed = decision.reviewed;
       if (reviewed.state) diagnosticsAfter = ctx.diagnostics?.watch(path.uri, reviewed.lastBaseVersion ?? null);
       return reviewedEnvelope(ctx, path.rel, message, reviewed, exists ? current : undefined, extra);
     }
     if (decision !== "apply") {
-      return errorEnvelope("rejected", `Rejected: the user declined the change to ${path.rel}. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."], {
+      const { said, next } = rejectionWords(decision);
+      return errorEnvelope("rejected", `Rejected: the user declined the change to ${path.rel}. Nothing was applied.${said}`, [next], {
         latest_file_state: current,
       });
     }

@@ -14,6 +14,8 @@ export interface StartOptions {
   initializationOptions?: Record<string, unknown>;
   env?: Record<string, string>;
   showMessageRequest?: (params: ShowMessageRequestParams) => Promise<MessageActionItem | null>;
+  /** Answers lockstep/approve (the question with the diffs in it); the client then says it takes it. */
+  approve?: (params: unknown) => Promise<unknown>;
   configuration?: Record<string, unknown>;
   args?: string[];
   workDoneProgress?: boolean;
@@ -67,7 +69,9 @@ export function capabilitiesFor(options: StartOptions): ClientCapabilities {
     },
     textDocument,
     window,
-    ...(options.saveFiles ? { experimental: { lockstep: { saveFiles: true } } } : {}),
+    ...(options.saveFiles || options.approve
+      ? { experimental: { ...(options.saveFiles ? { lockstep: { saveFiles: true } } : {}), ...(options.approve ? { lockstepApproval: true } : {}) } }
+      : {}),
     ...(style === "helix" ? { general: { positionEncodings: ["utf-8", "utf-32", "utf-16"] } } : {}),
   };
 }

@@ -374,6 +374,9 @@ export class TestClient {
         return this.onApplyEdit(params as ApplyWorkspaceEditParams);
       case "workspace/configuration":
         return (params as ConfigurationParams).items.map((item) => lookup(this.configuration, item.section));
+      case "lockstep/approve":
+        if (!this.options.approve) throw new ResponseError(-32601, "Unhandled method lockstep/approve");
+        return this.options.approve(params);
       case "window/showMessageRequest":
         if (!this.options.showMessageRequest) throw new ResponseError(-32601, "Unhandled method window/showMessageRequest");
         return this.options.showMessageRequest(params as ShowMessageRequestParams);

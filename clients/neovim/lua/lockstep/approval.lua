@@ -1,5 +1,6 @@
--- `window/showMessageRequest` for the lockstep client: the server asks before the agent
--- modifies a file (Apply / Always allow <tool> this session / Reject).
+-- The approval question: `lockstep/approve` carries each file's diff, shown in a floating
+-- window while the question is asked (question.lua); `window/showMessageRequest` is the
+-- plain form (Apply / Always allow <tool> this session / Reject / Stop the run).
 --
 -- Neovim 0.10+ runs server requests inside a coroutine, so the answer can wait for an
 -- asynchronous `vim.ui.select` (telescope, fzf-lua, dressing, ...). Neovim 0.7 calls the
@@ -29,6 +30,72 @@ local function select_options(params)
       return action.title
     end,
   }
+end
+
+--- Asks `vim.ui.select` on the main thread (0.7) or in the request's coroutine (0.10+);
+--- `nil` when no answer could be had now.
+local function select_now(items, opts)
+  local co, is_main = coroutine.running()
+  if co and not is_main then
+    vim.ui.select(items, opts, function(choice)
+      vim.schedule(function()
+        coroutine.resume(co, choice)
+      end)
+    end)
+    return coroutine.yield()
+  end
+  local answered, answer = false, nil
+  vim.ui.select(items, opts, function(choice)
+    answered = true
+    answer = choice
+  end)
+  if not answered then
+    vim.notify(
+      "lockstep: this Neovim needs an immediate answer, but vim.ui.select replied later; "
+        .. "the change stays staged: review it with :LockstepReview or the code actions",
+      vim.log.levels.WARN
+    )
+  end
+  return answer
+end
+
+--- `vim.ui.input` the same way: the reason for a "no".
+local function input_now(opts)
+  local co, is_main = coroutine.running()
+  if co and not is_main then
+    vim.ui.input(opts, function(text)
+      vim.schedule(function()
+        coroutine.resume(co, text)
+      end)
+    end)
+    return coroutine.yield()
+  end
+  local answer = nil
+  vim.ui.input(opts, function(text)
+    answer = text
+  end)
+  return answer
+end
+
+--- The `lockstep/approve` handler: the diff in a floating window, then the question.
+--- Answers `{ decision, reason? }`, or `vim.NIL` (no choice: the change is staged for review).
+function M.approve(_, params)
+  if type(params) ~= "table" then
+    return vim.NIL
+  end
+  if headless() and builtin_select() then
+    vim.notify("lockstep: approval requested with no UI to ask; left staged for review", vim.log.levels.WARN)
+    return vim.NIL
+  end
+  local question = require("lockstep.question")
+  local shown = question.show(params)
+  local ok, answer = pcall(question.ask, params, select_now, input_now)
+  question.close(shown)
+  if not ok then
+    vim.notify("lockstep: " .. tostring(answer), vim.log.levels.ERROR)
+    return vim.NIL
+  end
+  return answer or vim.NIL
 end
 
 --- The LSP handler: `(err, params, ctx) -> MessageActionItem | vim.NIL`.

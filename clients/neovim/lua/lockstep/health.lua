@@ -105,7 +105,10 @@ function M.check()
       if data.key_found or data.baseUrl ~= vim.NIL and data.baseUrl then
         ok(line .. (data.key_found and ", API key found" or ", no API key (a local endpoint needs none)"))
       else
-        warn(line .. ", no API key found", { "Set GEMINI_API_KEY (gemini), ANTHROPIC_API_KEY (anthropic) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts." })
+        warn(line .. ", no API key found", {
+          "Set GEMINI_API_KEY (gemini), ANTHROPIC_API_KEY (anthropic) or OPENAI_API_KEY (openai), or the variable apiKeyEnv names, where Neovim starts.",
+          'A local model needs no key: put {"provider": "ollama", "model": "qwen2.5-coder:7b"} in .lockstep.json at the project root (lmstudio and llamacpp work the same way).',
+        })
       end
       -- The MCP servers of the user's settings: one that failed is named with why.
       for _, server in ipairs(require("lockstep.session_view").mcp_lines(data.mcp_servers)) do

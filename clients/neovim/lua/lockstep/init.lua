@@ -74,6 +74,7 @@ handlers["lockstep/stream"] = function(_, params, ctx)
 end
 
 handlers["window/showMessageRequest"] = approval.show_message_request
+handlers["lockstep/approve"] = approval.approve
 
 -- Before the agent runs a command: the buffers of the files it changed are written, so the
 -- command sees its text. Answers the uris written; a buffer that cannot be written is left.

@@ -61,7 +61,9 @@ local function model_line(data)
   if data.key_found == true then
     return line .. " · API key found"
   end
-  return line .. (base and " · no API key (a local endpoint needs none)" or " · no API key found")
+  return line
+    .. (base and " · no API key (a local endpoint needs none)" or (" · no API key found (a local model needs none: "
+      .. "\"provider\": \"ollama\" in .lockstep.json)"))
 end
 
 local function review_line(pending)

@@ -5,7 +5,7 @@ import { nestingPastLimit } from "../../config/json-depth.js";
 import { readBoundedFile } from "../../config/bounded-read.js";
 import { ModelError, type Model } from "../model.js";
 import type { Effort, ThinkingSetting } from "./anthropic-request.js";
-import type { ProviderName } from "../../config/provider-facts.js";
+import { baseUrlInUse, isOpenAiCompatible, type ProviderName } from "../../config/provider-facts.js";
 import { createReplayModel, loadReplayScript } from "./replay.js";
 
 export interface ModelSettings {
@@ -59,15 +59,16 @@ export class ModelFactory {
         timeoutMs: s.modelTimeoutMs,
         ...definedOnly({ model: s.model, baseUrl: s.baseUrl, apiKeyEnv: s.apiKeyEnv, maxOutputTokens: s.maxOutputTokens, thinking: s.thinking, effort: s.effort }),
       });
-    } else if (s.provider === "openai") {
+    } else if (isOpenAiCompatible(s.provider)) {
       if (s.model === undefined) {
-        throw new ModelError("bad_response", "The openai provider needs the model named: set `model` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).");
+        throw new ModelError("bad_response", `The ${s.provider} provider needs the model named: set \`model\` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).`);
       }
       const { createOpenAiModel } = await import("./openai.js");
+      const baseUrl = baseUrlInUse(s);
       model = createOpenAiModel({
         model: s.model,
         timeoutMs: s.modelTimeoutMs,
-        ...(s.baseUrl === undefined ? {} : { baseUrl: s.baseUrl }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
         ...(s.apiKeyEnv === undefined ? {} : { apiKeyEnv: s.apiKeyEnv }),
       });
     } else {

@@ -2,6 +2,7 @@
 // the SDK's types. It owns what the SDK leaves to callers: reading the key from
 // the environment, retries with backoff, an overall deadline, and turning every
 // failure into a ModelError whose message never contains the key.
+import { LOCAL_MODEL_LINE } from "../../config/provider-facts.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { Content, GenerateContentResponse, Part as SdkPart } from "@google/genai";
@@ -49,7 +50,7 @@ export function createGeminiModel(options: GeminiModelOptions = {}): Model {
     if (apiKey === undefined) {
       throw new ModelError(
         "no_api_key",
-        "No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment of the lockstep server.",
+        `No Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment of the lockstep server. A local model needs no key: put ${LOCAL_MODEL_LINE} in .lockstep.json at the project's root.`,
       );
     }
     // The SDK reads GOOGLE_GEMINI_BASE_URL from process.env itself; passing the URL

@@ -1,5 +1,6 @@
 // The agent's commands (lockstep.ask, job, cancel, session, reset_session, and
 // the review's review, decide, revert; the store's sessions, resume): the agent service and the review desk behind one switch.
+import { baseUrlInUse } from "../../config/provider-facts.js";
 import { okEnvelope, type Envelope } from "../../tools/envelope.js";
 import { VERSION } from "../../version.js";
 import type { AgentCommand } from "../commands.js";
@@ -30,7 +31,7 @@ export function agentCommands(ctx: ServerContext) {
           project_instructions: await ctx.agent.projectInstructions(),
           provider: s.provider,
           model: s.model ?? (s.provider === "gemini" ? "gemini-2.5-flash" : null),
-          baseUrl: s.baseUrl !== undefined ? shownUrl(s.baseUrl) : null,
+          baseUrl: baseUrlInUse(s) !== undefined ? shownUrl(baseUrlInUse(s)!) : null,
           key_found: ctx.settings.keyFound(),
           approval: s.approval,
           version: VERSION,

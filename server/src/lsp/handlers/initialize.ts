@@ -7,7 +7,7 @@ import { Sandbox } from "../../workspace/sandbox.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { clientFlags, serverCapabilities } from "../capabilities.js";
 import { commandNames } from "../commands.js";
-import { LspEditorLink } from "../editor-link.js";
+import { DECIDED_LABEL, LspEditorLink } from "../editor-link.js";
 import type { ServerContext } from "../server-context.js";
 
 /** Roots from the initialize params: workspace folders, else rootUri, else the current directory. */
@@ -30,7 +30,7 @@ export function initializeHandler(ctx: ServerContext) {
     const sandbox = await Sandbox.create(roots);
     const settings = ctx.settings;
     ctx.state.workspace = new Workspace(sandbox, {
-      editor: new LspEditorLink(ctx.connection, ctx.open, flags, () => settings.current.applyEditTimeoutMs),
+      editor: new LspEditorLink(ctx.connection, ctx.open, flags, () => settings.current.applyEditTimeoutMs, () => (settings.current.approval === "auto" ? "lockstep" : DECIDED_LABEL)),
       // Read at each delivery: workspace/configuration arrives after initialize.
       get closedFileEdits() {
         return settings.current.closedFileEdits;
