@@ -7,7 +7,15 @@ export default tseslint.config(
   js.configs.recommended,
   {
     files: ["bin/**/*.js", "scripts/**/*.{js,mjs}"],
-    languageOptions: { globals: { process: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+      },
+    },
   },
   ...tseslint.configs.recommended,
   {
@@ -29,7 +37,8 @@ export default tseslint.config(
         "error",
         {
           selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-          message: "Write `import * as z from \"zod\"`: the named `z` is a namespace object that pulls all of zod, its locales included (~350 KB), into the bundle.",
+          message:
+            'Write `import * as z from "zod"`: the named `z` is a namespace object that pulls all of zod, its locales included (~350 KB), into the bundle.',
         },
       ],
     },

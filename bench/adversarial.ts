@@ -88,7 +88,11 @@ function hunkHidesDrift(diff: string, drift: Drift): boolean {
     const lines = h.split("\n").filter((l) => l !== "" && !l.startsWith("\\"));
     const old = lines.filter((l) => l[0] !== "+" && /^[ \t]/.test(l.slice(1)) && l.trim() !== "");
     const added = lines.filter((l) => l[0] === "+");
-    return old.length > 0 && old.every((l) => redent(l.slice(1), drift) === l.slice(1)) && added.some((l) => redent(l.slice(1), drift) !== l.slice(1));
+    return (
+      old.length > 0 &&
+      old.every((l) => redent(l.slice(1), drift) === l.slice(1)) &&
+      added.some((l) => redent(l.slice(1), drift) !== l.slice(1))
+    );
   });
 }
 
@@ -100,7 +104,8 @@ interface Subject {
   unit: string;
 }
 
-const join = (lines: readonly string[], finalNewline = true): string => lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
+const join = (lines: readonly string[], finalNewline = true): string =>
+  lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
 
 /** Every hunk's old side unique in the file modulo whitespace: a diff whose place is determinable. */
 function determinable(pre: readonly string[], diff: string): boolean {
@@ -137,11 +142,15 @@ function variants(s: Subject, rng: Rng): Case[] {
     // A drift that leaves every old line as it was leaves no evidence of itself, and a hunk whose
     // indented old lines it leaves as they were shows the file's frame: neither is determinable.
     if (driftDiff(diff, " -", drift) === diff || hunkHidesDrift(diff, drift)) continue;
-    const hunkLines = diff.split("\n").filter((l, i, all) => i > all.findIndex((x) => x.startsWith("@@")) && /^[ +-]/.test(l)).map((l) => l.slice(1));
+    const hunkLines = diff
+      .split("\n")
+      .filter((l, i, all) => i > all.findIndex((x) => x.startsWith("@@")) && /^[ +-]/.test(l))
+      .map((l) => l.slice(1));
     const collapses = !injective(hunkLines, drift);
     const patch = (family: string, roles: string): void => {
       const d = driftDiff(diff, roles, drift);
-      if (d !== diff) out.push({ ...base, engine: "patch", family, note: name, input: { diff: d }, expected: post });
+      if (d !== diff)
+        out.push({ ...base, engine: "patch", family, note: name, input: { diff: d }, expected: post });
     };
     patch("context drifted, removed and added exact", " ");
     patch("context and removed drifted, added exact", " -");
@@ -150,18 +159,47 @@ function variants(s: Subject, rng: Rng): Case[] {
   }
   const hunk = firstHunk(diff);
   if (hunk && hunk.old.some((l) => l.trim() !== "")) {
-    const expected = join([...s.pre.slice(0, hunk.start), ...hunk.new, ...s.pre.slice(hunk.start + hunk.old.length)]);
+    const expected = join([
+      ...s.pre.slice(0, hunk.start),
+      ...hunk.new,
+      ...s.pre.slice(hunk.start + hunk.old.length),
+    ]);
     const edit = (family: string, old: string[], neu: string[], note?: string): void => {
       const extra = note === undefined ? {} : { note };
-      out.push({ ...base, ...extra, engine: "edit", family, input: { old: old.join("\n"), new: neu.join("\n") }, expected });
-      out.push({ ...base, ...extra, engine: "blocks", family, input: { old: join(old), new: join(neu) }, expected });
+      out.push({
+        ...base,
+        ...extra,
+        engine: "edit",
+        family,
+        input: { old: old.join("\n"), new: neu.join("\n") },
+        expected,
+      });
+      out.push({
+        ...base,
+        ...extra,
+        engine: "blocks",
+        family,
+        input: { old: join(old), new: join(neu) },
+        expected,
+      });
     };
     edit("exact", hunk.old, hunk.new);
     for (const name of driftsFor(s.unit)) {
       const drift = DRIFTS[name]!;
       if (hunk.old.every((l) => redent(l, drift) === l)) continue;
-      edit("old lines drifted, new exact", hunk.old.map((l) => redent(l, drift)), hunk.new, name);
-      if (injective([...hunk.old, ...hunk.new], drift)) edit("everything drifted", hunk.old.map((l) => redent(l, drift)), hunk.new.map((l) => redent(l, drift)), name);
+      edit(
+        "old lines drifted, new exact",
+        hunk.old.map((l) => redent(l, drift)),
+        hunk.new,
+        name,
+      );
+      if (injective([...hunk.old, ...hunk.new], drift))
+        edit(
+          "everything drifted",
+          hunk.old.map((l) => redent(l, drift)),
+          hunk.new.map((l) => redent(l, drift)),
+          name,
+        );
     }
   }
   out.push(...noChangeBait(s, diff, rng), ...shapeCases(s, rng));
@@ -178,13 +216,27 @@ function noChangeBait(s: Subject, diff: string, rng: Rng): Case[] {
   const lines = diff.split("\n");
   const minus = lines.findIndex((l) => l.startsWith("-") && !l.startsWith("---") && l.trim().length > 2);
   const plus = lines.findIndex((l, i) => i > minus && l.startsWith("+") && !l.startsWith("+++"));
-  const ctx = lines.findIndex((l, i) => i > lines.findIndex((x) => x.startsWith("@@")) && l.startsWith(" ") && l.trim().length > 2);
-  if (minus !== -1 && plus === minus + 1 && ctx !== -1 && fold(lines[plus]!.slice(1)) !== fold(lines[minus]!.slice(1))) {
+  const ctx = lines.findIndex(
+    (l, i) => i > lines.findIndex((x) => x.startsWith("@@")) && l.startsWith(" ") && l.trim().length > 2,
+  );
+  if (
+    minus !== -1 &&
+    plus === minus + 1 &&
+    ctx !== -1 &&
+    fold(lines[plus]!.slice(1)) !== fold(lines[minus]!.slice(1))
+  ) {
     const bait = lines.slice();
     bait[minus] = " " + lines[plus]!.slice(1);
     bait[plus] = "";
     bait[ctx] = `-${lines[ctx]!.slice(1)}\n+${lines[ctx]!.slice(1)}`;
-    out.push({ engine: "patch", family: "no_change bait", kind: s.kind, content: join(s.pre), input: { diff: bait.filter((l, i) => i !== plus).join("\n") }, expected: undefined });
+    out.push({
+      engine: "patch",
+      family: "no_change bait",
+      kind: s.kind,
+      content: join(s.pre),
+      input: { diff: bait.filter((l, i) => i !== plus).join("\n") },
+      expected: undefined,
+    });
   }
   const candidates = s.pre.filter((l) => /[a-z]{4,}/.test(l) && s.pre.filter((x) => x === l).length === 1);
   if (candidates.length > 0) {
@@ -193,7 +245,14 @@ function noChangeBait(s: Subject, diff: string, rng: Rng): Case[] {
     const typo = line.replace(word, word.slice(0, 2) + word[1] + word.slice(2));
     const piece = word.slice(0, 3);
     if (!join(s.pre).includes(typo.trim())) {
-      out.push({ engine: "edit", family: "no_change bait", kind: s.kind, content: join(s.pre), input: { old: typo.trim(), new: piece }, expected: undefined });
+      out.push({
+        engine: "edit",
+        family: "no_change bait",
+        kind: s.kind,
+        content: join(s.pre),
+        input: { old: typo.trim(), new: piece },
+        expected: undefined,
+      });
     }
   }
   return out;
@@ -211,7 +270,12 @@ function shapeCases(s: Subject, rng: Rng): Case[] {
   const diff = createPatch(s.path, pre, post, undefined, undefined, { context: 3 });
   const base = { kind: s.kind, family: "no final newline", content: pre, expected: post };
   out.push({ ...base, engine: "patch", input: { diff } });
-  out.push({ ...base, engine: "patch", family: "no final newline, marker left out", input: { diff: diff.replace(/^\\ No newline at end of file\n/gm, "") } });
+  out.push({
+    ...base,
+    engine: "patch",
+    family: "no final newline, marker left out",
+    input: { diff: diff.replace(/^\\ No newline at end of file\n/gm, "") },
+  });
   const old = trimmed.slice(-2);
   const neu = changed.slice(-2);
   out.push({ ...base, engine: "edit", input: { old: old.join("\n"), new: neu.join("\n") } });
@@ -223,17 +287,36 @@ function shapeCases(s: Subject, rng: Rng): Case[] {
     const edited = [tweakLine(s.pre[0]!, rng), ...s.pre.slice(1)];
     const bomPost = "\uFEFF" + join(edited);
     const bomBase = { kind: s.kind, family: "BOM, first line changed", content: bomPre, expected: bomPost };
-    out.push({ ...bomBase, engine: "patch", input: { diff: createPatch(s.path, join(s.pre), join(edited), undefined, undefined, { context: 3 }) } });
-    out.push({ ...bomBase, engine: "edit", input: { old: s.pre.slice(0, 2).join("\n"), new: edited.slice(0, 2).join("\n") } });
-    out.push({ ...bomBase, engine: "blocks", input: { old: join(s.pre.slice(0, 2)), new: join(edited.slice(0, 2)) } });
+    out.push({
+      ...bomBase,
+      engine: "patch",
+      input: { diff: createPatch(s.path, join(s.pre), join(edited), undefined, undefined, { context: 3 }) },
+    });
+    out.push({
+      ...bomBase,
+      engine: "edit",
+      input: { old: s.pre.slice(0, 2).join("\n"), new: edited.slice(0, 2).join("\n") },
+    });
+    out.push({
+      ...bomBase,
+      engine: "blocks",
+      input: { old: join(s.pre.slice(0, 2)), new: join(edited.slice(0, 2)) },
+    });
   }
   return out;
 }
 
 function run(c: Case, path: string): Outcome<{ content: string }> {
   if ("diff" in c.input) return applyModelPatch(c.content, c.input.diff, { filePath: path });
-  if (c.engine === "edit") return replaceInText(c.content, { old_string: c.input.old, new_string: c.input.new });
-  return applyEditBlock(c.content, { index: 0, file_path: path, old: c.input.old, new: c.input.new, line: 1 });
+  if (c.engine === "edit")
+    return replaceInText(c.content, { old_string: c.input.old, new_string: c.input.new });
+  return applyEditBlock(c.content, {
+    index: 0,
+    file_path: path,
+    old: c.input.old,
+    new: c.input.new,
+    line: 1,
+  });
 }
 
 function verdict(c: Case, path: string): { verdict: Verdict; why: string } {
@@ -243,8 +326,15 @@ function verdict(c: Case, path: string): { verdict: Verdict; why: string } {
   } catch (e) {
     return { verdict: "wrong", why: `threw ${e instanceof Error ? e.message : String(e)}` };
   }
-  if (!r.ok) return { verdict: c.expected === undefined && r.error.code === "no_change" ? "wrong" : "refused", why: r.error.code };
-  return { verdict: c.expected !== undefined && r.value.content === c.expected ? "correct" : "wrong", why: "applied" };
+  if (!r.ok)
+    return {
+      verdict: c.expected === undefined && r.error.code === "no_change" ? "wrong" : "refused",
+      why: r.error.code,
+    };
+  return {
+    verdict: c.expected !== undefined && r.value.content === c.expected ? "correct" : "wrong",
+    why: "applied",
+  };
 }
 
 const SHAPED: ShapedKind[] = ["python", "go", "yaml", "go-mixed"];
@@ -266,14 +356,33 @@ export function runAdversarial(corpus: readonly CorpusFile[], rng: Rng, perKind 
       const post = r.chance(0.5) ? reshapeEdit(src, r) : randomEdit(src.lines, r, src.unit);
       // Real code does not indent one line with spaces then a tab: an edit inside a space-indented
       // function of a mixed file writes that function's spaces.
-      if (post) subjects.push({ kind, path: src.path, pre: src.lines, post: post.map((l) => l.replace(/^( +)(\t+)/, (_, sp: string, tabs: string) => sp + "    ".repeat(tabs.length))), unit: src.unit });
+      if (post)
+        subjects.push({
+          kind,
+          path: src.path,
+          pre: src.lines,
+          post: post.map((l) =>
+            l.replace(/^( +)(\t+)/, (_, sp: string, tabs: string) => sp + "    ".repeat(tabs.length)),
+          ),
+          unit: src.unit,
+        });
     }
   }
   for (const file of corpus.slice(0, perKind * 2)) {
     const lines = file.content.replace(/\n$/, "").split("\n");
-    const unit = lines.some((l) => l.startsWith("\t")) ? "\t" : lines.some((l) => /^ {4}\S/.test(l)) && !lines.some((l) => /^ {2}\S/.test(l)) ? "    " : "  ";
+    const unit = lines.some((l) => l.startsWith("\t"))
+      ? "\t"
+      : lines.some((l) => /^ {4}\S/.test(l)) && !lines.some((l) => /^ {2}\S/.test(l))
+        ? "    "
+        : "  ";
     const r = rng.fork(`js:${file.path}`);
-    subjects.push({ kind: "javascript", path: file.path, pre: lines, post: randomEdit(lines, r, unit), unit });
+    subjects.push({
+      kind: "javascript",
+      path: file.path,
+      pre: lines,
+      post: randomEdit(lines, r, unit),
+      unit,
+    });
   }
   const tallies = new Map<string, Record<Verdict, number>>();
   const failures: AdversarialResult["failures"] = [];
@@ -289,9 +398,19 @@ export function runAdversarial(corpus: readonly CorpusFile[], rng: Rng, perKind 
         const files = join_(REPRO, `${failures.length}-${c.engine}`);
         mkdirSync(REPRO, { recursive: true });
         writeFileSync(`${files}.file`, c.content);
-        writeFileSync(`${files}.input`, "diff" in c.input ? c.input.diff : `${c.input.old}\n=======\n${c.input.new}\n`);
+        writeFileSync(
+          `${files}.input`,
+          "diff" in c.input ? c.input.diff : `${c.input.old}\n=======\n${c.input.new}\n`,
+        );
         writeFileSync(`${files}.expected`, c.expected ?? "(a refusal that is not no_change)\n");
-        failures.push({ engine: c.engine, family: c.family, kind: c.kind, why: v.why, files, ...(c.note === undefined ? {} : { note: c.note }) });
+        failures.push({
+          engine: c.engine,
+          family: c.family,
+          kind: c.kind,
+          why: v.why,
+          files,
+          ...(c.note === undefined ? {} : { note: c.note }),
+        });
       }
     }
   }

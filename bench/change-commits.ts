@@ -32,7 +32,11 @@ export function writeTree(dir: string, tree: Tree): void {
 }
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.email=bench@lockstep", "-c", "user.name=bench", "-c", "core.autocrlf=false", ...args], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  execFileSync(
+    "git",
+    ["-c", "user.email=bench@lockstep", "-c", "user.name=bench", "-c", "core.autocrlf=false", ...args],
+    { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
 
 /** `git diff` between two trees: a repository with `before` committed and `after` staged. */
 function realGitDiff(before: Tree, after: Tree): string {
@@ -68,13 +72,23 @@ export function toEnvelope(before: Tree, after: Tree, renames: ReadonlyMap<strin
   for (const name of Object.keys(before)) {
     const to = renames.get(name);
     if (to !== undefined) {
-      lines.push(`*** Update File: ${name}`, `*** Move to: ${to}`, ...(before[name] === after[to] ? [] : envelopeHunks(name, before[name]!, after[to]!)));
+      lines.push(
+        `*** Update File: ${name}`,
+        `*** Move to: ${to}`,
+        ...(before[name] === after[to] ? [] : envelopeHunks(name, before[name]!, after[to]!)),
+      );
     } else if (!(name in after)) lines.push(`*** Delete File: ${name}`);
-    else if (before[name] !== after[name]) lines.push(`*** Update File: ${name}`, ...envelopeHunks(name, before[name]!, after[name]!));
+    else if (before[name] !== after[name])
+      lines.push(`*** Update File: ${name}`, ...envelopeHunks(name, before[name]!, after[name]!));
   }
   for (const name of Object.keys(after)) {
     if (name in before || renamedTo.has(name)) continue;
-    lines.push(`*** Add File: ${name}`, ...after[name]!.replace(/\n$/, "").split("\n").map((l) => "+" + l));
+    lines.push(
+      `*** Add File: ${name}`,
+      ...after[name]!.replace(/\n$/, "")
+        .split("\n")
+        .map((l) => "+" + l),
+    );
   }
   lines.push("*** End Patch", "");
   return lines.join("\n");

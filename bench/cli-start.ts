@@ -12,7 +12,12 @@ import { trueDiff } from "./variants.js";
 
 const RUNS = 20;
 
-function wallMs(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { ms: number; status: number | null } {
+function wallMs(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { ms: number; status: number | null } {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(command, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status: r.status };
@@ -22,7 +27,14 @@ export function runCliStart(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), "lockstep-bench-cli-"));
   try {
     const pre = codeLines(2000);
-    const post = spreadEdits(pre, 3, 12, new Rng(7), (l, k) => l.replace("options.offset", `options.offset * ${k + 2}`), (l) => l.includes("options.offset"));
+    const post = spreadEdits(
+      pre,
+      3,
+      12,
+      new Rng(7),
+      (l, k) => l.replace("options.offset", `options.offset * ${k + 2}`),
+      (l) => l.includes("options.offset"),
+    );
     const before = pre.join("\n") + "\n";
     const after = post.join("\n") + "\n";
     const file = join(dir, "work", "module.js");
@@ -34,7 +46,12 @@ export function runCliStart(root: string): string {
     let failures = 0;
     const applyPatch = (codeCache: string): number => {
       writeFileSync(file, before);
-      const r = wallMs(process.execPath, [bin, "apply-patch", "module.js", "--diff", diffPath, "--root", join(dir, "work")], join(dir, "work"), { ...process.env, LOCKSTEP_CODE_CACHE: codeCache });
+      const r = wallMs(
+        process.execPath,
+        [bin, "apply-patch", "module.js", "--diff", diffPath, "--root", join(dir, "work")],
+        join(dir, "work"),
+        { ...process.env, LOCKSTEP_CODE_CACHE: codeCache },
+      );
       if (r.status !== 0 || readFileSync(file, "utf8") !== after) failures++;
       return r.ms;
     };
@@ -64,7 +81,9 @@ export function runCliStart(root: string): string {
           ["overhead over bare node (with the code cache)", fixed(cachedMs - bareMs)],
         ],
       ),
-      failures > 0 ? `apply-patch did NOT apply correctly in ${failures}/${2 * (RUNS + 1)} runs` : `apply-patch applied correctly in all ${2 * (RUNS + 1)} runs`,
+      failures > 0
+        ? `apply-patch did NOT apply correctly in ${failures}/${2 * (RUNS + 1)} runs`
+        : `apply-patch applied correctly in all ${2 * (RUNS + 1)} runs`,
     ].join("\n");
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,12 +5,22 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { probeBubblewrap, runCommand, type RunRequest, type SandboxBackend } from "../server/src/commands/index.js";
+import {
+  probeBubblewrap,
+  runCommand,
+  type RunRequest,
+  type SandboxBackend,
+} from "../server/src/commands/index.js";
 import { section, table, timingRow, type TimingRow } from "./report.js";
 
 const RUNS = 21;
 
-function request(command: string, root: string, backend: SandboxBackend | undefined, onOutput?: (text: string) => void): RunRequest {
+function request(
+  command: string,
+  root: string,
+  backend: SandboxBackend | undefined,
+  onOutput?: (text: string) => void,
+): RunRequest {
   return {
     command,
     cwd: root,
@@ -33,7 +43,14 @@ async function wholeRun(root: string, backend: SandboxBackend | undefined): Prom
 async function firstLine(root: string, backend: SandboxBackend | undefined): Promise<number> {
   const started = performance.now();
   let at = NaN;
-  await runCommand(request("echo first; sleep 0.3", root, backend, () => (at = Number.isNaN(at) ? performance.now() - started : at)));
+  await runCommand(
+    request(
+      "echo first; sleep 0.3",
+      root,
+      backend,
+      () => (at = Number.isNaN(at) ? performance.now() - started : at),
+    ),
+  );
   return at;
 }
 
@@ -41,7 +58,12 @@ export async function commandRows(): Promise<string> {
   const probe = await probeBubblewrap();
   const backend = probe.kind === "available" ? probe.backend : undefined;
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), "lockstep-bench-commands-")));
-  const samples = { direct: [] as number[], sandboxed: [] as number[], firstDirect: [] as number[], firstSandboxed: [] as number[] };
+  const samples = {
+    direct: [] as number[],
+    sandboxed: [] as number[],
+    firstDirect: [] as number[],
+    firstSandboxed: [] as number[],
+  };
   try {
     for (let i = 0; i < RUNS; i++) {
       samples.direct.push(await wholeRun(root, undefined));
@@ -52,11 +74,21 @@ export async function commandRows(): Promise<string> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  const rows: TimingRow[] = [timingRow("`true`, unsandboxed (spawn → result)", samples.direct), timingRow("first output line, unsandboxed", samples.firstDirect)];
+  const rows: TimingRow[] = [
+    timingRow("`true`, unsandboxed (spawn → result)", samples.direct),
+    timingRow("first output line, unsandboxed", samples.firstDirect),
+  ];
   if (backend) rows.splice(1, 0, timingRow("`true` in bubblewrap (spawn → result)", samples.sandboxed));
   if (backend) rows.push(timingRow("first output line in bubblewrap", samples.firstSandboxed));
   const note = backend ? "" : `\n(no sandbox measured: ${probe.kind === "none" ? probe.reason : ""})`;
-  return [section(`run_command: the sandbox's cost (median / p90 of ${RUNS} runs)`), table(["what", "median", "p90"], rows.map((r) => [r.what, r.median, r.p90])), note].join("\n");
+  return [
+    section(`run_command: the sandbox's cost (median / p90 of ${RUNS} runs)`),
+    table(
+      ["what", "median", "p90"],
+      rows.map((r) => [r.what, r.median, r.p90]),
+    ),
+    note,
+  ].join("\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.log(await commandRows());

@@ -7,7 +7,13 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AgentClient, companionFacts, readDiscovery } from "../test/support/companion-client.js";
-import { createWorkspace, removeWorkspace, startServer, stateOf, type Envelope } from "../test/support/lsp-client.js";
+import {
+  createWorkspace,
+  removeWorkspace,
+  startServer,
+  stateOf,
+  type Envelope,
+} from "../test/support/lsp-client.js";
 import { median, timingRow, type TimingRow } from "./report.js";
 
 const RUNS = 200;
@@ -19,7 +25,12 @@ function codeLine(line: number): string {
 
 export async function companionRows(): Promise<TimingRow[]> {
   const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-bench-companion-")));
-  const files = Object.fromEntries(SIZES.map((n) => [`src/f${n}.ts`, Array.from({ length: n }, (_, i) => codeLine(i + 1)).join("\n") + "\n"]));
+  const files = Object.fromEntries(
+    SIZES.map((n) => [
+      `src/f${n}.ts`,
+      Array.from({ length: n }, (_, i) => codeLine(i + 1)).join("\n") + "\n",
+    ]),
+  );
   const root = await createWorkspace(files, "lockstep-bench-companion-ws-");
   const client = await startServer({ root, style: "helix", env: { TMPDIR: tmp } });
   const rows: TimingRow[] = [];
@@ -30,13 +41,22 @@ export async function companionRows(): Promise<TimingRow[]> {
     const first = performance.now();
     const agent = await AgentClient.connect(port, info.authToken, "bench");
     await agent.envelope("read_file", { file_path: "src/f20.ts" });
-    rows.push(timingRow("companion: connect + first MCP read_file", [performance.now() - first], "loads the MCP SDK in the server (outside the bundle)"));
+    rows.push(
+      timingRow(
+        "companion: connect + first MCP read_file",
+        [performance.now() - first],
+        "loads the MCP SDK in the server (outside the bundle)",
+      ),
+    );
     for (const n of SIZES) {
       const rel = `src/f${n}.ts`;
       const lsp: number[] = [];
       const mcp: number[] = [];
       const check = (e: Envelope): void => {
-        if (stateOf(e).version !== 1) throw new Error(`read_file of ${rel} did not return the open buffer: ${JSON.stringify(e).slice(0, 200)}`);
+        if (stateOf(e).version !== 1)
+          throw new Error(
+            `read_file of ${rel} did not return the open buffer: ${JSON.stringify(e).slice(0, 200)}`,
+          );
       };
       for (let i = 0; i < RUNS; i++) {
         let began = performance.now();
@@ -47,8 +67,16 @@ export async function companionRows(): Promise<TimingRow[]> {
         mcp.push(performance.now() - began);
       }
       const added = median(mcp) - median(lsp);
-      rows.push(timingRow(`read_file, open ${n}-line buffer, over LSP`, lsp, "workspace/executeCommand, test client"));
-      rows.push(timingRow(`read_file, open ${n}-line buffer, over MCP`, mcp, `companion endpoint, SDK client; +${added.toFixed(2)} ms median over LSP`));
+      rows.push(
+        timingRow(`read_file, open ${n}-line buffer, over LSP`, lsp, "workspace/executeCommand, test client"),
+      );
+      rows.push(
+        timingRow(
+          `read_file, open ${n}-line buffer, over MCP`,
+          mcp,
+          `companion endpoint, SDK client; +${added.toFixed(2)} ms median over LSP`,
+        ),
+      );
     }
     await agent.close();
   } finally {

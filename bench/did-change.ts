@@ -28,7 +28,10 @@ export function firstFirstChanges(count: number): TextDocumentContentChangeEvent
   });
 }
 
-function time(update: (doc: TextDocument, changes: TextDocumentContentChangeEvent[]) => TextDocument, changes: TextDocumentContentChangeEvent[]): { samples: number[]; text: string } {
+function time(
+  update: (doc: TextDocument, changes: TextDocumentContentChangeEvent[]) => TextDocument,
+  changes: TextDocumentContentChangeEvent[],
+): { samples: number[]; text: string } {
   const samples: number[] = [];
   let text = "";
   for (let r = 0; r < RUNS; r++) {
@@ -42,12 +45,21 @@ function time(update: (doc: TextDocument, changes: TextDocumentContentChangeEven
 
 export function didChangeRows(): TimingRow[] {
   const rows: TimingRow[] = [];
-  for (const [order, changes] of [["last first", lastFirstChanges(LINES, CHANGES)], ["first first", firstFirstChanges(CHANGES)]] as const) {
+  for (const [order, changes] of [
+    ["last first", lastFirstChanges(LINES, CHANGES)],
+    ["first first", firstFirstChanges(CHANGES)],
+  ] as const) {
     const ours = time((doc, c) => updateDocument(doc, c, 2), changes);
     const library = time((doc, c) => TextDocument.update(doc, c, 2), changes);
     const same = ours.text === library.text ? "same text" : "DIFFERENT TEXT";
     rows.push(timingRow(`didChange, ${CHANGES} changes ${order}: lockstep`, ours.samples, same));
-    rows.push(timingRow(`didChange, ${CHANGES} changes ${order}: vscode-languageserver-textdocument`, library.samples, "the peer"));
+    rows.push(
+      timingRow(
+        `didChange, ${CHANGES} changes ${order}: vscode-languageserver-textdocument`,
+        library.samples,
+        "the peer",
+      ),
+    );
   }
   return rows;
 }

@@ -5,9 +5,10 @@ import { fold, leadingWhitespace } from "./lines.js";
 import type { Rng } from "./prng.js";
 
 const KEYWORDS = new Set(
-  ("break case catch class const continue debugger default delete do else export extends false finally for function if import in " +
-    "instanceof let new null return super switch this throw true try typeof undefined var void while with yield async await of from static get set")
-    .split(" "),
+  (
+    "break case catch class const continue debugger default delete do else export extends false finally for function if import in " +
+    "instanceof let new null return super switch this throw true try typeof undefined var void while with yield async await of from static get set"
+  ).split(" "),
 );
 
 const SUFFIXES = ["2", "Next", "Value", "Count", "Old", "List", "Id"];
@@ -28,7 +29,9 @@ export function tweakLine(line: string, rng: Rng): string {
       const nums = [...body.matchAll(/\b\d+\b/g)];
       if (nums.length === 0) return undefined;
       const m = rng.pick(nums);
-      return ws + body.slice(0, m.index) + String(Number(m[0]) + rng.int(1, 9)) + body.slice(m.index + m[0].length);
+      return (
+        ws + body.slice(0, m.index) + String(Number(m[0]) + rng.int(1, 9)) + body.slice(m.index + m[0].length)
+      );
     },
     () => {
       const strs = [...body.matchAll(/(["'`])([^"'`\\]{1,40})\1/g)];
@@ -61,7 +64,8 @@ function isCodeLine(line: string): boolean {
 
 /** The indentation new lines at `at` take: that of the nearest code line above (or else below). */
 function codeIndent(lines: readonly string[], at: number): string {
-  for (let i = Math.min(at, lines.length - 1); i >= 0; i--) if (isCodeLine(lines[i]!)) return leadingWhitespace(lines[i]!);
+  for (let i = Math.min(at, lines.length - 1); i >= 0; i--)
+    if (isCodeLine(lines[i]!)) return leadingWhitespace(lines[i]!);
   for (let i = at; i < lines.length; i++) if (isCodeLine(lines[i]!)) return leadingWhitespace(lines[i]!);
   return "";
 }
@@ -77,11 +81,20 @@ interface Change {
 }
 
 /** A small block, as a model adds one: an `if` line, a body one level deeper, maybe the closing brace. */
-function nestedBlock(lines: readonly string[], indent: string, unit: string, total: number, rng: Rng): string[] {
-  const ids = [...new Set(lines.join(" ").match(/[A-Za-z_$][\w$]{3,}/g) ?? [])].filter((w) => !KEYWORDS.has(w));
+function nestedBlock(
+  lines: readonly string[],
+  indent: string,
+  unit: string,
+  total: number,
+  rng: Rng,
+): string[] {
+  const ids = [...new Set(lines.join(" ").match(/[A-Za-z_$][\w$]{3,}/g) ?? [])].filter(
+    (w) => !KEYWORDS.has(w),
+  );
   const cond = ids.length > 0 ? rng.pick(ids) : "ready";
   const block = [`${indent}if (${cond}) {`];
-  for (let j = 1; j < total; j++) block.push(j === total - 1 && total === 3 ? `${indent}}` : borrowedLine(lines, indent + unit, rng));
+  for (let j = 1; j < total; j++)
+    block.push(j === total - 1 && total === 3 ? `${indent}}` : borrowedLine(lines, indent + unit, rng));
   return block;
 }
 
@@ -109,7 +122,9 @@ export function randomEdit(lines: readonly string[], rng: Rng, unit = "  "): str
       const total = rng.int(1, 3);
       for (let j = 0; j < total; j++) {
         const old = j < removed ? lines[start + j]! : undefined;
-        added.push(old !== undefined && old.trim() !== "" ? tweakLine(old, rng) : borrowedLine(lines, indent, rng));
+        added.push(
+          old !== undefined && old.trim() !== "" ? tweakLine(old, rng) : borrowedLine(lines, indent, rng),
+        );
       }
     } else if (kind === "insert") {
       const total = rng.int(1, 3);

@@ -16,22 +16,45 @@ export interface CommandFuzz {
   alive: boolean;
 }
 
-export async function fuzzCommands(rng: Rng, toolNames: readonly string[], randomValue: (rng: Rng) => unknown, count: number, targetMs: number): Promise<CommandFuzz> {
-  const root = await createWorkspace({ "a.js": "export const a = 1;\n", "src/b.js": "export const b = 2;\n" }, "lockstep-fuzz-lsp-");
+export async function fuzzCommands(
+  rng: Rng,
+  toolNames: readonly string[],
+  randomValue: (rng: Rng) => unknown,
+  count: number,
+  targetMs: number,
+): Promise<CommandFuzz> {
+  const root = await createWorkspace(
+    { "a.js": "export const a = 1;\n", "src/b.js": "export const b = 2;\n" },
+    "lockstep-fuzz-lsp-",
+  );
   // Approval auto: a random write must not wait on a prompt nobody answers.
   const client = await startServer({ root, style: "helix", initializationOptions: { approval: "auto" } });
-  const names: unknown[] = [...toolNames.map((n) => `lockstep.${n}`), "lockstep.job", "lockstep.cancel", "lockstep.session", "lockstep.nope", "", 42, null, ["lockstep.read_file"]];
+  const names: unknown[] = [
+    ...toolNames.map((n) => `lockstep.${n}`),
+    "lockstep.job",
+    "lockstep.cancel",
+    "lockstep.session",
+    "lockstep.nope",
+    "",
+    42,
+    null,
+    ["lockstep.read_file"],
+  ];
   const result: CommandFuzz = { count: 0, slowestMs: 0, slowest: "", over: 0, alive: false };
   try {
     for (let i = 0; i < count; i++) {
-      const params = { command: rng.pick(names), arguments: rng.chance(0.8) ? [randomValue(rng)] : randomValue(rng) };
+      const params = {
+        command: rng.pick(names),
+        arguments: rng.chance(0.8) ? [randomValue(rng)] : randomValue(rng),
+      };
       const t0 = performance.now();
       // A JSON-RPC error is an answer too; only silence would be a failure, and the loop would wait on it.
       await client.request("workspace/executeCommand", params).catch(() => undefined);
       const ms = performance.now() - t0;
       result.count++;
       if (ms > targetMs) result.over++;
-      if (ms > result.slowestMs) [result.slowestMs, result.slowest] = [ms, JSON.stringify(params).slice(0, 60)];
+      if (ms > result.slowestMs)
+        [result.slowestMs, result.slowest] = [ms, JSON.stringify(params).slice(0, 60)];
     }
     result.alive = (await client.command("read_file", { file_path: "a.js" })).ok;
   } finally {

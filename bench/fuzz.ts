@@ -43,7 +43,28 @@ function timed(tally: Slowest, what: string, fn: () => unknown): void {
   if (ms > tally.ms || (tally.ms === 0 && tally.what === "")) [tally.ms, tally.what] = [ms, what];
 }
 
-const JUNK = ["@@", "@@ @@", "@@ -1,3 +1,3 @@", "---", "+++", "-", "+", " ", "\\ No newline at end of file", "```diff", "«««", "═══════ REPL", "»»» EDIT END", "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "\t", "\r", "\uFEFF", "\u0000"];
+const JUNK = [
+  "@@",
+  "@@ @@",
+  "@@ -1,3 +1,3 @@",
+  "---",
+  "+++",
+  "-",
+  "+",
+  " ",
+  "\\ No newline at end of file",
+  "```diff",
+  "«««",
+  "═══════ REPL",
+  "»»» EDIT END",
+  "<<<<<<< SEARCH",
+  "=======",
+  ">>>>>>> REPLACE",
+  "\t",
+  "\r",
+  "\uFEFF",
+  "\u0000",
+];
 
 /** A diff of the file, then mangled: lines dropped, duplicated, re-signed, junk put in. */
 function mangledDiff(text: string, rng: Rng): string {
@@ -83,22 +104,49 @@ function randomValue(rng: Rng, depth = 0): unknown {
     case 5:
       return Array.from({ length: rng.int(0, 4) }, () => randomValue(rng, depth + 1));
     default: {
-      const keys = ["file_path", "file_paths", "unified_diff", "base_content_sha256", "old_string", "new_string", "content", "text", "dry_run", "path", "extra"];
-      return Object.fromEntries(Array.from({ length: rng.int(0, 5) }, () => [rng.pick(keys), randomValue(rng, depth + 1)]));
+      const keys = [
+        "file_path",
+        "file_paths",
+        "unified_diff",
+        "base_content_sha256",
+        "old_string",
+        "new_string",
+        "content",
+        "text",
+        "dry_run",
+        "path",
+        "extra",
+      ];
+      return Object.fromEntries(
+        Array.from({ length: rng.int(0, 5) }, () => [rng.pick(keys), randomValue(rng, depth + 1)]),
+      );
     }
   }
 }
 
-export async function runFuzz(corpus: readonly CorpusFile[], rng: Rng, perKind = 300): Promise<{ text: string; over: number }> {
-  const tallies = new Map<string, Slowest>(["diffs (safe_patch engine)", "edit (old/new)", "edit blocks", "tool arguments"].map((k) => [k, { ms: 0, what: "", count: 0, over: 0 }]));
+export async function runFuzz(
+  corpus: readonly CorpusFile[],
+  rng: Rng,
+  perKind = 300,
+): Promise<{ text: string; over: number }> {
+  const tallies = new Map<string, Slowest>(
+    ["diffs (safe_patch engine)", "edit (old/new)", "edit blocks", "tool arguments"].map((k) => [
+      k,
+      { ms: 0, what: "", count: 0, over: 0 },
+    ]),
+  );
   const files = corpus.map((f) => f.content);
   for (let i = 0; i < perKind; i++) {
     const text = rng.pick(files);
     const diff = mangledDiff(text, rng);
-    timed(tallies.get("diffs (safe_patch engine)")!, `${diff.length}-char diff`, () => applyModelPatch(text, diff, { filePath: "f.js" }));
+    timed(tallies.get("diffs (safe_patch engine)")!, `${diff.length}-char diff`, () =>
+      applyModelPatch(text, diff, { filePath: "f.js" }),
+    );
     const old = rng.chance(0.3) ? slice(text, rng, 2000) : rng.pick(JUNK) + slice(text, rng, 200);
     const neu = slice(text, rng, 400);
-    timed(tallies.get("edit (old/new)")!, `${old.length}-char old_string`, () => replaceInText(text, { old_string: old, new_string: neu }));
+    timed(tallies.get("edit (old/new)")!, `${old.length}-char old_string`, () =>
+      replaceInText(text, { old_string: old, new_string: neu }),
+    );
     const blocks = `f.js\n««« EDIT\n${slice(text, rng, 600)}\n═══════ REPL\n${slice(text, rng, 300)}\n»»» EDIT END\n${rng.pick(JUNK)}`;
     timed(tallies.get("edit blocks")!, `${blocks.length}-char answer`, () => {
       for (const b of parseEditBlocks(blocks)) applyEditBlock(text, b);
@@ -123,12 +171,32 @@ export async function runFuzz(corpus: readonly CorpusFile[], rng: Rng, perKind =
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  const lsp = await fuzzCommands(rng, TOOLS.map((t) => t.name), randomValue, perKind, TARGET_MS);
-  tallies.set("LSP executeCommand", { ms: lsp.slowestMs, what: lsp.alive ? lsp.slowest : "THE SERVER STOPPED ANSWERING", count: lsp.count, over: lsp.over + (lsp.alive ? 0 : 1) });
-  const rows = [...tallies].map(([kind, t]) => [kind, String(t.count), fixed(t.ms, 1), String(t.over), t.what.slice(0, 70)]);
+  const lsp = await fuzzCommands(
+    rng,
+    TOOLS.map((t) => t.name),
+    randomValue,
+    perKind,
+    TARGET_MS,
+  );
+  tallies.set("LSP executeCommand", {
+    ms: lsp.slowestMs,
+    what: lsp.alive ? lsp.slowest : "THE SERVER STOPPED ANSWERING",
+    count: lsp.count,
+    over: lsp.over + (lsp.alive ? 0 : 1),
+  });
+  const rows = [...tallies].map(([kind, t]) => [
+    kind,
+    String(t.count),
+    fixed(t.ms, 1),
+    String(t.over),
+    t.what.slice(0, 70),
+  ]);
   const over = [...tallies.values()].reduce((n, t) => n + t.over, 0);
   return {
-    text: [section(`6. Fuzz: the slowest input of each kind (target: none over ${TARGET_MS} ms)`), table(["kind", "inputs", "slowest ms", `over ${TARGET_MS} ms`, "slowest input"], rows)].join("\n"),
+    text: [
+      section(`6. Fuzz: the slowest input of each kind (target: none over ${TARGET_MS} ms)`),
+      table(["kind", "inputs", "slowest ms", `over ${TARGET_MS} ms`, "slowest input"], rows),
+    ].join("\n"),
     over,
   };
 }

@@ -17,12 +17,35 @@ async function firstRequestMs(servers: number): Promise<number> {
     mkdirSync(path.join(dir, "config", "lockstep"), { recursive: true });
     mkdirSync(path.join(dir, "project"));
     const shout = path.join(ROOT, "test/acp/fixtures/shout-mcp-server.mjs");
-    const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { command: process.execPath, args: [shout] }]));
+    const mcpServers = Object.fromEntries(
+      Array.from({ length: servers }, (_, i) => [`s${i}`, { command: process.execPath, args: [shout] }]),
+    );
     writeFileSync(path.join(dir, "config", "lockstep", "config.json"), JSON.stringify({ mcpServers }));
     const fake = await startFakeOpenAi([{ text: "ok" }]);
-    const env = { PATH: process.env["PATH"], HOME: dir, XDG_CONFIG_HOME: path.join(dir, "config"), XDG_STATE_HOME: path.join(dir, "state") };
+    const env = {
+      PATH: process.env["PATH"],
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, "config"),
+      XDG_STATE_HOME: path.join(dir, "state"),
+    };
     const t0 = performance.now();
-    const child = spawn(process.execPath, [path.join(ROOT, "bin/lockstep.js"), "ask", "--root", path.join(dir, "project"), "--provider", "openai", "--base-url", fake.url, "--model", "fake", "hi"], { env, stdio: "ignore" });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, "bin/lockstep.js"),
+        "ask",
+        "--root",
+        path.join(dir, "project"),
+        "--provider",
+        "openai",
+        "--base-url",
+        fake.url,
+        "--model",
+        "fake",
+        "hi",
+      ],
+      { env, stdio: "ignore" },
+    );
     await new Promise((resolve) => child.on("close", resolve));
     await fake.close();
     const first = fake.timings[0]?.requestAt;
@@ -42,4 +65,9 @@ for (const servers of [0, 1, 5]) {
   times.sort((a, b) => a - b);
   rows.push([String(servers), fixed(median(times)), fixed(times[0]!), fixed(times[times.length - 1]!)]);
 }
-process.stdout.write(section("lockstep ask: start to the model's first request (ms)") + "\n" + table(["MCP servers", "median", "min", "max"], rows) + "\n");
+process.stdout.write(
+  section("lockstep ask: start to the model's first request (ms)") +
+    "\n" +
+    table(["MCP servers", "median", "min", "max"], rows) +
+    "\n",
+);

@@ -30,7 +30,10 @@ const HEADER_END = "\r\n\r\n";
 
 export class MinimalClient {
   private readonly child: ChildProcessByStdio<Writable, Readable, null>;
-  private readonly waiting = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (result: unknown) => void; reject: (error: Error) => void }
+  >();
   private input: Buffer = Buffer.alloc(0);
   private nextId = 0;
   private uri = "";
@@ -44,10 +47,14 @@ export class MinimalClient {
     entry: string,
     private readonly root: string,
   ) {
-    this.child = spawn(process.execPath, [entry, "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+    this.child = spawn(process.execPath, [entry, "--stdio"], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     this.child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
     this.child.once("exit", (code) => {
-      for (const { reject } of this.waiting.values()) reject(new Error(`the server exited (${String(code)})`));
+      for (const { reject } of this.waiting.values())
+        reject(new Error(`the server exited (${String(code)})`));
       this.waiting.clear();
     });
   }
@@ -72,7 +79,10 @@ export class MinimalClient {
     this.uri = pathToFileURL(path.join(this.root, rel)).href;
     this.text = text;
     this.version = 1;
-    this.send({ method: "textDocument/didOpen", params: { textDocument: { uri: this.uri, languageId: "typescript", version: this.version, text } } });
+    this.send({
+      method: "textDocument/didOpen",
+      params: { textDocument: { uri: this.uri, languageId: "typescript", version: this.version, text } },
+    });
   }
 
   /** The user types: the buffer becomes `text`, reported as one full-text didChange. */
@@ -80,7 +90,10 @@ export class MinimalClient {
     if (text === this.text) return;
     this.text = text;
     this.version++;
-    this.send({ method: "textDocument/didChange", params: { textDocument: { uri: this.uri, version: this.version }, contentChanges: [{ text }] } });
+    this.send({
+      method: "textDocument/didChange",
+      params: { textDocument: { uri: this.uri, version: this.version }, contentChanges: [{ text }] },
+    });
   }
 
   request(method: string, params: unknown): Promise<unknown> {
@@ -108,8 +121,13 @@ export class MinimalClient {
     for (;;) {
       const headerEnd = this.input.indexOf(HEADER_END);
       if (headerEnd === -1) return;
-      const length = Number(/content-length: *(\d+)/i.exec(this.input.subarray(0, headerEnd).toString("ascii"))?.[1]);
-      if (!Number.isInteger(length)) throw new Error(`no Content-Length in ${JSON.stringify(this.input.subarray(0, headerEnd).toString())}`);
+      const length = Number(
+        /content-length: *(\d+)/i.exec(this.input.subarray(0, headerEnd).toString("ascii"))?.[1],
+      );
+      if (!Number.isInteger(length))
+        throw new Error(
+          `no Content-Length in ${JSON.stringify(this.input.subarray(0, headerEnd).toString())}`,
+        );
       const start = headerEnd + HEADER_END.length;
       if (this.input.length < start + length) return;
       const message = JSON.parse(this.input.subarray(start, start + length).toString("utf8")) as Message;
@@ -126,11 +144,21 @@ export class MinimalClient {
       else waiter?.resolve(message.result);
     } else if (message.method === "workspace/applyEdit") {
       this.beforeApplyEdit?.();
-      const params = message.params as { edit: { documentChanges: { textDocument: { uri: string; version: number | null }; edits: TextEdit[] }[] } };
+      const params = message.params as {
+        edit: {
+          documentChanges: { textDocument: { uri: string; version: number | null }; edits: TextEdit[] }[];
+        };
+      };
       const change = params.edit.documentChanges[0];
-      const current = change !== undefined && change.textDocument.uri === this.uri && (change.textDocument.version ?? this.version) === this.version;
+      const current =
+        change !== undefined &&
+        change.textDocument.uri === this.uri &&
+        (change.textDocument.version ?? this.version) === this.version;
       if (!current) {
-        this.send({ id: message.id, result: { applied: false, failureReason: "not the open buffer's version" } });
+        this.send({
+          id: message.id,
+          result: { applied: false, failureReason: "not the open buffer's version" },
+        });
         return;
       }
       this.apply(change.edits);
@@ -144,16 +172,26 @@ export class MinimalClient {
   /** Applies the edits (all against the current text, as LSP says) and reports them in one didChange. */
   private apply(edits: readonly TextEdit[]): void {
     const starts = [0];
-    for (let nl = this.text.indexOf("\n"); nl !== -1; nl = this.text.indexOf("\n", nl + 1)) starts.push(nl + 1);
-    const offset = (p: Position): number => Math.min((starts[p.line] ?? this.text.length) + p.character, this.text.length);
+    for (let nl = this.text.indexOf("\n"); nl !== -1; nl = this.text.indexOf("\n", nl + 1))
+      starts.push(nl + 1);
+    const offset = (p: Position): number =>
+      Math.min((starts[p.line] ?? this.text.length) + p.character, this.text.length);
     // Last first, so every range still holds when its turn comes; the didChange lists them in that order.
     // Edits starting at one place apply in their given order (LSP), so the later of them goes first here.
-    const ordered = edits.map((e, i) => ({ e, i })).sort((a, b) => offset(b.e.range.start) - offset(a.e.range.start) || b.i - a.i).map(({ e }) => e);
-    for (const e of ordered) this.text = this.text.slice(0, offset(e.range.start)) + e.newText + this.text.slice(offset(e.range.end));
+    const ordered = edits
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => offset(b.e.range.start) - offset(a.e.range.start) || b.i - a.i)
+      .map(({ e }) => e);
+    for (const e of ordered)
+      this.text =
+        this.text.slice(0, offset(e.range.start)) + e.newText + this.text.slice(offset(e.range.end));
     this.version++;
     this.send({
       method: "textDocument/didChange",
-      params: { textDocument: { uri: this.uri, version: this.version }, contentChanges: ordered.map((e) => ({ range: e.range, text: e.newText })) },
+      params: {
+        textDocument: { uri: this.uri, version: this.version },
+        contentChanges: ordered.map((e) => ({ range: e.range, text: e.newText })),
+      },
     });
   }
 }

@@ -16,7 +16,17 @@ import { LockstepOnDisk } from "./moving-buffer/lockstep-tools.js";
 import { Merger } from "./moving-buffer/merge.js";
 import { codexPeer, geminiPeer, type Peer } from "./moving-buffer/peer-code.js";
 import { LockstepOverLsp } from "./moving-buffer/lockstep-lsp.js";
-import { baselineSpecs, lockstepSpecs, lspSpecs, peerSpec, runAll, runCase, totals, type ToolSpec, type ToolTally } from "./moving-buffer/runner.js";
+import {
+  baselineSpecs,
+  lockstepSpecs,
+  lspSpecs,
+  peerSpec,
+  runAll,
+  runCase,
+  totals,
+  type ToolSpec,
+  type ToolTally,
+} from "./moving-buffer/runner.js";
 
 function projectRoot(): string {
   for (let dir = resolve(import.meta.dirname); ; dir = resolve(dir, "..")) {
@@ -31,7 +41,9 @@ function option(args: readonly string[], name: string): string | undefined {
 }
 
 function versionOf(root: string, pkg: string): string {
-  return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }
+  ).version;
 }
 
 const COLUMNS = [...OUTCOMES, "refused_clean_merge", "retry_landed"] as const;
@@ -48,7 +60,9 @@ const SHORT: Record<(typeof COLUMNS)[number], string> = {
 
 function toolTable(tally: ToolTally): string {
   const families: Family[] = ["still", ...FAMILIES];
-  const rows = families.filter((f) => tally.byFamily.has(f)).map((f) => [f, ...COLUMNS.map((c) => String(tally.byFamily.get(f)![c]))]);
+  const rows = families
+    .filter((f) => tally.byFamily.has(f))
+    .map((f) => [f, ...COLUMNS.map((c) => String(tally.byFamily.get(f)![c]))]);
   const sum = totals(tally);
   rows.push(["all", ...COLUMNS.map((c) => String(sum[c]))]);
   return table(["family", ...COLUMNS.map((c) => SHORT[c])], rows);
@@ -68,8 +82,11 @@ async function main(args: readonly string[]): Promise<void> {
   const merger = new Merger();
   const disk = new LockstepOnDisk();
   const gnu = new GnuPatch();
-  const lockstepVersion = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
-  const gnuVersion = /\d+\.\d+(\.\d+)?/.exec(spawnSync("patch", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[0] ?? "?";
+  const lockstepVersion = (
+    JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }
+  ).version;
+  const gnuVersion =
+    /\d+\.\d+(\.\d+)?/.exec(spawnSync("patch", ["--version"], { encoding: "utf8" }).stdout ?? "")?.[0] ?? "?";
   const lsp = await LockstepOverLsp.start(join(root, "bin", "lockstep.js"));
   const tools: ToolSpec[] = [...lspSpecs(lsp, lockstepVersion), ...lockstepSpecs(disk, lockstepVersion)];
   const absent: string[] = [];
@@ -88,24 +105,42 @@ async function main(args: readonly string[]): Promise<void> {
   }
   tools.push(...baselineSpecs(gnu, versionOf(root, "diff"), gnuVersion));
   const only = option(args, "--only");
-  if (only !== undefined) tools.splice(0, tools.length, ...tools.filter((t) => t.name.toLowerCase().includes(only.toLowerCase())));
+  if (only !== undefined)
+    tools.splice(0, tools.length, ...tools.filter((t) => t.name.toLowerCase().includes(only.toLowerCase())));
 
   const out: string[] = [section("Moving-buffer benchmark")];
-  out.push(`${cases.length} generated cases from ${files.length} files in node_modules (seed ${seed}), and ${headlines.length} headline fixtures.`);
+  out.push(
+    `${cases.length} generated cases from ${files.length} files in node_modules (seed ${seed}), and ${headlines.length} headline fixtures.`,
+  );
   for (const a of absent) out.push(`NOT RUN: ${a}`);
   try {
     const tallies = await runAll(tools, cases, merger, log);
-    out.push(section("Tools"), table(["tool", "own code", "version", "what runs"], tools.map((t) => [t.name, t.own_code ? "yes" : "no (re-implemented)", t.version, t.what])));
+    out.push(
+      section("Tools"),
+      table(
+        ["tool", "own code", "version", "what runs"],
+        tools.map((t) => [t.name, t.own_code ? "yes" : "no (re-implemented)", t.version, t.what]),
+      ),
+    );
     out.push(section("All tools, all generated cases"));
-    out.push(table(["tool", ...COLUMNS.map((c) => SHORT[c])], tools.map((t) => [t.name, ...COLUMNS.map((c) => String(totals(tallies.get(t.name)!)[c]))])));
-    for (const t of tools) out.push(section(`${t.name} (${t.version}) by family`), toolTable(tallies.get(t.name)!));
+    out.push(
+      table(
+        ["tool", ...COLUMNS.map((c) => SHORT[c])],
+        tools.map((t) => [t.name, ...COLUMNS.map((c) => String(totals(tallies.get(t.name)!)[c]))]),
+      ),
+    );
+    for (const t of tools)
+      out.push(section(`${t.name} (${t.version}) by family`), toolTable(tallies.get(t.name)!));
     const rows: string[][] = [];
     for (const h of headlines) {
       const row = [h.id];
       for (const t of tools) row.push((await runCase(t, h, merger)).outcome);
       rows.push(row);
     }
-    out.push(section("Headline fixtures (bench/moving-buffer/headline)"), table(["case", ...tools.map((t) => t.name)], rows));
+    out.push(
+      section("Headline fixtures (bench/moving-buffer/headline)"),
+      table(["case", ...tools.map((t) => t.name)], rows),
+    );
     process.stdout.write(out.join("\n") + "\n");
     if (jsonFile) {
       const json = {
@@ -115,7 +150,16 @@ async function main(args: readonly string[]): Promise<void> {
           tools.map((t) => {
             const sum = totals(tallies.get(t.name)!);
             const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, sum[o]]));
-            return [t.name, { own_code: t.own_code, version: t.version, outcomes, refused_clean_merge: sum.refused_clean_merge, retry_landed: sum.retry_landed }];
+            return [
+              t.name,
+              {
+                own_code: t.own_code,
+                version: t.version,
+                outcomes,
+                refused_clean_merge: sum.refused_clean_merge,
+                retry_landed: sum.retry_landed,
+              },
+            ];
           }),
         ),
         not_run: absent,

@@ -50,7 +50,11 @@ function sameTree(a: Tree, b: Tree): boolean {
 
 function child(cmd: string, args: string[], cwd: string, stdin: string): Promise<void> {
   return new Promise((resolve) => {
-    const p = spawn(cmd, args, { cwd, stdio: ["pipe", "ignore", "ignore"], env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C", HOME: tmpdir() } });
+    const p = spawn(cmd, args, {
+      cwd,
+      stdio: ["pipe", "ignore", "ignore"],
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C", HOME: tmpdir() },
+    });
     p.on("error", () => resolve());
     p.on("close", () => resolve());
     p.stdin.on("error", () => undefined);
@@ -60,10 +64,21 @@ function child(cmd: string, args: string[], cwd: string, stdin: string): Promise
 
 const RUNNERS: Record<string, Runner> = {
   lockstep: async (dir, text) => {
-    const ctx = { workspace: new Workspace(await Sandbox.create([dir])), signal: new AbortController().signal, approve: async () => "apply" as const, reader: "shell" as const };
+    const ctx = {
+      workspace: new Workspace(await Sandbox.create([dir])),
+      signal: new AbortController().signal,
+      approve: async () => "apply" as const,
+      reader: "shell" as const,
+    };
     await invokeTool("apply_patch", { input: text }, ctx);
   },
-  "GNU patch -p1": (dir, text) => child("patch", ["-p1", "--batch", "--forward", "--silent", "--no-backup-if-mismatch", "-r", "-"], dir, text),
+  "GNU patch -p1": (dir, text) =>
+    child(
+      "patch",
+      ["-p1", "--batch", "--forward", "--silent", "--no-backup-if-mismatch", "-r", "-"],
+      dir,
+      text,
+    ),
   "git apply": (dir, text) => child("git", ["apply", "--whitespace=nowarn", "-"], dir, text),
 };
 
@@ -90,27 +105,50 @@ function stale(c: Commit, rng: Rng): Tree | undefined {
   const text = c.before[path]!;
   const lines = text.split("\n");
   const section = c.gitDiff.split(`diff --git a/${path} `)[1]?.split("\ndiff --git ")[0] ?? "";
-  const removed = [...section.matchAll(/^-(?!--)(.*\S.*)$/gm)].map((m) => m[1]!).find((r) => lines.filter((l) => l === r).length === 1);
+  const removed = [...section.matchAll(/^-(?!--)(.*\S.*)$/gm)]
+    .map((m) => m[1]!)
+    .find((r) => lines.filter((l) => l === r).length === 1);
   if (removed === undefined) return undefined;
-  return { ...c.before, [path]: lines.map((l) => (l === removed ? l + " /* changed meanwhile */" : l)).join("\n") };
+  return {
+    ...c.before,
+    [path]: lines.map((l) => (l === removed ? l + " /* changed meanwhile */" : l)).join("\n"),
+  };
 }
 
 function shifted(diff: string, by: number): string {
-  return diff.replace(/^@@ -(\d+)(,\d+)? \+(\d+)/gm, (m, o: string, oc: string | undefined, n: string) => (o === "0" ? m : `@@ -${Math.max(1, Number(o) + by)}${oc ?? ""} +${Math.max(1, Number(n) + by)}`));
+  return diff.replace(/^@@ -(\d+)(,\d+)? \+(\d+)/gm, (m, o: string, oc: string | undefined, n: string) =>
+    o === "0" ? m : `@@ -${Math.max(1, Number(o) + by)}${oc ?? ""} +${Math.max(1, Number(n) + by)}`,
+  );
 }
 
 function unifiedCases(commits: readonly Commit[], rng: Rng): Case[] {
   const out: Case[] = [];
   for (const c of commits) {
-    const apply = (family: string, text: string): void => void out.push({ family, commit: c, start: c.before, text, expected: c.after, mustRefuse: false });
+    const apply = (family: string, text: string): void =>
+      void out.push({ family, commit: c, start: c.before, text, expected: c.after, mustRefuse: false });
     apply("exact git diff", c.gitDiff);
     apply("line numbers off by 5-40", shifted(c.gitDiff, rng.int(5, 40) * (rng.chance(0.5) ? 1 : -1)));
     apply("bare @@ headers", c.gitDiff.replace(/^@@ .*? @@/gm, "@@ @@"));
     const start = stale(c, rng);
-    if (start) out.push({ family: "one file changed meanwhile (must refuse)", commit: c, start, text: c.gitDiff, expected: start, mustRefuse: true });
+    if (start)
+      out.push({
+        family: "one file changed meanwhile (must refuse)",
+        commit: c,
+        start,
+        text: c.gitDiff,
+        expected: start,
+        mustRefuse: true,
+      });
     const gone = { ...c.before };
     delete gone[rng.pick(c.edited)];
-    out.push({ family: "one edited file missing (must refuse)", commit: c, start: gone, text: c.gitDiff, expected: gone, mustRefuse: true });
+    out.push({
+      family: "one edited file missing (must refuse)",
+      commit: c,
+      start: gone,
+      text: c.gitDiff,
+      expected: gone,
+      mustRefuse: true,
+    });
   }
   return out;
 }
@@ -121,7 +159,8 @@ function anchorAbove(lines: readonly string[], line: number): string | undefined
   const own = indent(lines[line] ?? "");
   for (let i = line - 1; i >= 0; i--) {
     const l = lines[i]!;
-    if (l.trim() !== "" && indent(l) < own && lines.filter((x) => x.trim() === l.trim()).length === 1) return l.trim();
+    if (l.trim() !== "" && indent(l) < own && lines.filter((x) => x.trim() === l.trim()).length === 1)
+      return l.trim();
   }
   return undefined;
 }
@@ -150,24 +189,39 @@ function anchored(c: Commit): string {
 function envelopeCases(commits: readonly Commit[], rng: Rng): Case[] {
   const out: Case[] = [];
   for (const c of commits) {
-    const apply = (family: string, text: string): void => void out.push({ family, commit: c, start: c.before, text, expected: c.after, mustRefuse: false });
-    const refuse = (family: string, start: Tree, text: string): void => void out.push({ family, commit: c, start, text, expected: start, mustRefuse: true });
+    const apply = (family: string, text: string): void =>
+      void out.push({ family, commit: c, start: c.before, text, expected: c.after, mustRefuse: false });
+    const refuse = (family: string, start: Tree, text: string): void =>
+      void out.push({ family, commit: c, start, text, expected: start, mustRefuse: true });
     apply("envelope as converted", c.envelope);
     const withAnchors = anchored(c);
     if (withAnchors !== c.envelope) apply("@@ anchors added", withAnchors);
     apply("trailing spaces on context lines", c.envelope.replace(/^ (.*\S)$/gm, " $1  "));
-    apply("inside prose and a fence", `Here is the patch:\n\n\`\`\`\n${c.envelope}\`\`\`\n\nThat should do it.\n`);
+    apply(
+      "inside prose and a fence",
+      `Here is the patch:\n\n\`\`\`\n${c.envelope}\`\`\`\n\nThat should do it.\n`,
+    );
     const start = stale(c, rng);
     if (start) refuse("one file changed meanwhile (must refuse)", start, c.envelope);
     const added = /^\*\*\* Add File: (.*)$/m.exec(c.envelope)?.[1];
-    if (added !== undefined) refuse("Add File exists already (must refuse)", { ...c.before, [added]: "already here\n" }, c.envelope);
+    if (added !== undefined)
+      refuse("Add File exists already (must refuse)", { ...c.before, [added]: "already here\n" }, c.envelope);
     const anchorLine = /^@@ (.+)$/m.exec(withAnchors)?.[1];
-    if (anchorLine !== undefined) refuse("an anchor not in the file (must refuse)", c.before, withAnchors.replace(`@@ ${anchorLine}`, `@@ ${anchorLine}_renamed_meanwhile`));
+    if (anchorLine !== undefined)
+      refuse(
+        "an anchor not in the file (must refuse)",
+        c.before,
+        withAnchors.replace(`@@ ${anchorLine}`, `@@ ${anchorLine}_renamed_meanwhile`),
+      );
   }
   return out;
 }
 
-async function tally(cases: readonly Case[], tools: readonly string[], log: (s: string) => void): Promise<{ rows: string[][]; wrong: Map<string, number> }> {
+async function tally(
+  cases: readonly Case[],
+  tools: readonly string[],
+  log: (s: string) => void,
+): Promise<{ rows: string[][]; wrong: Map<string, number> }> {
   const families = [...new Set(cases.map((c) => c.family))];
   const counts = new Map<string, Record<Verdict, number>>();
   const wrong = new Map<string, number>();
@@ -184,17 +238,28 @@ async function tally(cases: readonly Case[], tools: readonly string[], log: (s: 
   }
   const rows = families.map((f) => {
     const n = cases.filter((c) => c.family === f).length;
-    return [f, String(n), ...tools.map((t) => {
-      const r = counts.get(`${f}\u0000${t}`)!;
-      return `${r.correct} / ${r.refused} / ${r.wrong}`;
-    })];
+    return [
+      f,
+      String(n),
+      ...tools.map((t) => {
+        const r = counts.get(`${f}\u0000${t}`)!;
+        return `${r.correct} / ${r.refused} / ${r.wrong}`;
+      }),
+    ];
   });
   return { rows, wrong };
 }
 
-export async function runMultiFile(subjects: readonly Subject[], rng: Rng, log: (s: string) => void): Promise<{ text: string; lockstepWrong: number }> {
+export async function runMultiFile(
+  subjects: readonly Subject[],
+  rng: Rng,
+  log: (s: string) => void,
+): Promise<{ text: string; lockstepWrong: number }> {
   const commits = makeCommits(subjects, rng.fork("commits"));
-  const files = commits.reduce((n, c) => n + new Set([...Object.keys(c.before), ...Object.keys(c.after)]).size, 0);
+  const files = commits.reduce(
+    (n, c) => n + new Set([...Object.keys(c.before), ...Object.keys(c.after)]).size,
+    0,
+  );
   const structural = commits.filter((c) => /^(new file|deleted file|rename from)/m.test(c.gitDiff)).length;
   const unified = unifiedCases(commits, rng.fork("unified"));
   const uni = await tally(unified, ["lockstep", "GNU patch -p1", "git apply"], log);

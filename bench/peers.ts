@@ -7,7 +7,10 @@ import { join } from "node:path";
 import { applyPatch } from "diff";
 import { applyModelPatch } from "../server/src/edit/patch/patch.js";
 
-export type Attempt = { kind: "applied"; content: string } | { kind: "refused"; why: string } | { kind: "threw"; why: string };
+export type Attempt =
+  | { kind: "applied"; content: string }
+  | { kind: "refused"; why: string }
+  | { kind: "threw"; why: string };
 
 export const TOOLS = ["lockstep", "applyPatch fuzz 0", "applyPatch fuzz 2", "GNU patch"] as const;
 export type Tool = (typeof TOOLS)[number];
@@ -45,7 +48,10 @@ export class GnuPatch {
     writeFileSync(file, content);
     const args = ["--batch", "--forward", "--silent", "--no-backup-if-mismatch", "-r", "-", "-o", out, file];
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn("patch", args, { stdio: ["pipe", "ignore", "ignore"], env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C" } });
+      const child = spawn("patch", args, {
+        stdio: ["pipe", "ignore", "ignore"],
+        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", LC_ALL: "C" },
+      });
       child.on("error", () => resolve(null));
       child.on("close", (c) => resolve(c));
       child.stdin.on("error", () => undefined);

@@ -36,11 +36,18 @@ function parseHeader(body: string): Header | undefined {
   const m = HEADER.exec(body);
   if (!m) return undefined;
   const count = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
-  return { oldStart: Number(m[1]), oldCount: count(m[2]), newStart: Number(m[3]), newCount: count(m[4]), rest: m[5] ?? "" };
+  return {
+    oldStart: Number(m[1]),
+    oldCount: count(m[2]),
+    newStart: Number(m[3]),
+    newCount: count(m[4]),
+    rest: m[5] ?? "",
+  };
 }
 
 function formatHeader(h: Header): string {
-  const side = (start: number, count: number | undefined): string => (count === undefined ? `${start}` : `${start},${count}`);
+  const side = (start: number, count: number | undefined): string =>
+    count === undefined ? `${start}` : `${start},${count}`;
   return `@@ -${side(h.oldStart, h.oldCount)} +${side(h.newStart, h.newCount)} @@${h.rest}`;
 }
 
@@ -60,7 +67,11 @@ function mapHeaders(diff: string, fn: (h: Header, index: number) => string): str
 export function shiftHeaders(diff: string, offset: (hunk: number) => number): string {
   return mapHeaders(diff, (h, i) => {
     const d = offset(i);
-    return formatHeader({ ...h, oldStart: Math.max(1, h.oldStart + d), newStart: Math.max(1, h.newStart + d) });
+    return formatHeader({
+      ...h,
+      oldStart: Math.max(1, h.oldStart + d),
+      newStart: Math.max(1, h.newStart + d),
+    });
   });
 }
 
@@ -80,7 +91,9 @@ export function wrongCounts(diff: string, rng: Rng): string {
     const options = [-3, -2, -1, 1, 2, 3].map((d) => base + d).filter((v) => v >= 0);
     return rng.pick(options);
   };
-  return mapHeaders(diff, (h) => formatHeader({ ...h, oldCount: wrong(h.oldCount), newCount: wrong(h.newCount) }));
+  return mapHeaders(diff, (h) =>
+    formatHeader({ ...h, oldCount: wrong(h.oldCount), newCount: wrong(h.newCount) }),
+  );
 }
 
 const PROSE = [
@@ -94,7 +107,8 @@ const PROSE = [
 export function fencedWithoutFileHeaders(diff: string, rng: Rng): string {
   const lines = read(diff);
   const first = lines.findIndex(isHeader);
-  const hunks = first === -1 ? [] : lines.slice(first).filter((l) => !/^(?:--- |\+\+\+ |Index: |={10,})/.test(l.body));
+  const hunks =
+    first === -1 ? [] : lines.slice(first).filter((l) => !/^(?:--- |\+\+\+ |Index: |={10,})/.test(l.body));
   return `${rng.pick(PROSE)}\n\n\`\`\`diff\n${write(hunks)}\`\`\`\n`;
 }
 
@@ -124,7 +138,8 @@ export type ReindentRule = "tabs->2 spaces" | "4 spaces->2 spaces" | "2 spaces->
 const RULES: Record<ReindentRule, (indent: string) => string> = {
   "tabs->2 spaces": (ws) => ws.replace(/\t/g, "  "),
   // Levels of four become levels of two; a remainder (a JSDoc ` * `) stays as it is.
-  "4 spaces->2 spaces": (ws) => (/^ *$/.test(ws) ? " ".repeat(2 * Math.floor(ws.length / 4) + (ws.length % 4)) : ws),
+  "4 spaces->2 spaces": (ws) =>
+    /^ *$/.test(ws) ? " ".repeat(2 * Math.floor(ws.length / 4) + (ws.length % 4)) : ws,
   "2 spaces->4 spaces": (ws) => (/^ *$/.test(ws) ? " ".repeat(2 * ws.length) : ws),
 };
 
@@ -178,12 +193,17 @@ export interface Hallucination {
  * One context line that is not next to a + or - line replaced by `invent(line)`;
  * undefined when no such line exists or `invent` declines all of them.
  */
-export function hallucinateContext(diff: string, rng: Rng, invent: (line: string) => string | undefined): Hallucination | undefined {
+export function hallucinateContext(
+  diff: string,
+  rng: Rng,
+  invent: (line: string) => string | undefined,
+): Hallucination | undefined {
   const lines = read(diff);
   const candidates: { at: number; hunk: number; oldIndex: number }[] = [];
   let hunk = -1;
   let oldIndex = 0;
-  const isChange = (l: DiffLine | undefined): boolean => l !== undefined && (l.body.startsWith("+") || l.body.startsWith("-")) && !isHeader(l);
+  const isChange = (l: DiffLine | undefined): boolean =>
+    l !== undefined && (l.body.startsWith("+") || l.body.startsWith("-")) && !isHeader(l);
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     if (isHeader(l)) {
@@ -193,7 +213,8 @@ export function hallucinateContext(diff: string, rng: Rng, invent: (line: string
     }
     if (hunk < 0) continue;
     if (l.body.startsWith(" ")) {
-      if (l.body.trim() !== "" && !isChange(lines[i - 1]) && !isChange(lines[i + 1])) candidates.push({ at: i, hunk, oldIndex });
+      if (l.body.trim() !== "" && !isChange(lines[i - 1]) && !isChange(lines[i + 1]))
+        candidates.push({ at: i, hunk, oldIndex });
       oldIndex++;
     } else if (l.body.startsWith("-")) oldIndex++;
   }

@@ -16,7 +16,10 @@ import { functionDeclarations } from "../server/src/tools/registry.js";
 import { startFakeAnthropic, type UsageFigures } from "../test/support/fake-anthropic.js";
 
 const TURNS = 30;
-const FILE = Array.from({ length: 60 }, (_, i) => `export const value${i} = compute(${i}, "a line of about sixty characters");`).join("\n");
+const FILE = Array.from(
+  { length: 60 },
+  (_, i) => `export const value${i} = compute(${i}, "a line of about sixty characters");`,
+).join("\n");
 
 type Scenario = "reads" | "edits";
 
@@ -26,9 +29,19 @@ function runner(scenario: Scenario): ToolRunner {
     declarations: () => functionDeclarations(),
     run: (call): Promise<Envelope> => {
       const file = String(call.args["file_path"]);
-      const content = scenario === "edits" ? FILE.replace("value0 ", `value0_${++edits} `) : `// ${file}\n${FILE}`;
-      const state = { file_path: file, version: edits, sha256: createHash("sha256").update(content).digest("hex"), content };
-      return Promise.resolve(scenario === "edits" ? { ok: true, data: { applied: true, latest_file_state: state } } : { ok: true, data: state });
+      const content =
+        scenario === "edits" ? FILE.replace("value0 ", `value0_${++edits} `) : `// ${file}\n${FILE}`;
+      const state = {
+        file_path: file,
+        version: edits,
+        sha256: createHash("sha256").update(content).digest("hex"),
+        content,
+      };
+      return Promise.resolve(
+        scenario === "edits"
+          ? { ok: true, data: { applied: true, latest_file_state: state } }
+          : { ok: true, data: state },
+      );
     },
   };
 }
@@ -36,11 +49,27 @@ function runner(scenario: Scenario): ToolRunner {
 async function session(scenario: Scenario, cache: boolean): Promise<UsageFigures[]> {
   const fake = await startFakeAnthropic((i) =>
     i < TURNS - 1
-      ? { text: `Step ${i + 1}.`, calls: [{ name: scenario === "reads" ? "read_file" : "edit", args: { file_path: scenario === "reads" ? `src/f${i}.ts` : "src/app.ts", old_string: "a", new_string: "b" } }] }
+      ? {
+          text: `Step ${i + 1}.`,
+          calls: [
+            {
+              name: scenario === "reads" ? "read_file" : "edit",
+              args: {
+                file_path: scenario === "reads" ? `src/f${i}.ts` : "src/app.ts",
+                old_string: "a",
+                new_string: "b",
+              },
+            },
+          ],
+        }
       : { text: "Done." },
   );
   try {
-    const model = createAnthropicModel({ baseUrl: fake.url, env: { ANTHROPIC_API_KEY: "bench-key-0123456789" }, cache });
+    const model = createAnthropicModel({
+      baseUrl: fake.url,
+      env: { ANTHROPIC_API_KEY: "bench-key-0123456789" },
+      cache,
+    });
     const result = await runTurnLoop({
       model,
       tools: runner(scenario),
@@ -50,21 +79,30 @@ async function session(scenario: Scenario, cache: boolean): Promise<UsageFigures
       limits: { maxTurns: TURNS, maxToolCalls: TURNS },
       signal: new AbortController().signal,
     });
-    if (result.status !== "done") throw new Error(`the ${scenario} session ended ${result.status}: ${result.error?.message ?? ""}`);
+    if (result.status !== "done")
+      throw new Error(`the ${scenario} session ended ${result.status}: ${result.error?.message ?? ""}`);
     return fake.usage;
   } finally {
     await fake.close();
   }
 }
 
-const sum = (rows: UsageFigures[], f: (u: UsageFigures) => number): number => rows.reduce((s, u) => s + f(u), 0);
-const sent = (u: UsageFigures): number => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-const priced = (u: UsageFigures): number => u.input_tokens + 1.25 * u.cache_creation_input_tokens + 0.1 * u.cache_read_input_tokens;
+const sum = (rows: UsageFigures[], f: (u: UsageFigures) => number): number =>
+  rows.reduce((s, u) => s + f(u), 0);
+const sent = (u: UsageFigures): number =>
+  u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+const priced = (u: UsageFigures): number =>
+  u.input_tokens + 1.25 * u.cache_creation_input_tokens + 0.1 * u.cache_read_input_tokens;
 const k = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
 async function main(): Promise<void> {
-  const lines = [`Prompt cache over a ${TURNS}-request session (tokens ≈ characters / 4, summed over the requests)`, ""];
-  lines.push("| session | cache | tokens sent | read from cache | written to cache | uncached | input priced as uncached tokens |");
+  const lines = [
+    `Prompt cache over a ${TURNS}-request session (tokens ≈ characters / 4, summed over the requests)`,
+    "",
+  ];
+  lines.push(
+    "| session | cache | tokens sent | read from cache | written to cache | uncached | input priced as uncached tokens |",
+  );
   lines.push("|---|---|---|---|---|---|---|");
   for (const scenario of ["reads", "edits"] as const) {
     for (const cache of [false, true]) {
@@ -73,7 +111,10 @@ async function main(): Promise<void> {
       lines.push(
         `| ${label} | ${cache ? "on" : "off"} | ${k(sum(rows, sent))} | ${k(sum(rows, (u) => u.cache_read_input_tokens))} | ${k(sum(rows, (u) => u.cache_creation_input_tokens))} | ${k(sum(rows, (u) => u.input_tokens))} | ${k(sum(rows, priced))} |`,
       );
-      if (cache && scenario === "reads") lines.push(`|  | per request, last | ${k(sent(rows.at(-1)!))} | ${k(rows.at(-1)!.cache_read_input_tokens)} | ${k(rows.at(-1)!.cache_creation_input_tokens)} | ${k(rows.at(-1)!.input_tokens)} | ${k(priced(rows.at(-1)!))} |`);
+      if (cache && scenario === "reads")
+        lines.push(
+          `|  | per request, last | ${k(sent(rows.at(-1)!))} | ${k(rows.at(-1)!.cache_read_input_tokens)} | ${k(rows.at(-1)!.cache_creation_input_tokens)} | ${k(rows.at(-1)!.input_tokens)} | ${k(priced(rows.at(-1)!))} |`,
+        );
     }
   }
   process.stdout.write(lines.join("\n") + "\n");

@@ -26,13 +26,22 @@ export async function floodRows(): Promise<TimingRow[]> {
   const editor = await RawEditor.start({ "a.ts": "x\n" }, ["--wrap", "--", scripted, "flood"]);
   try {
     await editor.initialize();
-    editor.notify("textDocument/didOpen", { textDocument: { uri: editor.uri("a.ts"), languageId: "typescript", version: 1, text: "x\n" } });
+    editor.notify("textDocument/didOpen", {
+      textDocument: { uri: editor.uri("a.ts"), languageId: "typescript", version: 1, text: "x\n" },
+    });
     await editor.waitFor(() => editor.logMessages > 0, "the flood to begin", 20_000).catch(() => undefined);
     const base = editor.memory().rss;
     editor.pause();
     const began = performance.now();
     const answers = Array.from({ length: REQUESTS }, (_, i) =>
-      editor.request("textDocument/hover", { textDocument: { uri: editor.uri("a.ts") }, position: { line: 0, character: i % 2 } }, undefined, PAUSE_MS + 60_000).then(() => performance.now()),
+      editor
+        .request(
+          "textDocument/hover",
+          { textDocument: { uri: editor.uri("a.ts") }, position: { line: 0, character: i % 2 } },
+          undefined,
+          PAUSE_MS + 60_000,
+        )
+        .then(() => performance.now()),
     );
     let aborted = false;
     while (performance.now() - began < PAUSE_MS) {
@@ -73,5 +82,6 @@ export async function floodRows(): Promise<TimingRow[]> {
 }
 
 if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) {
-  for (const row of await floodRows()) process.stdout.write(`${row.what}: ${row.median} ${row.p90} (${row.note})\n`);
+  for (const row of await floodRows())
+    process.stdout.write(`${row.what}: ${row.median} ${row.p90} (${row.note})\n`);
 }

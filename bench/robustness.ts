@@ -33,7 +33,11 @@ export interface RobustnessResult {
 const GNU_BUDGET_MS = 90_000;
 const GNU_CONCURRENCY = 3;
 
-export async function runRobustness(variants: readonly Variant[], rng: Rng, log: (s: string) => void): Promise<RobustnessResult> {
+export async function runRobustness(
+  variants: readonly Variant[],
+  rng: Rng,
+  log: (s: string) => void,
+): Promise<RobustnessResult> {
   const results = new Map<Tool, (Attempt | undefined)[]>(TOOLS.map((t) => [t, []]));
   const started = performance.now();
   for (const v of variants) {
@@ -50,13 +54,21 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
   try {
     const t0 = performance.now();
     const calib = Math.min(12, variants.length);
-    await Promise.all(variants.slice(0, calib).map(async (v, i) => (gnuResults[i] = await gnu.run(v.content, v.diff, extname(v.path)))));
+    await Promise.all(
+      variants
+        .slice(0, calib)
+        .map(async (v, i) => (gnuResults[i] = await gnu.run(v.content, v.diff, extname(v.path)))),
+    );
     const perRun = (performance.now() - t0) / Math.max(1, calib);
     const estimate = (perRun * variants.length) / GNU_CONCURRENCY;
     let chosen = variants.map((_, i) => i);
     if (estimate > GNU_BUDGET_MS) {
       const keep = Math.max(calib, Math.floor((GNU_BUDGET_MS / estimate) * variants.length));
-      chosen = rng.shuffle(chosen.slice(calib)).slice(0, keep - calib).concat(chosen.slice(0, calib)).sort((a, b) => a - b);
+      chosen = rng
+        .shuffle(chosen.slice(calib))
+        .slice(0, keep - calib)
+        .concat(chosen.slice(0, calib))
+        .sort((a, b) => a - b);
       gnuNote = `GNU patch ran on a fixed random subset of ${chosen.length}/${variants.length} variants (spawning is slow); its columns count that subset only.`;
     } else {
       gnuNote = `GNU patch ran on all ${variants.length} variants (${GNU_CONCURRENCY} at a time).`;
@@ -97,7 +109,9 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
 
   const lines: string[] = [];
   lines.push(section("1. Robustness: determinable variants (correct / refused / wrong)"));
-  lines.push(`${gnuNote} GNU patch command: patch --batch --forward --silent --no-backup-if-mismatch -r - -o OUT FILE < DIFF (default fuzz 2).`);
+  lines.push(
+    `${gnuNote} GNU patch command: patch --batch --forward --silent --no-backup-if-mismatch -r - -o OUT FILE < DIFF (default fuzz 2).`,
+  );
   const cell = (t: Tally | undefined): string => (t ? `${t.correct} / ${t.refused} / ${t.wrong}` : "-");
   const rows = (families: readonly string[]): string[][] =>
     families.map((f) => {
@@ -108,13 +122,23 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
     });
   const totals = ["determinable total, context 3", "determinable total, context 10", "determinable total"];
   lines.push(table(["family", "n", ...TOOLS], [...rows(DETERMINABLE_FAMILIES), ...rows(totals)]));
-  const lsTotal = tallies.get("determinable total")?.get("lockstep") ?? { correct: 0, refused: 0, wrong: 0, threw: 0 };
+  const lsTotal = tallies.get("determinable total")?.get("lockstep") ?? {
+    correct: 0,
+    refused: 0,
+    wrong: 0,
+    threw: 0,
+  };
   const determinable = lsTotal.correct + lsTotal.refused + lsTotal.wrong;
   const pct = determinable === 0 ? 0 : (100 * lsTotal.correct) / determinable;
-  lines.push(`lockstep correct over determinable variants: ${lsTotal.correct}/${determinable} = ${fixed(pct, 2)}% (target >= 97%), wrong: ${lsTotal.wrong} (target 0)`);
+  lines.push(
+    `lockstep correct over determinable variants: ${lsTotal.correct}/${determinable} = ${fixed(pct, 2)}% (target >= 97%), wrong: ${lsTotal.wrong} (target 0)`,
+  );
   for (const tool of TOOLS.slice(1)) {
     const t = tallies.get("determinable total")?.get(tool);
-    if (t) lines.push(`${tool}: ${fixed((100 * t.correct) / Math.max(1, t.correct + t.refused + t.wrong), 2)}% correct, ${t.wrong} wrong`);
+    if (t)
+      lines.push(
+        `${tool}: ${fixed((100 * t.correct) / Math.max(1, t.correct + t.refused + t.wrong), 2)}% correct, ${t.wrong} wrong`,
+      );
   }
 
   lines.push(section("2. Must refuse (refused = right / applied = wrong)"));
@@ -122,14 +146,22 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
   const refuseRows = [...MUST_REFUSE_FAMILIES, "must-refuse total"].map((f) => {
     const byTool = tallies.get(f);
     const n = byTool?.get("lockstep");
-    return [f, String(n ? n.correct + n.refused + n.wrong : 0), ...TOOLS.map((t) => refuseCell(byTool?.get(t)))];
+    return [
+      f,
+      String(n ? n.correct + n.refused + n.wrong : 0),
+      ...TOOLS.map((t) => refuseCell(byTool?.get(t))),
+    ];
   });
   lines.push(table(["family", "n", ...TOOLS], refuseRows));
 
   // What lockstep missed, and every wrong answer with a reproducer on disk.
   const ls = results.get("lockstep")!;
-  const threw = (tallies.get("determinable total")?.get("lockstep")?.threw ?? 0) + (tallies.get("must-refuse total")?.get("lockstep")?.threw ?? 0);
-  const misses = variants.map((v, i) => ({ v, a: ls[i]! })).filter(({ v, a }) => v.expected !== undefined && a.kind !== "applied");
+  const threw =
+    (tallies.get("determinable total")?.get("lockstep")?.threw ?? 0) +
+    (tallies.get("must-refuse total")?.get("lockstep")?.threw ?? 0);
+  const misses = variants
+    .map((v, i) => ({ v, a: ls[i]! }))
+    .filter(({ v, a }) => v.expected !== undefined && a.kind !== "applied");
   const byReason = new Map<string, number>();
   for (const { v, a } of misses) {
     const key = `${v.family} -> ${a.kind === "applied" ? "" : a.why}`;
@@ -137,10 +169,16 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
   }
   if (misses.length > 0) {
     lines.push("\nlockstep refusals on determinable variants, by family and code:");
-    for (const [k, n] of [...byReason].sort((a, b) => b[1] - a[1])) lines.push(`  ${n.toString().padStart(4)}  ${k}`);
+    for (const [k, n] of [...byReason].sort((a, b) => b[1] - a[1]))
+      lines.push(`  ${n.toString().padStart(4)}  ${k}`);
   }
-  if (threw > 0) lines.push(`lockstep THREW on ${threw} variants (counted as refused; the engine should return failures as values).`);
-  const wrongs = variants.map((v, i) => ({ v, a: ls[i]!, i })).filter(({ v, a }) => verdict(v, a) === "wrong");
+  if (threw > 0)
+    lines.push(
+      `lockstep THREW on ${threw} variants (counted as refused; the engine should return failures as values).`,
+    );
+  const wrongs = variants
+    .map((v, i) => ({ v, a: ls[i]!, i }))
+    .filter(({ v, a }) => verdict(v, a) === "wrong");
   if (wrongs.length > 0) {
     const dir = join(tmpdir(), "lockstep-bench-wrong");
     mkdirSync(dir, { recursive: true });
@@ -151,7 +189,9 @@ export async function runRobustness(variants: readonly Variant[], rng: Rng, log:
       writeFileSync(`${base}.diff`, v.diff);
       writeFileSync(`${base}.expected`, v.expected ?? "(refusal)\n");
       writeFileSync(`${base}.actual`, a.kind === "applied" ? a.content : "");
-      lines.push(`  ${v.family} context ${v.context} ${v.path}${v.note ? ` (${v.note})` : ""}: ${firstDifference(v.expected, a)} -> ${base}.*`);
+      lines.push(
+        `  ${v.family} context ${v.context} ${v.path}${v.note ? ` (${v.note})` : ""}: ${firstDifference(v.expected, a)} -> ${base}.*`,
+      );
     }
   }
   return { text: lines.join("\n"), lockstepWrong: wrongs.length, lockstepCorrectPct: pct };
@@ -163,7 +203,8 @@ function firstDifference(expected: string | undefined, a: Attempt): string {
   const e = expected.split("\n");
   const g = a.content.split("\n");
   for (let i = 0; i < Math.max(e.length, g.length); i++) {
-    if (e[i] !== g[i]) return `line ${i + 1}: expected ${JSON.stringify(e[i]?.slice(0, 80))}, got ${JSON.stringify(g[i]?.slice(0, 80))}`;
+    if (e[i] !== g[i])
+      return `line ${i + 1}: expected ${JSON.stringify(e[i]?.slice(0, 80))}, got ${JSON.stringify(g[i]?.slice(0, 80))}`;
   }
   return "differs";
 }

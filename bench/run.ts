@@ -25,15 +25,20 @@ function projectRoot(): string {
   // dist/bench/run.js -> the project root two levels up; bench/run.ts when run from source.
   for (let dir = resolve(import.meta.dirname); ; dir = resolve(dir, "..")) {
     if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "node_modules"))) return dir;
-    if (dir === resolve(dir, "..")) throw new Error("no project root with node_modules above " + import.meta.dirname);
+    if (dir === resolve(dir, ".."))
+      throw new Error("no project root with node_modules above " + import.meta.dirname);
   }
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } } });
+  const { values } = parseArgs({
+    options: { seed: { type: "string" }, files: { type: "string" }, only: { type: "string" } },
+  });
   const seed = Number(values.seed ?? process.env["BENCH_SEED"] ?? DEFAULT_SEED);
   const fileCount = Number(values.files ?? FILES);
-  const only = new Set((values.only ?? "robustness,ctx0,adversarial,multifile,speed,scale,cli,fuzz").split(","));
+  const only = new Set(
+    (values.only ?? "robustness,ctx0,adversarial,multifile,speed,scale,cli,fuzz").split(","),
+  );
   const root = projectRoot();
   const rng = new Rng(seed);
   const began = performance.now();
@@ -49,24 +54,40 @@ async function main(): Promise<void> {
     if (s) subjects.push(s);
   }
   const skipped: Skipped = new Map();
-  const variants: Variant[] = subjects.flatMap((s, i) => variantsFor(s, i, subjects, rng.fork(`variants:${s.file.path}`), skipped));
+  const variants: Variant[] = subjects.flatMap((s, i) =>
+    variantsFor(s, i, subjects, rng.fork(`variants:${s.file.path}`), skipped),
+  );
   const determinable = variants.filter((v) => v.expected !== undefined).length;
   const lines = subjects.reduce((n, s) => n + s.lfPre.split("\n").length - 1, 0);
   const hunks = subjects.reduce((n, s) => n + (s.diffs.get(3)!.match(/^@@/gm)?.length ?? 0), 0);
 
-  const load = (): string => loadavg().map((l) => l.toFixed(2)).join(" ");
-  console.log(`lockstep bench  seed=${seed}  node=${process.version}  cpus=${cpus().length}  load average at start: ${load()}`);
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+  console.log(
+    `lockstep bench  seed=${seed}  node=${process.version}  cpus=${cpus().length}  load average at start: ${load()}`,
+  );
   console.log(
     `corpus: ${subjects.length} files from ${new Set(subjects.map((s) => s.file.pkg)).size} packages in node_modules ` +
       `(${lines} lines; ${subjects.filter((s) => s.crlf).length} converted to CRLF), ` +
       `${hunks} hunks at context 3; true diffs at context 3 and 10`,
   );
   const redraws = subjects.reduce((n, s) => n + s.redraws, 0);
-  console.log("edits: 1-4 changes per file (modify / insert / delete lines); about 30% of added runs are a small nested block");
-  console.log(`edits re-drawn ${redraws} times in all, so that every hunk's old lines occur once in their file (modulo whitespace)`);
-  console.log(`variants: ${variants.length} (${determinable} determinable, ${variants.length - determinable} must refuse)`);
+  console.log(
+    "edits: 1-4 changes per file (modify / insert / delete lines); about 30% of added runs are a small nested block",
+  );
+  console.log(
+    `edits re-drawn ${redraws} times in all, so that every hunk's old lines occur once in their file (modulo whitespace)`,
+  );
+  console.log(
+    `variants: ${variants.length} (${determinable} determinable, ${variants.length - determinable} must refuse)`,
+  );
   if (skipped.size > 0) console.log(`not formed: ${[...skipped].map(([k, n]) => `${k} (${n})`).join("; ")}`);
-  if (subjects.length < corpus.length) console.log(`${corpus.length - subjects.length} chosen files had no edit with determinable hunks and were dropped`);
+  if (subjects.length < corpus.length)
+    console.log(
+      `${corpus.length - subjects.length} chosen files had no edit with determinable hunks and were dropped`,
+    );
 
   let failed = false;
   if (only.has("robustness")) {
@@ -103,7 +124,9 @@ async function main(): Promise<void> {
     log("speed");
     const before = load();
     console.log(runSpeed(variants.filter((v) => v.family === "exact")));
-    console.log(`(load average before timing: ${before}, after: ${load()}; other processes on this machine inflate the times)`);
+    console.log(
+      `(load average before timing: ${before}, after: ${load()}; other processes on this machine inflate the times)`,
+    );
   }
   if (only.has("scale")) {
     log("scale");

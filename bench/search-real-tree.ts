@@ -44,7 +44,11 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 async function buildTree(): Promise<{ root: string; files: number; bytes: number }> {
   const source = await fs.realpath(path.join(REPO, "node_modules"));
   const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "lockstep-bench-real-")));
-  await fs.cp(source, root, { recursive: true, verbatimSymlinks: true, filter: (src) => src === source || !path.relative(source, src).split(path.sep).includes("node_modules") });
+  await fs.cp(source, root, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => src === source || !path.relative(source, src).split(path.sep).includes("node_modules"),
+  });
   let files = 0;
   let bytes = 0;
   for (const entry of await fs.readdir(root, { withFileTypes: true, recursive: true })) {
@@ -65,7 +69,9 @@ function peakMb(pid: number): number {
 /** A whole process's wall time and peak memory, through /usr/bin/time. */
 async function wholeProcess(command: string, args: string[]): Promise<{ ms: number; mb: number }> {
   const began = performance.now();
-  const r = await run("/usr/bin/time", ["-f", "%M", command, ...args], { maxBuffer: 256 * 1024 * 1024 }).catch((e: { stderr?: string }) => ({ stderr: e.stderr ?? "" }));
+  const r = await run("/usr/bin/time", ["-f", "%M", command, ...args], {
+    maxBuffer: 256 * 1024 * 1024,
+  }).catch((e: { stderr?: string }) => ({ stderr: e.stderr ?? "" }));
   const ms = performance.now() - began;
   const kb = Number(/(\d+)\s*$/.exec(r.stderr)?.[1]);
   return { ms, mb: kb / 1024 };
@@ -73,7 +79,12 @@ async function wholeProcess(command: string, args: string[]): Promise<{ ms: numb
 
 const ratio = (a: number[], b: number[]): string => `${(median(a) / median(b)).toFixed(2)}×`;
 
-async function lspRows(client: TestClient, root: string, rg: boolean, gitGrep: boolean): Promise<TimingRow[]> {
+async function lspRows(
+  client: TestClient,
+  root: string,
+  rg: boolean,
+  gitGrep: boolean,
+): Promise<TimingRow[]> {
   const rows: TimingRow[] = [];
   for (const c of CASES) {
     const lockstep: number[] = [];
@@ -89,10 +100,31 @@ async function lspRows(client: TestClient, root: string, rg: boolean, gitGrep: b
         }),
       );
       // Exit status 1 is "no match".
-      if (rg) rgMs.push(await time(() => run("rg", ["-n", "--hidden", "-S", c.pattern, root], { maxBuffer: 256 * 1024 * 1024 }).catch(() => undefined)));
-      if (gitGrep) gitMs.push(await time(() => run("git", ["grep", "--no-index", "-n", "-I", "-E", ...(/[A-Z]/.test(c.pattern) ? [] : ["-i"]), c.pattern], { cwd: root, maxBuffer: 256 * 1024 * 1024 }).catch(() => undefined)));
+      if (rg)
+        rgMs.push(
+          await time(() =>
+            run("rg", ["-n", "--hidden", "-S", c.pattern, root], { maxBuffer: 256 * 1024 * 1024 }).catch(
+              () => undefined,
+            ),
+          ),
+        );
+      if (gitGrep)
+        gitMs.push(
+          await time(() =>
+            run(
+              "git",
+              ["grep", "--no-index", "-n", "-I", "-E", ...(/[A-Z]/.test(c.pattern) ? [] : ["-i"]), c.pattern],
+              { cwd: root, maxBuffer: 256 * 1024 * 1024 },
+            ).catch(() => undefined),
+          ),
+        );
     }
-    const vs = [rg ? `${ratio(lockstep, rgMs)} rg (target ≤ 1.5×)` : "rg not on PATH: not compared", gitGrep ? `${ratio(lockstep, gitMs)} git grep` : ""].filter(Boolean).join(", ");
+    const vs = [
+      rg ? `${ratio(lockstep, rgMs)} rg (target ≤ 1.5×)` : "rg not on PATH: not compared",
+      gitGrep ? `${ratio(lockstep, gitMs)} git grep` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
     rows.push(timingRow(`search_files ${c.what} (LSP round trip)`, lockstep, `${matches} matches; ${vs}`));
     if (rg) rows.push(timingRow(`rg -n --hidden -S, same pattern`, rgMs, "spawn included"));
     if (gitGrep) rows.push(timingRow(`git grep --no-index -n -I -E, same pattern`, gitMs, "spawn included"));
@@ -101,33 +133,77 @@ async function lspRows(client: TestClient, root: string, rg: boolean, gitGrep: b
   const files: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     find.push(await time(() => client.command("find_files", { pattern: "**/*.zzz" })));
-    if (rg) files.push(await time(() => run("rg", ["--files", "--hidden", root], { maxBuffer: 256 * 1024 * 1024 })));
+    if (rg)
+      files.push(
+        await time(() => run("rg", ["--files", "--hidden", root], { maxBuffer: 256 * 1024 * 1024 })),
+      );
   }
-  rows.push(timingRow("find_files **/*.zzz (the walk alone, LSP round trip)", find, rg ? `${ratio(find, files)} rg --files (target ≤ 2×)` : "rg not on PATH: not compared"));
+  rows.push(
+    timingRow(
+      "find_files **/*.zzz (the walk alone, LSP round trip)",
+      find,
+      rg ? `${ratio(find, files)} rg --files (target ≤ 2×)` : "rg not on PATH: not compared",
+    ),
+  );
   if (rg) rows.push(timingRow("rg --files --hidden", files, "spawn included"));
   return rows;
 }
 
 async function cliRows(root: string, rg: boolean): Promise<TimingRow[]> {
-  if (!existsSync("/usr/bin/time")) return [{ what: "lockstep search as a whole process", runs: 0, median: "-", p90: "-", note: "/usr/bin/time not found: not measured" }];
+  if (!existsSync("/usr/bin/time"))
+    return [
+      {
+        what: "lockstep search as a whole process",
+        runs: 0,
+        median: "-",
+        p90: "-",
+        note: "/usr/bin/time not found: not measured",
+      },
+    ];
   const rows: TimingRow[] = [];
   for (const c of CASES) {
     const lockstep: { ms: number; mb: number }[] = [];
     const rgRuns: { ms: number; mb: number }[] = [];
     for (let i = 0; i < CLI_RUNS; i++) {
-      lockstep.push(await wholeProcess(process.execPath, [CLI, "search", c.pattern, "--root", root, "--max-results", "1000", "--json"]));
+      lockstep.push(
+        await wholeProcess(process.execPath, [
+          CLI,
+          "search",
+          c.pattern,
+          "--root",
+          root,
+          "--max-results",
+          "1000",
+          "--json",
+        ]),
+      );
       if (rg) rgRuns.push(await wholeProcess("rg", ["-n", "--hidden", "-S", c.pattern, root]));
     }
     const peak = (xs: { mb: number }[]): string => `${Math.max(...xs.map((x) => x.mb)).toFixed(0)} MB`;
     const ms = (xs: { ms: number }[]): number[] => xs.map((x) => x.ms);
-    rows.push(timingRow(`lockstep search ${c.what} (whole process)`, ms(lockstep), `peak ${peak(lockstep)}; ${rg ? `${ratio(ms(lockstep), ms(rgRuns))} rg (target ≤ 2.5×)` : "rg not on PATH: not compared"}`));
+    rows.push(
+      timingRow(
+        `lockstep search ${c.what} (whole process)`,
+        ms(lockstep),
+        `peak ${peak(lockstep)}; ${rg ? `${ratio(ms(lockstep), ms(rgRuns))} rg (target ≤ 2.5×)` : "rg not on PATH: not compared"}`,
+      ),
+    );
     if (rg) rows.push(timingRow(`rg, same pattern (whole process)`, ms(rgRuns), `peak ${peak(rgRuns)}`));
   }
   return rows;
 }
 
 export async function realTreeRows(): Promise<TimingRow[]> {
-  if (!existsSync(path.join(REPO, "node_modules"))) return [{ what: "search on a real tree", runs: 0, median: "-", p90: "-", note: "no node_modules to copy: run npm ci" }];
+  if (!existsSync(path.join(REPO, "node_modules")))
+    return [
+      {
+        what: "search on a real tree",
+        runs: 0,
+        median: "-",
+        p90: "-",
+        note: "no node_modules to copy: run npm ci",
+      },
+    ];
   const rg = has("rg");
   const gitGrep = has("git");
   const tree = await buildTree();
@@ -136,7 +212,13 @@ export async function realTreeRows(): Promise<TimingRow[]> {
   try {
     await client.command("search_files", { pattern: "warm-up" });
     rows.push(...(await lspRows(client, tree.root, rg, gitGrep)));
-    rows.push({ what: `server's peak memory after these searches`, runs: 1, median: `${peakMb(client.pid).toFixed(0)} MB`, p90: "", note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules` });
+    rows.push({
+      what: `server's peak memory after these searches`,
+      runs: 1,
+      median: `${peakMb(client.pid).toFixed(0)} MB`,
+      p90: "",
+      note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules`,
+    });
   } finally {
     await client.shutdown();
   }

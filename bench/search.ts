@@ -17,7 +17,12 @@ import type { Message } from "../server/src/agent/model.js";
 import { invokeTool } from "../server/src/tools/registry.js";
 import { Sandbox } from "../server/src/workspace/sandbox.js";
 import { Workspace } from "../server/src/workspace/workspace.js";
-import { createWorkspace, removeWorkspace, startServer, type TestClient } from "../test/support/lsp-client.js";
+import {
+  createWorkspace,
+  removeWorkspace,
+  startServer,
+  type TestClient,
+} from "../test/support/lsp-client.js";
 import { median, timingRow, type TimingRow } from "./report.js";
 import { realTreeRows } from "./search-real-tree.js";
 
@@ -36,8 +41,10 @@ function tree(files: number, lines = 24): Record<string, string> {
   const out: Record<string, string> = {};
   for (let f = 0; f < files; f++) {
     const body = Array.from({ length: lines }, (_, n) => line(f, n + 1));
-    if (f % 100 === 0) body.splice(lines / 2, 0, `export function computeTotal${f}(items) { return items.length; }`);
-    out[`pkg/d${String(Math.floor(f / 50)).padStart(4, "0")}/f${String(f).padStart(5, "0")}.ts`] = body.join("\n") + "\n";
+    if (f % 100 === 0)
+      body.splice(lines / 2, 0, `export function computeTotal${f}(items) { return items.length; }`);
+    out[`pkg/d${String(Math.floor(f / 50)).padStart(4, "0")}/f${String(f).padStart(5, "0")}.ts`] =
+      body.join("\n") + "\n";
   }
   return out;
 }
@@ -79,12 +86,19 @@ async function searchRowsFor(client: TestClient, root: string): Promise<TimingRo
         matches = (r.data["matches"] as unknown[]).length;
       }),
     );
-    grep.push(await time(() => run("git", ["grep", "-n", "-i", "-E", "computeTotal[a-z0-9_]*\\("], { cwd: root })));
+    grep.push(
+      await time(() => run("git", ["grep", "-n", "-i", "-E", "computeTotal[a-z0-9_]*\\("], { cwd: root })),
+    );
     naive.push(await time(async () => naiveSearch(root, new RegExp(PATTERN, "i"))));
   }
-  if (matches !== SEARCH_FILES / 100) throw new Error(`search_files found ${matches} matches, not ${SEARCH_FILES / 100}`);
+  if (matches !== SEARCH_FILES / 100)
+    throw new Error(`search_files found ${matches} matches, not ${SEARCH_FILES / 100}`);
   return [
-    timingRow(`search_files, ${SEARCH_FILES} files (LSP round trip)`, lockstep, `${matches} matches; ${ratio(lockstep, grep)} git grep, ${ratio(lockstep, naive)} naive JS (the real tree's rows carry the targets)`),
+    timingRow(
+      `search_files, ${SEARCH_FILES} files (LSP round trip)`,
+      lockstep,
+      `${matches} matches; ${ratio(lockstep, grep)} git grep, ${ratio(lockstep, naive)} naive JS (the real tree's rows carry the targets)`,
+    ),
     timingRow(`git grep -n -i -E, same tree`, grep, "spawn included"),
     timingRow(`naive JS: readdir + readFileSync + split + test`, naive, "in the bench process, blocking it"),
   ];
@@ -96,7 +110,8 @@ async function findRow(client: TestClient): Promise<TimingRow> {
     samples.push(
       await time(async () => {
         const r = await client.command("find_files", { pattern: "pkg/**/f*0.ts" });
-        if (!r.ok || (r.data["files"] as unknown[]).length !== SEARCH_FILES / 10) throw new Error(`find_files: ${JSON.stringify(r).slice(0, 200)}`);
+        if (!r.ok || (r.data["files"] as unknown[]).length !== SEARCH_FILES / 10)
+          throw new Error(`find_files: ${JSON.stringify(r).slice(0, 200)}`);
       }),
     );
   }
@@ -105,7 +120,10 @@ async function findRow(client: TestClient): Promise<TimingRow> {
 
 /** read_file of a small file, sent again and again while one search of a large tree runs. */
 async function responsiveRow(): Promise<TimingRow> {
-  const root = await createWorkspace({ ...tree(BIG_TREE_FILES, 8), "small.ts": "export const small = 1;\n" }, "lockstep-bench-search-big-");
+  const root = await createWorkspace(
+    { ...tree(BIG_TREE_FILES, 8), "small.ts": "export const small = 1;\n" },
+    "lockstep-bench-search-big-",
+  );
   const client = await startServer({ root, style: "helix" });
   try {
     const during: number[] = [];
@@ -121,7 +139,11 @@ async function responsiveRow(): Promise<TimingRow> {
       await new Promise((r) => setTimeout(r, 5));
     }
     const { ms, searched } = await search;
-    return timingRow(`read_file while search_files walks ${BIG_TREE_FILES} files`, during, `the search took ${ms.toFixed(0)} ms over ${searched} files; target < 50 ms`);
+    return timingRow(
+      `read_file while search_files walks ${BIG_TREE_FILES} files`,
+      during,
+      `the search took ${ms.toFixed(0)} ms over ${searched} files; target < 50 ms`,
+    );
   } finally {
     await client.shutdown();
     await removeWorkspace(root);
@@ -129,7 +151,12 @@ async function responsiveRow(): Promise<TimingRow> {
 }
 
 async function readManyRows(): Promise<TimingRow[]> {
-  const files = Object.fromEntries(Array.from({ length: 500 }, (_, f) => [`src/m${String(f).padStart(3, "0")}.ts`, Array.from({ length: 22 }, (_, n) => line(f, n + 1)).join("\n") + "\n"]));
+  const files = Object.fromEntries(
+    Array.from({ length: 500 }, (_, f) => [
+      `src/m${String(f).padStart(3, "0")}.ts`,
+      Array.from({ length: 22 }, (_, n) => line(f, n + 1)).join("\n") + "\n",
+    ]),
+  );
   const root = await createWorkspace(files, "lockstep-bench-readmany-");
   const client = await startServer({ root, style: "helix" });
   const names = Object.keys(files);
@@ -142,14 +169,29 @@ async function readManyRows(): Promise<TimingRow[]> {
       lockstep.push(
         await time(async () => {
           const r = await client.command("read_many_files", { file_paths: ["src/*.ts"] });
-          if (!r.ok || (r.data["files"] as unknown[]).length !== 500) throw new Error(`read_many_files: ${JSON.stringify(r).slice(0, 200)}`);
+          if (!r.ok || (r.data["files"] as unknown[]).length !== 500)
+            throw new Error(`read_many_files: ${JSON.stringify(r).slice(0, 200)}`);
         }),
       );
       cat.push(await time(() => run("cat", abs, { maxBuffer: 64 * 1024 * 1024 })));
-      inProcess.push(await time(() => Promise.all(abs.map(async (a) => createHash("sha256").update(await fs.readFile(a, "utf8")).digest("hex")))));
+      inProcess.push(
+        await time(() =>
+          Promise.all(
+            abs.map(async (a) =>
+              createHash("sha256")
+                .update(await fs.readFile(a, "utf8"))
+                .digest("hex"),
+            ),
+          ),
+        ),
+      );
     }
     return [
-      timingRow("read_many_files, 500 files of 2 KB (LSP round trip)", lockstep, `${ratio(lockstep, cat)} cat, ${ratio(lockstep, inProcess)} in-process; targets ≤ 1.5× cat, ≤ 3× in-process`),
+      timingRow(
+        "read_many_files, 500 files of 2 KB (LSP round trip)",
+        lockstep,
+        `${ratio(lockstep, cat)} cat, ${ratio(lockstep, inProcess)} in-process; targets ≤ 1.5× cat, ≤ 3× in-process`,
+      ),
       timingRow("cat of the same 500 files", cat, "spawn included"),
       timingRow("in-process readFile + sha256 of the same files", inProcess, "Promise.all"),
     ];
@@ -168,11 +210,18 @@ async function historyRows(): Promise<TimingRow[]> {
   const text = Array.from({ length: 1500 }, (_, n) => line(0, n + 1)).join("\n") + "\n";
   const root = await createWorkspace({ "src/big.ts": text }, "lockstep-bench-history-");
   try {
-    const ctx = { workspace: new Workspace(await Sandbox.create([root])), signal: new AbortController().signal, approve: async () => "apply" as const };
+    const ctx = {
+      workspace: new Workspace(await Sandbox.create([root])),
+      signal: new AbortController().signal,
+      approve: async () => "apply" as const,
+    };
     const raw: Message[] = [{ role: "user", parts: [{ text: "Tidy every hundredth line of src/big.ts." }] }];
     const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
       const response = await invokeTool(name, args, ctx);
-      raw.push({ role: "assistant", parts: [{ functionCall: { name, args } }] }, { role: "user", parts: [{ functionResponse: { name, response } }] });
+      raw.push(
+        { role: "assistant", parts: [{ functionCall: { name, args } }] },
+        { role: "user", parts: [{ functionResponse: { name, response } }] },
+      );
       return response.ok ? response.data : {};
     };
     const before: number[] = [];
@@ -189,14 +238,36 @@ async function historyRows(): Promise<TimingRow[]> {
       measure();
       const lines = String(state["content"]).split("\n");
       const at = p * 100;
-      const diff = ["@@ @@", ...lines.slice(at - 10, at).map((l) => ` ${l}`), `-${lines[at]}`, `+${lines[at]} // tidied`, ...lines.slice(at + 1, at + 11).map((l) => ` ${l}`)].join("\n") + "\n";
-      state = (await call("safe_patch", { file_path: "src/big.ts", unified_diff: diff, base_content_sha256: state["sha256"] }))["latest_file_state"] as Record<string, unknown>;
+      const diff =
+        [
+          "@@ @@",
+          ...lines.slice(at - 10, at).map((l) => ` ${l}`),
+          `-${lines[at]}`,
+          `+${lines[at]} // tidied`,
+          ...lines.slice(at + 1, at + 11).map((l) => ` ${l}`),
+        ].join("\n") + "\n";
+      state = (
+        await call("safe_patch", {
+          file_path: "src/big.ts",
+          unified_diff: diff,
+          base_content_sha256: state["sha256"],
+        })
+      )["latest_file_state"] as Record<string, unknown>;
     }
     measure();
     const kb = (b: number): string => `${(b / 1024).toFixed(0)} KB`;
     const total = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
-    const row = (what: string, xs: number[]): TimingRow => ({ what, runs: xs.length, median: kb(xs.at(-1)!), p90: "", note: `last request; ${kb(total(xs))} over the session's ${xs.length} requests (${kb(Buffer.byteLength(text))} file)` });
-    return [row("history bytes per request, 10-patch session, every copy", before), row("history bytes per request, one copy of each file", after)];
+    const row = (what: string, xs: number[]): TimingRow => ({
+      what,
+      runs: xs.length,
+      median: kb(xs.at(-1)!),
+      p90: "",
+      note: `last request; ${kb(total(xs))} over the session's ${xs.length} requests (${kb(Buffer.byteLength(text))} file)`,
+    });
+    return [
+      row("history bytes per request, 10-patch session, every copy", before),
+      row("history bytes per request, one copy of each file", after),
+    ];
   } finally {
     await removeWorkspace(root);
   }

@@ -4,7 +4,15 @@
 // (test/support/lsp-client.ts, compiled beside this file by tsconfig.build.json).
 // Run: `npm run build && node dist/bench/server.js [start|patch|read|memory]...` (all by default).
 import path from "node:path";
-import { createWorkspace, removeWorkspace, sha256, startServer, stateOf, type Envelope, type TestClient } from "../test/support/lsp-client.js";
+import {
+  createWorkspace,
+  removeWorkspace,
+  sha256,
+  startServer,
+  stateOf,
+  type Envelope,
+  type TestClient,
+} from "../test/support/lsp-client.js";
 import { MinimalClient } from "./minimal-client.js";
 import { cpuMs, rss } from "./proc.js";
 import { timingRow, type TimingRow } from "./report.js";
@@ -17,7 +25,6 @@ const OPEN_DOCS = 1000;
 const DOC_LINES = 1000;
 
 type Row = TimingRow;
-
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -62,7 +69,11 @@ async function minimalClient(root: string, text: string): Promise<PatchingClient
   return {
     pid: client.pid,
     text: () => client.text,
-    safePatch: async (arg) => (await client.request("workspace/executeCommand", { command: "lockstep.safe_patch", arguments: [arg] })) as Envelope,
+    safePatch: async (arg) =>
+      (await client.request("workspace/executeCommand", {
+        command: "lockstep.safe_patch",
+        arguments: [arg],
+      })) as Envelope,
     close: () => client.close(),
   };
 }
@@ -80,14 +91,26 @@ async function patchRoundTrip(kind: "test" | "minimal"): Promise<Row> {
       const current = client.text().split("\n");
       const at = 20 + ((i * 37) % 1950); // 0-based line to change, with context on both sides
       const context = (from: number, to: number): string[] => current.slice(from, to).map((l) => " " + l);
-      const diff = ["@@ @@", ...context(at - 10, at), "-" + current[at]!, "+" + current[at]! + ` // patched ${i}`, ...context(at + 1, at + 11)].join("\n") + "\n";
+      const diff =
+        [
+          "@@ @@",
+          ...context(at - 10, at),
+          "-" + current[at]!,
+          "+" + current[at]! + ` // patched ${i}`,
+          ...context(at + 1, at + 11),
+        ].join("\n") + "\n";
       // The agent knows its base hash from the previous answer: it is not part of the round trip.
       const base = sha256(client.text());
       const began = performance.now();
-      const result = await client.safePatch({ file_path: BIG_FILE, unified_diff: diff, base_content_sha256: base });
+      const result = await client.safePatch({
+        file_path: BIG_FILE,
+        unified_diff: diff,
+        base_content_sha256: base,
+      });
       samples.push(performance.now() - began);
       if (!result.ok) throw new Error(`patch ${i} failed: ${JSON.stringify(result.error)}`);
-      if (stateOf(result).sha256 !== sha256(client.text())) throw new Error(`patch ${i}: the buffer is not what the server reports`);
+      if (stateOf(result).sha256 !== sha256(client.text()))
+        throw new Error(`patch ${i}: the buffer is not what the server reports`);
     }
     serverCpu = (await cpuMs(client.pid)) - cpuStart;
   } finally {
@@ -95,8 +118,13 @@ async function patchRoundTrip(kind: "test" | "minimal"): Promise<Row> {
     await removeWorkspace(root);
   }
   const perPatch = (serverCpu / PATCHES).toFixed(1);
-  const who = kind === "test" ? "test client (vscode-jsonrpc, Helix-like)" : "minimal client (bench/minimal-client.ts)";
-  return timingRow(`safe_patch round trip, open 2,000-line buffer, ${kind} client`, samples, `${who}: applies, didChange, reply; server CPU ${perPatch} ms a patch`);
+  const who =
+    kind === "test" ? "test client (vscode-jsonrpc, Helix-like)" : "minimal client (bench/minimal-client.ts)";
+  return timingRow(
+    `safe_patch round trip, open 2,000-line buffer, ${kind} client`,
+    samples,
+    `${who}: applies, didChange, reply; server CPU ${perPatch} ms a patch`,
+  );
 }
 
 async function readMany(): Promise<Row> {
@@ -117,13 +145,20 @@ async function readMany(): Promise<Row> {
       const result = await client.command("read_many_files", { file_paths: ["src/*.ts"] });
       samples.push(performance.now() - began);
       const count = (result.data?.["files"] as unknown[] | undefined)?.length;
-      if (!result.ok || count !== READ_FILES) throw new Error(`read_many_files read ${String(count)} files: ${JSON.stringify(result).slice(0, 300)}`);
+      if (!result.ok || count !== READ_FILES)
+        throw new Error(
+          `read_many_files read ${String(count)} files: ${JSON.stringify(result).slice(0, 300)}`,
+        );
     }
   } finally {
     await client.shutdown();
     await removeWorkspace(root);
   }
-  return timingRow(`read_many_files, ${READ_FILES} files from disk`, samples, `${mb(bytes)} in all, with progress`);
+  return timingRow(
+    `read_many_files, ${READ_FILES} files from disk`,
+    samples,
+    `${mb(bytes)} in all, with progress`,
+  );
 }
 
 async function memory(): Promise<Row[]> {
@@ -139,7 +174,9 @@ async function memory(): Promise<Row[]> {
       await client.open(`src/doc${String(f).padStart(4, "0")}.ts`, text);
     }
     // A round trip: every didOpen before it has been handled.
-    const probe = await client.command("read_file", { file_path: `src/doc${String(OPEN_DOCS - 1).padStart(4, "0")}.ts` });
+    const probe = await client.command("read_file", {
+      file_path: `src/doc${String(OPEN_DOCS - 1).padStart(4, "0")}.ts`,
+    });
     if (!probe.ok) throw new Error(`read_file failed: ${JSON.stringify(probe.error)}`);
     const loaded = await rss(client.pid);
     const target = 2 * textBytes + 60 * 1024 * 1024;
@@ -162,32 +199,74 @@ async function memory(): Promise<Row[]> {
 
 function print(rows: Row[]): void {
   const header: Row = { what: "measure", runs: 0, median: "median", p90: "p90", note: "" };
-  const cells = (r: Row): string[] => [r.what, r === header ? "runs" : String(r.runs), r.median, r.p90, r.note];
+  const cells = (r: Row): string[] => [
+    r.what,
+    r === header ? "runs" : String(r.runs),
+    r.median,
+    r.p90,
+    r.note,
+  ];
   const all = [header, ...rows].map(cells);
   const widths = all[0]!.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
-  const line = (row: string[]): string => row.map((cell, c) => (c === 1 || c === 2 || c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ").trimEnd();
-  process.stdout.write([line(all[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...all.slice(1).map(line)].join("\n") + "\n");
+  const line = (row: string[]): string =>
+    row
+      .map((cell, c) => (c === 1 || c === 2 || c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+      .join("  ")
+      .trimEnd();
+  process.stdout.write(
+    [line(all[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...all.slice(1).map(line)].join("\n") + "\n",
+  );
 }
 
 const SECTIONS: Record<string, { label: string; run: () => Promise<Row | Row[]> }> = {
   start: { label: "start-up", run: () => startUpRows() },
-  patch: { label: "safe_patch round trips", run: async () => [await patchRoundTrip("test"), await patchRoundTrip("minimal")] },
+  patch: {
+    label: "safe_patch round trips",
+    run: async () => [await patchRoundTrip("test"), await patchRoundTrip("minimal")],
+  },
   read: { label: "read_many_files", run: readMany },
   memory: { label: "memory with open documents", run: memory },
-  companion: { label: "read_file over MCP against LSP", run: async () => (await import("./companion.js")).companionRows() },
-  responsive: { label: "read_file while a large patch runs", run: async () => (await import("./responsive.js")).responsiveRows() },
-  relay: { label: "wrap mode: hover through lockstep against the wrapped server directly; diagnostics_after's wait", run: async () => (await import("./relay.js")).relayRows() },
-  flood: { label: "wrap mode: a child flooding log messages while the editor reads nothing (peak RSS)", run: async () => (await import("./relay-flood.js")).floodRows() },
-  search: { label: "search_files, find_files, read_many_files against rg, git grep and cat; history bytes", run: async () => (await import("./search.js")).searchRows() },
-  acp: { label: "lockstep acp: prompt to first update; reads and writes through the client against the disk", run: async () => (await import("./acp.js")).acpRows() },
-  sessions: { label: "session store: write per turn, resume of a 200-turn session", run: async () => (await import("./sessions.js")).sessionsRows() },
-  didchange: { label: "a didChange of 13,000 changes against vscode-languageserver-textdocument", run: async () => (await import("./did-change.js")).didChangeRows() },
+  companion: {
+    label: "read_file over MCP against LSP",
+    run: async () => (await import("./companion.js")).companionRows(),
+  },
+  responsive: {
+    label: "read_file while a large patch runs",
+    run: async () => (await import("./responsive.js")).responsiveRows(),
+  },
+  relay: {
+    label: "wrap mode: hover through lockstep against the wrapped server directly; diagnostics_after's wait",
+    run: async () => (await import("./relay.js")).relayRows(),
+  },
+  flood: {
+    label: "wrap mode: a child flooding log messages while the editor reads nothing (peak RSS)",
+    run: async () => (await import("./relay-flood.js")).floodRows(),
+  },
+  search: {
+    label: "search_files, find_files, read_many_files against rg, git grep and cat; history bytes",
+    run: async () => (await import("./search.js")).searchRows(),
+  },
+  acp: {
+    label: "lockstep acp: prompt to first update; reads and writes through the client against the disk",
+    run: async () => (await import("./acp.js")).acpRows(),
+  },
+  sessions: {
+    label: "session store: write per turn, resume of a 200-turn session",
+    run: async () => (await import("./sessions.js")).sessionsRows(),
+  },
+  didchange: {
+    label: "a didChange of 13,000 changes against vscode-languageserver-textdocument",
+    run: async () => (await import("./did-change.js")).didChangeRows(),
+  },
 };
 
 /** `node dist/bench/server.js [start|patch|read|memory]...`: the named sections, or all. */
 async function main(names: string[]): Promise<void> {
   const unknown = names.filter((n) => !(n in SECTIONS));
-  if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")}; the sections are ${Object.keys(SECTIONS).join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown section ${unknown.join(", ")}; the sections are ${Object.keys(SECTIONS).join(", ")}`,
+    );
   const began = performance.now();
   const rows: Row[] = [];
   for (const [name, section] of Object.entries(SECTIONS)) {
@@ -196,7 +275,9 @@ async function main(names: string[]): Promise<void> {
     rows.push(...[await section.run()].flat());
   }
   print(rows);
-  log(`done in ${((performance.now() - began) / 1000).toFixed(1)} s (node ${process.version}, ${process.platform})`);
+  log(
+    `done in ${((performance.now() - began) / 1000).toFixed(1)} s (node ${process.version}, ${process.platform})`,
+  );
 }
 
 await main(process.argv.slice(2));

@@ -21,11 +21,23 @@ const RESUME_RUNS = 15;
 /** A file of about `lines` code-like lines; `variant` changes one line, as a patch would. */
 function fileText(lines: number, variant: number): string {
   const out: string[] = [];
-  for (let i = 0; i < lines; i++) out.push(i === variant % lines ? `  const changed_${variant} = ${variant};` : `  const value_${i} = compute(${i}, "item-${(i * 7919) % 10007}");`);
+  for (let i = 0; i < lines; i++)
+    out.push(
+      i === variant % lines
+        ? `  const changed_${variant} = ${variant};`
+        : `  const value_${i} = compute(${i}, "item-${(i * 7919) % 10007}");`,
+    );
   return out.join("\n") + "\n";
 }
 
-const state = (file: string, content: string) => ({ file_path: file, uri: `file:///project/${file}`, version: null, sha256: `${file}-${content.length}-${content.slice(-12)}`, content, open: false });
+const state = (file: string, content: string) => ({
+  file_path: file,
+  uri: `file:///project/${file}`,
+  version: null,
+  sha256: `${file}-${content.length}-${content.slice(-12)}`,
+  content,
+  open: false,
+});
 
 /**
  * Writes a session of TURNS turns through the recorder, as the turn loop hands them over: each
@@ -33,11 +45,21 @@ const state = (file: string, content: string) => ({ file_path: file, uri: `file:
  * unchanged 600-line file. Returns the time each turnEnded took.
  */
 async function writeSession(store: SessionStore): Promise<{ samples: number[]; id: string; file: string }> {
-  const recorder = new SessionRecorder({ store: () => store, provider: () => ({ provider: "gemini", model: "bench" }), warn: (w) => process.stderr.write(`${w}\n`) });
+  const recorder = new SessionRecorder({
+    store: () => store,
+    provider: () => ({ provider: "gemini", model: "bench" }),
+    warn: (w) => process.stderr.write(`${w}\n`),
+  });
   const journal = new Journal();
   journal.listen(recorder);
-  const history: Message[] = [{ role: "user", parts: [{ text: "Refactor the helpers in src/a.ts, one function at a time." }] }];
-  await recorder.runStarted({ job_id: "bench-job", prompt: "Refactor the helpers", model: "bench" }, [], async () => ({ ok: true, data: {} }));
+  const history: Message[] = [
+    { role: "user", parts: [{ text: "Refactor the helpers in src/a.ts, one function at a time." }] },
+  ];
+  await recorder.runStarted(
+    { job_id: "bench-job", prompt: "Refactor the helpers", model: "bench" },
+    [],
+    async () => ({ ok: true, data: {} }),
+  );
   const big = fileText(600, -1);
   const samples: number[] = [];
   let before = fileText(150, 0);
@@ -48,16 +70,53 @@ async function writeSession(store: SessionStore): Promise<{ samples: number[]; i
       role: "assistant",
       parts: [
         { text: `Turn ${turn}: changing line ${turn % 150} and checking the callers.` },
-        { functionCall: { name: "safe_patch", args: { file_path: "src/a.ts", unified_diff: `@@ -1,3 +1,3 @@\n-old ${turn}\n+new ${turn}\n context\n`, base_content_sha256: "x".repeat(64) } } },
+        {
+          functionCall: {
+            name: "safe_patch",
+            args: {
+              file_path: "src/a.ts",
+              unified_diff: `@@ -1,3 +1,3 @@\n-old ${turn}\n+new ${turn}\n context\n`,
+              base_content_sha256: "x".repeat(64),
+            },
+          },
+        },
         ...(read ? [{ functionCall: { name: "read_file", args: { file_path: "src/big.ts" } } }] : []),
       ],
     });
-    journal.record({ job_id: "bench-job", tool: "safe_patch", file_path: "src/a.ts", uri: "file:///project/src/a.ts", before, after });
+    journal.record({
+      job_id: "bench-job",
+      tool: "safe_patch",
+      file_path: "src/a.ts",
+      uri: "file:///project/src/a.ts",
+      before,
+      after,
+    });
     history.push({
       role: "tool",
       parts: [
-        { functionResponse: { name: "safe_patch", response: { ok: true, data: { message: "Patch applied successfully.", applied: true, latest_file_state: state("src/a.ts", after) } } } },
-        ...(read ? [{ functionResponse: { name: "read_file", response: { ok: true, data: state("src/big.ts", big) } } }] : []),
+        {
+          functionResponse: {
+            name: "safe_patch",
+            response: {
+              ok: true,
+              data: {
+                message: "Patch applied successfully.",
+                applied: true,
+                latest_file_state: state("src/a.ts", after),
+              },
+            },
+          },
+        },
+        ...(read
+          ? [
+              {
+                functionResponse: {
+                  name: "read_file",
+                  response: { ok: true, data: state("src/big.ts", big) },
+                },
+              },
+            ]
+          : []),
       ],
     });
     before = after;
@@ -66,7 +125,13 @@ async function writeSession(store: SessionStore): Promise<{ samples: number[]; i
     samples.push(performance.now() - started);
   }
   history.push({ role: "assistant", parts: [{ text: "Done." }] });
-  recorder.runEnded({ job_id: "bench-job", status: "done", usage: { input_tokens: 1, output_tokens: 1 }, files_changed: ["src/a.ts"], history });
+  recorder.runEnded({
+    job_id: "bench-job",
+    status: "done",
+    usage: { input_tokens: 1, output_tokens: 1 },
+    files_changed: ["src/a.ts"],
+    history,
+  });
   const live = recorder.live()!;
   recorder.close();
   return { samples, id: live.id, file: live.file };
@@ -74,7 +139,10 @@ async function writeSession(store: SessionStore): Promise<{ samples: number[]; i
 
 export async function sessionsRows(): Promise<TimingRow[]> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "lockstep-bench-sessions-"));
-  const root = await createWorkspace({ "src/a.ts": fileText(150, 0), "src/big.ts": fileText(600, -1) }, "lockstep-bench-sessions-ws-");
+  const root = await createWorkspace(
+    { "src/a.ts": fileText(150, 0), "src/big.ts": fileText(600, -1) },
+    "lockstep-bench-sessions-ws-",
+  );
   try {
     const store = new SessionStore(realpathSync(root), path.join(stateDir, "lockstep"));
     const { samples, id, file } = await writeSession(store);
@@ -86,7 +154,11 @@ export async function sessionsRows(): Promise<TimingRow[]> {
     for (let i = 0; i < RESUME_RUNS; i++) {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const recorder = new SessionRecorder({ store: () => store, provider: () => ({ provider: "gemini", model: "bench" }), warn: () => undefined });
+      const recorder = new SessionRecorder({
+        store: () => store,
+        provider: () => ({ provider: "gemini", model: "bench" }),
+        warn: () => undefined,
+      });
       const resumed = recorder.resume(id);
       if (!resumed.ok) throw new Error(resumed.message);
       const conversation = new Conversation();
@@ -129,9 +201,21 @@ export async function sessionsRows(): Promise<TimingRow[]> {
         samples,
         `encode + one write (fdatasync off the thread): median ${us(sorted[sorted.length >> 1]!)}, max ${us(sorted.at(-1)!)}; file ${kb} KB; target < 5 ms`,
       ),
-      timingRow(`session store: resume a ${TURNS}-turn session (in process)`, resume, `read + parse + history (${messages} messages) + journal + compaction; target < 100 ms`),
-      timingRow(`the same resume, CPU time of the process`, resumeCpu, "wall time above includes waiting for a loaded machine's cores"),
-      timingRow(`session store: list it (summary: messages and blobs unparsed)`, listing, "lockstep sessions, lockstep.sessions, ask --continue"),
+      timingRow(
+        `session store: resume a ${TURNS}-turn session (in process)`,
+        resume,
+        `read + parse + history (${messages} messages) + journal + compaction; target < 100 ms`,
+      ),
+      timingRow(
+        `the same resume, CPU time of the process`,
+        resumeCpu,
+        "wall time above includes waiting for a loaded machine's cores",
+      ),
+      timingRow(
+        `session store: list it (summary: messages and blobs unparsed)`,
+        listing,
+        "lockstep sessions, lockstep.sessions, ask --continue",
+      ),
       timingRow(`lockstep.resume of it, LSP round trip`, roundTrips, "spawned server, test client"),
     ];
   } finally {

@@ -37,9 +37,24 @@ export function shapedSource(kind: ShapedKind, n: number, rng: Rng, index: numbe
         if (kind === "go" || kind === "go-mixed") out.push(`${pad}}`);
         continue;
       }
-      if (kind === "python") out.push(pad + rng.pick([`value_${i} = compute(request, ${i})`, `log.debug("step ${i}")`, "return None", `items.append(${i})`]));
-      else if (kind === "yaml") out.push(pad + rng.pick([`key_${i}: value-${i}`, `- item-${i}`, `port_${i}: ${8000 + i}`, "enabled: true"]));
-      else out.push(pad + rng.pick([`total += ${i}`, "return nil", `log.Printf("step ${i}")`, `n = n*${i} + 1`]));
+      if (kind === "python")
+        out.push(
+          pad +
+            rng.pick([
+              `value_${i} = compute(request, ${i})`,
+              `log.debug("step ${i}")`,
+              "return None",
+              `items.append(${i})`,
+            ]),
+        );
+      else if (kind === "yaml")
+        out.push(
+          pad + rng.pick([`key_${i}: value-${i}`, `- item-${i}`, `port_${i}: ${8000 + i}`, "enabled: true"]),
+        );
+      else
+        out.push(
+          pad + rng.pick([`total += ${i}`, "return nil", `log.Printf("step ${i}")`, `n = n*${i} + 1`]),
+        );
     }
   };
   while (out.length < n) {
@@ -66,7 +81,13 @@ export function shapedSource(kind: ShapedKind, n: number, rng: Rng, index: numbe
 function bodyOf(lines: readonly string[], header: number, max: number): number {
   const base = leadingWhitespace(lines[header]!).length;
   let end = header + 1;
-  while (end < lines.length && end - header - 1 < max && lines[end]!.trim() !== "" && leadingWhitespace(lines[end]!).length > base) end++;
+  while (
+    end < lines.length &&
+    end - header - 1 < max &&
+    lines[end]!.trim() !== "" &&
+    leadingWhitespace(lines[end]!).length > base
+  )
+    end++;
   return end - header - 1;
 }
 
@@ -87,18 +108,37 @@ export function reshapeEdit(source: ShapedSource, rng: Rng): string[] | undefine
     const body = bodyOf(lines, at, 4);
     if (body > 0 && rng.chance(0.5)) {
       // Unwrap: drop the header (and a closing brace at its level), move the body out one level.
-      const inner = lines.slice(at + 1, at + 1 + body).map((l) => (l.startsWith(pad + lineUnit) ? pad + l.slice(pad.length + lineUnit.length) : l));
+      const inner = lines
+        .slice(at + 1, at + 1 + body)
+        .map((l) => (l.startsWith(pad + lineUnit) ? pad + l.slice(pad.length + lineUnit.length) : l));
       let after = at + 1 + body;
       if (braces && lines[after]?.trim() === "}" && leadingWhitespace(lines[after]!) === pad) after++;
       return [...lines.slice(0, at), ...inner, ...lines.slice(after)];
     }
     // Wrap: a new header at this level, this line and the next (same level) one level in.
     let count = 1;
-    while (count < 3 && lines[at + count]?.trim() !== "" && leadingWhitespace(lines[at + count] ?? "") === pad && bodyOf(lines, at + count, 1) === 0) count++;
+    while (
+      count < 3 &&
+      lines[at + count]?.trim() !== "" &&
+      leadingWhitespace(lines[at + count] ?? "") === pad &&
+      bodyOf(lines, at + count, 1) === 0
+    )
+      count++;
     if (bodyOf(lines, at, 1) > 0) continue;
-    const header = kind === "python" ? `${pad}if ready_${at}:` : kind === "yaml" ? `${pad}wrapped_${at}:` : `${pad}if ready${at} {`;
+    const header =
+      kind === "python"
+        ? `${pad}if ready_${at}:`
+        : kind === "yaml"
+          ? `${pad}wrapped_${at}:`
+          : `${pad}if ready${at} {`;
     const moved = lines.slice(at, at + count).map((l) => lineUnit + l);
-    return [...lines.slice(0, at), header, ...moved, ...(braces ? [`${pad}}`] : []), ...lines.slice(at + count)];
+    return [
+      ...lines.slice(0, at),
+      header,
+      ...moved,
+      ...(braces ? [`${pad}}`] : []),
+      ...lines.slice(at + count),
+    ];
   }
   return undefined;
 }

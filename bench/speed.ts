@@ -33,10 +33,18 @@ export function runSpeed(variants: readonly Variant[]): string {
   }
   const rows = tools.map(([name], t) => {
     const s = samples[t]!.sort((a, b) => a - b);
-    return [name, fixed(percentile(s, 50)), fixed(percentile(s, 90)), fixed(percentile(s, 99)), fixed(s[s.length - 1]!)];
+    return [
+      name,
+      fixed(percentile(s, 50)),
+      fixed(percentile(s, 90)),
+      fixed(percentile(s, 99)),
+      fixed(s[s.length - 1]!),
+    ];
   });
   const p50 = (t: number): number => percentile(samples[t]!, 50);
-  const ratios = variants.map((_, d) => median(perDiff[0]![d]!) / median(perDiff[1]![d]!)).sort((a, b) => a - b);
+  const ratios = variants
+    .map((_, d) => median(perDiff[0]![d]!) / median(perDiff[1]![d]!))
+    .sort((a, b) => a - b);
   const lines = [
     section("3. Speed on exact variants (microseconds per call)"),
     `${variants.length} diffs (context 3 and 10) x ${ROUNDS} rounds per tool after ${WARMUP_ROUNDS} warm-up rounds; samples pooled`,

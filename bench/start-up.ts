@@ -22,7 +22,8 @@ interface Variant {
 /** The project root: where bin/lockstep.js is, from bench/ or dist/bench/. */
 export function projectRoot(): string {
   for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "bin", "lockstep.js")) && existsSync(path.join(dir, "package.json"))) return dir;
+    if (existsSync(path.join(dir, "bin", "lockstep.js")) && existsSync(path.join(dir, "package.json")))
+      return dir;
     if (dir === path.dirname(dir)) throw new Error(`no bin/lockstep.js above ${import.meta.dirname}`);
   }
 }
@@ -39,12 +40,16 @@ function bareNode(env: NodeJS.ProcessEnv): Promise<number> {
 /** Median and p90 of `runs` starts of each variant. Needs the build (its code cache). */
 export async function startUpRows(runs = RUNS): Promise<TimingRow[]> {
   const cache = path.join(projectRoot(), "dist", "bundle", "lockstep.cjs.cache");
-  if (!existsSync(cache)) throw new Error(`${cache} is missing: run \`npm run build\` (it writes the code cache) before the start-up bench.`);
+  if (!existsSync(cache))
+    throw new Error(
+      `${cache} is missing: run \`npm run build\` (it writes the code cache) before the start-up bench.`,
+    );
   const root = await createWorkspace({ "README.md": "# bench\n" }, "lockstep-bench-start-up-");
   // startServer adds `env` to this process's environment, so an empty value is how to
   // remove one; Node treats an empty NODE_EXTRA_CA_CERTS as unset.
   const environments = [{ label: "", env: {} }];
-  if (process.env["NODE_EXTRA_CA_CERTS"]) environments.push({ label: ", NODE_EXTRA_CA_CERTS removed", env: { NODE_EXTRA_CA_CERTS: "" } });
+  if (process.env["NODE_EXTRA_CA_CERTS"])
+    environments.push({ label: ", NODE_EXTRA_CA_CERTS removed", env: { NODE_EXTRA_CA_CERTS: "" } });
   const variants: Variant[] = environments.flatMap(({ label, env }) => {
     const server = (mode: string) => async (): Promise<number> => {
       const began = performance.now();
@@ -54,9 +59,24 @@ export async function startUpRows(runs = RUNS): Promise<TimingRow[]> {
       return ms;
     };
     return [
-      { what: `spawn → initialize result, code cache${label}`, note: "node bin/lockstep.js --stdio", measure: server(""), samples: [] },
-      { what: `spawn → initialize result, no code cache${label}`, note: "LOCKSTEP_CODE_CACHE=off", measure: server("off"), samples: [] },
-      { what: `bare Node start (node -e 0)${label}`, note: "spawn → exit", measure: () => bareNode({ ...process.env, ...env }), samples: [] },
+      {
+        what: `spawn → initialize result, code cache${label}`,
+        note: "node bin/lockstep.js --stdio",
+        measure: server(""),
+        samples: [],
+      },
+      {
+        what: `spawn → initialize result, no code cache${label}`,
+        note: "LOCKSTEP_CODE_CACHE=off",
+        measure: server("off"),
+        samples: [],
+      },
+      {
+        what: `bare Node start (node -e 0)${label}`,
+        note: "spawn → exit",
+        measure: () => bareNode({ ...process.env, ...env }),
+        samples: [],
+      },
     ];
   });
   try {

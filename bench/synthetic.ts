@@ -31,7 +31,14 @@ export function repeatedLines(n: number): string[] {
  * The lines with `count` single-line changes at distinct places at least
  * `spacing` lines apart, each line `i` replaced by `change(line, k)`.
  */
-export function spreadEdits(lines: readonly string[], count: number, spacing: number, rng: Rng, change: (line: string, k: number) => string, pickable: (line: string) => boolean): string[] {
+export function spreadEdits(
+  lines: readonly string[],
+  count: number,
+  spacing: number,
+  rng: Rng,
+  change: (line: string, k: number) => string,
+  pickable: (line: string) => boolean,
+): string[] {
   const out = lines.slice();
   const slot = Math.floor(lines.length / count);
   if (slot < spacing) throw new Error(`${count} edits do not fit ${lines.length} lines ${spacing} apart`);

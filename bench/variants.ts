@@ -90,11 +90,15 @@ export function makeSubject(file: CorpusFile, crlf: boolean, rng: Rng): Subject 
   for (let attempt = 0; attempt < 40; attempt++) {
     const lfPost = joinText({ lines: randomEdit(lines, rng, unit ?? "  "), finalNewline });
     if (lfPost === file.content) continue;
-    const lfDiffs = new Map<number, string>(CONTEXTS.map((c) => [c, trueDiff(file.path, file.content, lfPost, c)]));
+    const lfDiffs = new Map<number, string>(
+      CONTEXTS.map((c) => [c, trueDiff(file.path, file.content, lfPost, c)]),
+    );
     if (![...lfDiffs.values()].every((d) => hunksUnique(folded, d))) continue;
     const pre = crlf ? toCrlf(file.content) : file.content;
     const post = crlf ? toCrlf(lfPost) : lfPost;
-    const diffs = crlf ? new Map<number, string>(CONTEXTS.map((c) => [c, trueDiff(file.path, pre, post, c)])) : lfDiffs;
+    const diffs = crlf
+      ? new Map<number, string>(CONTEXTS.map((c) => [c, trueDiff(file.path, pre, post, c)]))
+      : lfDiffs;
     return { file, crlf, pre, post, lfPre: file.content, lfPost, diffs, lfDiffs, unit, redraws: attempt };
   }
   return undefined;
@@ -118,7 +122,13 @@ function inventLine(foldedSet: ReadonlySet<string>, rng: Rng): (line: string) =>
   };
 }
 
-export function variantsFor(subject: Subject, index: number, subjects: readonly Subject[], rng: Rng, skipped: Skipped): Variant[] {
+export function variantsFor(
+  subject: Subject,
+  index: number,
+  subjects: readonly Subject[],
+  rng: Rng,
+  skipped: Skipped,
+): Variant[] {
   const out: Variant[] = [];
   const skip = (what: string): void => {
     skipped.set(what, (skipped.get(what) ?? 0) + 1);
@@ -130,12 +140,26 @@ export function variantsFor(subject: Subject, index: number, subjects: readonly 
     const diff = subject.diffs.get(context)!;
     const base = { context, path: subject.file.path, crlf: subject.crlf };
     const good = (family: Family, d: string, note?: string): void => {
-      out.push({ ...base, family, content: subject.pre, diff: d, expected: subject.post, ...(note ? { note } : {}) });
+      out.push({
+        ...base,
+        family,
+        content: subject.pre,
+        diff: d,
+        expected: subject.post,
+        ...(note ? { note } : {}),
+      });
     };
     good("exact", diff);
     const offset = randomOffset(rng);
-    good("line-numbers", shiftHeaders(diff, () => offset), `offset ${offset}`);
-    good("line-numbers-random", shiftHeaders(diff, () => randomOffset(rng)));
+    good(
+      "line-numbers",
+      shiftHeaders(diff, () => offset),
+      `offset ${offset}`,
+    );
+    good(
+      "line-numbers-random",
+      shiftHeaders(diff, () => randomOffset(rng)),
+    );
     good("bare-headers", bareHeaders(diff));
     good("wrong-counts", wrongCounts(diff, rng));
     good("no-file-headers", fencedWithoutFileHeaders(diff, rng));
@@ -171,23 +195,41 @@ export function variantsFor(subject: Subject, index: number, subjects: readonly 
     else skip("missing-blank-prefix: no blank context line");
 
     const stale = staleBase(subject, diff, folded, rng);
-    if (stale !== undefined) out.push({ ...base, family: "stale", content: stale, diff, expected: undefined });
+    if (stale !== undefined)
+      out.push({ ...base, family: "stale", content: stale, diff, expected: undefined });
     else skip("stale: no removed line unique in the file");
 
     const other = otherFileDiff(subject, index, subjects, context, folded, foldedSet);
-    if (other !== undefined) out.push({ ...base, family: "other-file", diff: other, content: subject.pre, expected: undefined });
+    if (other !== undefined)
+      out.push({ ...base, family: "other-file", diff: other, content: subject.pre, expected: undefined });
     else skip("other-file: no other diff that misses this file");
 
     const dup = duplicatedRegion(subject, diff, fileLines, rng);
     if (dup) {
-      out.push({ ...base, family: "duplicated-numbered", content: dup.content, diff: dup.diff, expected: dup.expected });
-      out.push({ ...base, family: "duplicated-bare", content: dup.content, diff: bareHeaders(dup.diff), expected: undefined });
+      out.push({
+        ...base,
+        family: "duplicated-numbered",
+        content: dup.content,
+        diff: dup.diff,
+        expected: dup.expected,
+      });
+      out.push({
+        ...base,
+        family: "duplicated-bare",
+        content: dup.content,
+        diff: bareHeaders(dup.diff),
+        expected: undefined,
+      });
     } else skip("duplicated-region: every hunk touches the end of the file");
   }
   return out;
 }
 
-function occurrencesWithWildcard(folded: readonly string[], block: readonly string[], wildcard: number): number {
+function occurrencesWithWildcard(
+  folded: readonly string[],
+  block: readonly string[],
+  wildcard: number,
+): number {
   let n = 0;
   for (let s = 0; s + block.length <= folded.length; s++) {
     let ok = true;
@@ -247,9 +289,16 @@ function otherFileDiff(
  * after a blank line, and that hunk alone with its true line numbers; the
  * right answer is the edit at the original place.
  */
-function duplicatedRegion(subject: Subject, diff: string, lines: readonly string[], rng: Rng): { content: string; diff: string; expected: string } | undefined {
+function duplicatedRegion(
+  subject: Subject,
+  diff: string,
+  lines: readonly string[],
+  rng: Rng,
+): { content: string; diff: string; expected: string } | undefined {
   const sides = hunkOldSides(diff);
-  const usable = sides.map((h, i) => ({ h, i })).filter(({ h }) => h.oldStart !== undefined && h.oldStart - 1 + h.lines.length < lines.length);
+  const usable = sides
+    .map((h, i) => ({ h, i }))
+    .filter(({ h }) => h.oldStart !== undefined && h.oldStart - 1 + h.lines.length < lines.length);
   if (usable.length === 0) return undefined;
   const { h, i } = rng.pick(usable);
   const start = h.oldStart! - 1;

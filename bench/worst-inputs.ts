@@ -8,7 +8,12 @@
 // Run: `npm run build && node dist/bench/worst-inputs.js [glob|review|staging]...` (all by default).
 import { performance } from "node:perf_hooks";
 import path from "node:path";
-import { createWorkspace, removeWorkspace, startServer, type TestClient } from "../test/support/lsp-client.js";
+import {
+  createWorkspace,
+  removeWorkspace,
+  startServer,
+  type TestClient,
+} from "../test/support/lsp-client.js";
 import { table, section } from "./report.js";
 import { Journal } from "../server/src/review/journal.js";
 import { ReviewDesk } from "../server/src/review/review-desk.js";
@@ -31,7 +36,8 @@ function ms(n: number): string {
 /** Files whose names are as long as real ones, none ending in x (so a `…x` pattern fails on all of them, the slow way). */
 function globFiles(): Record<string, string> {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 40; i++) files[`src/components/widget-panel-${i}.component.ts`] = `export const w${i} = ${i};\n`;
+  for (let i = 0; i < 40; i++)
+    files[`src/components/widget-panel-${i}.component.ts`] = `export const w${i} = ${i};\n`;
   files["src/big.ts"] = "export const big = 1;\n";
   return files;
 }
@@ -55,7 +61,8 @@ async function globRun(root: string, pattern: string): Promise<GlobRow> {
     let found = NaN;
     const find = client.command("find_files", { pattern }).then((e) => {
       found = performance.now() - start;
-      if (!e.ok && e.error?.code !== "invalid_argument") log(`find_files ${label(pattern)}: ${e.error?.message}`);
+      if (!e.ok && e.error?.code !== "invalid_argument")
+        log(`find_files ${label(pattern)}: ${e.error?.message}`);
     });
     await new Promise((r) => setTimeout(r, 20));
     const sent = performance.now();
@@ -63,8 +70,15 @@ async function globRun(root: string, pattern: string): Promise<GlobRow> {
       client.command("read_file", { file_path: "src/big.ts" }).then(() => performance.now() - sent),
       new Promise<number>((r) => setTimeout(() => r(Infinity), GLOB_DEADLINE_MS)),
     ]);
-    await Promise.race([find, new Promise((r) => setTimeout(r, Math.max(0, GLOB_DEADLINE_MS - (performance.now() - start))))]);
-    return { pattern: label(pattern), find: Number.isNaN(found) ? `> ${ms(GLOB_DEADLINE_MS)}` : ms(found), read: Number.isFinite(read) ? ms(read) : `> ${ms(GLOB_DEADLINE_MS)}` };
+    await Promise.race([
+      find,
+      new Promise((r) => setTimeout(r, Math.max(0, GLOB_DEADLINE_MS - (performance.now() - start)))),
+    ]);
+    return {
+      pattern: label(pattern),
+      find: Number.isNaN(found) ? `> ${ms(GLOB_DEADLINE_MS)}` : ms(found),
+      read: Number.isFinite(read) ? ms(read) : `> ${ms(GLOB_DEADLINE_MS)}`,
+    };
   } finally {
     await client.kill();
   }
@@ -86,7 +100,10 @@ export async function globRows(patterns: readonly string[]): Promise<GlobRow[]> 
 
 /** A file of `hunks * 10` lines and a change to every tenth line: `hunks` hunks at 3 lines of context. */
 export function manyHunks(hunks: number): { before: string; after: string } {
-  const lines = Array.from({ length: hunks * 10 }, (_, i) => `  const value${i} = compute(${i}); // line ${i + 1}\n`);
+  const lines = Array.from(
+    { length: hunks * 10 },
+    (_, i) => `  const value${i} = compute(${i}); // line ${i + 1}\n`,
+  );
   const after = lines.map((l, i) => (i % 10 === 5 ? l.replace("compute(", "recompute(") : l));
   return { before: lines.join(""), after: after.join("") };
 }
@@ -124,14 +141,31 @@ async function reviewRun(hunks: number, whole: boolean): Promise<{ took: number;
     const workspace = new Workspace(await Sandbox.create([root]));
     // Each change of the desk republishes the file's hunks, as the editor view does (one at a time).
     let publishing: Promise<unknown> = Promise.resolve();
-    const desk: ReviewDesk = new ReviewDesk({ workspace: () => workspace, journal: new Journal(), changed: (uri) => void (publishing = publishing.then(() => desk.located(uri))) });
+    const desk: ReviewDesk = new ReviewDesk({
+      workspace: () => workspace,
+      journal: new Journal(),
+      changed: (uri) => void (publishing = publishing.then(() => desk.located(uri))),
+    });
     const resolved = await workspace.resolve("big.ts", "write");
     const read = resolved.ok ? await workspace.read(resolved.value) : undefined;
     if (!resolved.ok || !read?.ok) throw new Error("the bench file cannot be read");
     const signal = new AbortController().signal;
-    const staged = desk.stage({ tool: "write_file", file_path: "big.ts", uri: resolved.value.uri, before: read.value, after, diff: "", added: hunks, removed: hunks }, signal);
+    const staged = desk.stage(
+      {
+        tool: "write_file",
+        file_path: "big.ts",
+        uri: resolved.value.uri,
+        before: read.value,
+        after,
+        diff: "",
+        added: hunks,
+        removed: hunks,
+      },
+      signal,
+    );
     const [pending] = await desk.pending();
-    if (!pending || pending.hunks.length !== hunks) throw new Error(`expected ${hunks} hunks, staged ${pending?.hunks.length}`);
+    if (!pending || pending.hunks.length !== hunks)
+      throw new Error(`expected ${hunks} hunks, staged ${pending?.hunks.length}`);
     const run = await busiest(async () => {
       if (whole) await desk.decide(pending.change_id, "apply", signal);
       else await Promise.all(pending.hunks.map((h) => desk.decide(h.hunk_id, "apply", signal)));
@@ -139,9 +173,13 @@ async function reviewRun(hunks: number, whole: boolean): Promise<{ took: number;
       await publishing;
     });
     const outcome = await staged;
-    const applied = "reviewed" in outcome ? outcome.reviewed.hunks.filter((h) => h.status === "applied").length : 0;
+    const applied =
+      "reviewed" in outcome ? outcome.reviewed.hunks.filter((h) => h.status === "applied").length : 0;
     const disk = await workspace.read(resolved.value);
-    if (applied !== hunks || !disk.ok || disk.value.content !== after) throw new Error(`${hunks} hunks decided ${whole ? "whole" : "one by one"}: ${applied} applied, file ${disk.ok && disk.value.content === after ? "as proposed" : "not as proposed"}`);
+    if (applied !== hunks || !disk.ok || disk.value.content !== after)
+      throw new Error(
+        `${hunks} hunks decided ${whole ? "whole" : "one by one"}: ${applied} applied, file ${disk.ok && disk.value.content === after ? "as proposed" : "not as proposed"}`,
+      );
     return run;
   } finally {
     await removeWorkspace(root);
@@ -154,7 +192,13 @@ export async function reviewRows(sizes: readonly number[]): Promise<ReviewRow[]>
     log(`review of ${hunks} hunks`);
     const whole = await reviewRun(hunks, true);
     const each = await reviewRun(hunks, false);
-    rows.push({ hunks, whole: ms(whole.took), wholeBusy: ms(whole.busy), each: ms(each.took), eachBusy: ms(each.busy) });
+    rows.push({
+      hunks,
+      whole: ms(whole.took),
+      wholeBusy: ms(whole.busy),
+      each: ms(each.took),
+      eachBusy: ms(each.busy),
+    });
   }
   return rows;
 }
@@ -171,7 +215,10 @@ export function stagingRows(sizes: readonly number[]): { hunks: number; diff: st
     start = performance.now();
     const edits = computeTextEdits(before, after);
     const took = performance.now() - start;
-    if (counted === 0 || summary.added !== hunks || applyTextEdits(before, edits) !== after) throw new Error(`staging ${hunks} hunks: +${summary.added}, edits rebuild ${applyTextEdits(before, edits) === after ? "the new text" : "something else"}`);
+    if (counted === 0 || summary.added !== hunks || applyTextEdits(before, edits) !== after)
+      throw new Error(
+        `staging ${hunks} hunks: +${summary.added}, edits rebuild ${applyTextEdits(before, edits) === after ? "the new text" : "something else"}`,
+      );
     return { hunks, diff: ms(diff), edits: ms(took) };
   });
 }
@@ -183,20 +230,44 @@ async function main(): Promise<void> {
   const stars = (process.env["WORST_STARS"] ?? "12,14,16,18,5000").split(",").map(Number);
   console.log(section("Worst inputs (bench/worst-inputs.ts)"));
   if (all || args.includes("glob")) {
-    const patterns = [...stars.map((n) => `${"*".repeat(n)}x`), ...(process.env["WORST_QSTAR"] === "0" ? [] : ["?*".repeat(18)])];
+    const patterns = [
+      ...stars.map((n) => `${"*".repeat(n)}x`),
+      ...(process.env["WORST_QSTAR"] === "0" ? [] : ["?*".repeat(18)]),
+    ];
     const rows = await globRows(patterns);
-    console.log(`\nfind_files on ${Object.keys(globFiles()).length} files (names of 40-45 characters, none ending in x); read_file sent 20 ms after it:`);
-    console.log(table(["pattern", "find_files", "read_file meanwhile"], rows.map((r) => [r.pattern, r.find, r.read])));
+    console.log(
+      `\nfind_files on ${Object.keys(globFiles()).length} files (names of 40-45 characters, none ending in x); read_file sent 20 ms after it:`,
+    );
+    console.log(
+      table(
+        ["pattern", "find_files", "read_file meanwhile"],
+        rows.map((r) => [r.pattern, r.find, r.read]),
+      ),
+    );
   }
   if (all || args.includes("review")) {
     const rows = await reviewRows(sizes);
-    console.log("\nA change with one changed line in every ten, decided whole and hunk by hunk (every hunk decided at once); 'busy' is the longest the main thread went without a turn:");
-    console.log(table(["hunks", "whole", "whole busy", "hunk by hunk", "hunk by hunk busy"], rows.map((r) => [String(r.hunks), r.whole, r.wholeBusy, r.each, r.eachBusy])));
+    console.log(
+      "\nA change with one changed line in every ten, decided whole and hunk by hunk (every hunk decided at once); 'busy' is the longest the main thread went without a turn:",
+    );
+    console.log(
+      table(
+        ["hunks", "whole", "whole busy", "hunk by hunk", "hunk by hunk busy"],
+        rows.map((r) => [String(r.hunks), r.whole, r.wholeBusy, r.each, r.eachBusy]),
+      ),
+    );
   }
   if (all || args.includes("staging")) {
     const rows = stagingRows(sizes);
-    console.log("\nStaging the same change: the proposal's unified diff with its counts, and the editor's edits for the whole change (both on the main thread):");
-    console.log(table(["hunks", "proposal's diff", "editor's edits"], rows.map((r) => [String(r.hunks), r.diff, r.edits])));
+    console.log(
+      "\nStaging the same change: the proposal's unified diff with its counts, and the editor's edits for the whole change (both on the main thread):",
+    );
+    console.log(
+      table(
+        ["hunks", "proposal's diff", "editor's edits"],
+        rows.map((r) => [String(r.hunks), r.diff, r.edits]),
+      ),
+    );
   }
 }
 

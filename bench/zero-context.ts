@@ -47,13 +47,20 @@ function verdict(c: Case, a: Attempt | undefined): Verdict | undefined {
 }
 
 /** Rewrites hunk `n`'s header numbers (0-based hunk). */
-function reheader(diff: string, n: number, edit: (a: number, o: number, b: number, c: number) => [number, number, number, number]): string {
+function reheader(
+  diff: string,
+  n: number,
+  edit: (a: number, o: number, b: number, c: number) => [number, number, number, number],
+): string {
   let k = -1;
-  return diff.replace(/^@@ -(\d+),(\d+) \+(\d+),(\d+) @@/gm, (whole, a: string, o: string, b: string, c: string) => {
-    if (++k !== n) return whole;
-    const [a2, o2, b2, c2] = edit(Number(a), Number(o), Number(b), Number(c));
-    return `@@ -${Math.max(0, a2)},${o2} +${Math.max(0, b2)},${c2} @@`;
-  });
+  return diff.replace(
+    /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@/gm,
+    (whole, a: string, o: string, b: string, c: string) => {
+      if (++k !== n) return whole;
+      const [a2, o2, b2, c2] = edit(Number(a), Number(o), Number(b), Number(c));
+      return `@@ -${Math.max(0, a2)},${o2} +${Math.max(0, b2)},${c2} @@`;
+    },
+  );
 }
 
 function withIndex(diff: string, pre: string, post: string, path: string): string {
@@ -83,22 +90,62 @@ function casesFor(s: Subject, rng: Rng): Case[] {
   ];
   const d = rng.int(1, 3) * (rng.chance(0.5) ? 1 : -1);
   if (insertion >= 0) {
-    out.push({ row: "lie: insertion's old number off 1-3", content: s.pre, diff: reheader(diff, insertion, (a, o, b, c) => [a + d, o, b, c]), expected: undefined, intended: s.post });
-    if (other >= 0) out.push({ row: "lie: other hunk's numbers off 1-3", content: s.pre, diff: reheader(diff, other, (a, o, b, c) => [a + d, o, b + d, c]), expected: undefined, intended: s.post });
+    out.push({
+      row: "lie: insertion's old number off 1-3",
+      content: s.pre,
+      diff: reheader(diff, insertion, (a, o, b, c) => [a + d, o, b, c]),
+      expected: undefined,
+      intended: s.post,
+    });
+    if (other >= 0)
+      out.push({
+        row: "lie: other hunk's numbers off 1-3",
+        content: s.pre,
+        diff: reheader(diff, other, (a, o, b, c) => [a + d, o, b + d, c]),
+        expected: undefined,
+        intended: s.post,
+      });
     // The author counted on a text with one more line at the top.
     const eol = s.crlf ? "\r\n" : "\n";
     const extra = `// one more line${eol}`;
-    out.push({ row: "lie: counted on another text", content: s.pre, diff: trueDiff(path, extra + s.pre, extra + s.post, 0), expected: undefined, intended: s.post });
-    out.push({ row: "lie: index NEW wrong", content: s.pre, diff: withIndex(diff, s.pre, s.pre + "x", path), expected: undefined });
+    out.push({
+      row: "lie: counted on another text",
+      content: s.pre,
+      diff: trueDiff(path, extra + s.pre, extra + s.post, 0),
+      expected: undefined,
+      intended: s.post,
+    });
+    out.push({
+      row: "lie: index NEW wrong",
+      content: s.pre,
+      diff: withIndex(diff, s.pre, s.pre + "x", path),
+      expected: undefined,
+    });
     const shifted = reheader(diff, insertion, (a, o, b, c) => [a + d, o, b + d, c]);
-    out.push({ row: "lie: insertion shifted, both sides (index)", content: s.pre, diff: withIndex(shifted, s.pre, s.post, path), expected: undefined, intended: s.post });
+    out.push({
+      row: "lie: insertion shifted, both sides (index)",
+      content: s.pre,
+      diff: withIndex(shifted, s.pre, s.post, path),
+      expected: undefined,
+      intended: s.post,
+    });
     // Read alone, a true diff of another change: the rule that took a matched base as evidence wrote 17 of 32 of these wrong.
-    out.push({ row: "lie: insertion shifted, both sides, base matched", content: s.pre, diff: shifted, expected: undefined, intended: s.post });
+    out.push({
+      row: "lie: insertion shifted, both sides, base matched",
+      content: s.pre,
+      diff: shifted,
+      expected: undefined,
+      intended: s.post,
+    });
   }
   return out;
 }
 
-export async function runZeroContext(subjects: readonly Subject[], rng: Rng, log: (s: string) => void): Promise<{ text: string; wrong: number }> {
+export async function runZeroContext(
+  subjects: readonly Subject[],
+  rng: Rng,
+  log: (s: string) => void,
+): Promise<{ text: string; wrong: number }> {
   const cases = subjects.flatMap((s) => casesFor(s, rng.fork(`ctx0:${s.file.path}`)).map((c) => ({ c, s })));
   const results = new Map<Tool, (Attempt | undefined)[]>([
     ["lockstep", cases.map(({ c, s }) => lockstep(c, s.file.path))],
@@ -107,7 +154,10 @@ export async function runZeroContext(subjects: readonly Subject[], rng: Rng, log
   const gnu = new GnuPatch();
   try {
     const t0 = performance.now();
-    results.set("GNU patch", await Promise.all(cases.map(({ c, s }) => gnu.run(c.content, c.diff, extname(s.file.path)))));
+    results.set(
+      "GNU patch",
+      await Promise.all(cases.map(({ c, s }) => gnu.run(c.content, c.diff, extname(s.file.path)))),
+    );
     log(`ctx0: GNU patch ${fixed((performance.now() - t0) / 1000)} s`);
   } finally {
     gnu.dispose();
@@ -124,13 +174,16 @@ export async function runZeroContext(subjects: readonly Subject[], rng: Rng, log
       t[v]++;
     }
   });
-  const cell = (t: Record<Verdict, number> | undefined): string => (t ? `${t.correct} / ${t.refused} / ${t.wrong}` : "-");
+  const cell = (t: Record<Verdict, number> | undefined): string =>
+    t ? `${t.correct} / ${t.refused} / ${t.wrong}` : "-";
   const rows = CTX0_ROWS.map((row) => {
     const byTool = tally.get(row);
     const n = byTool?.get("lockstep");
     return [row, String(n ? n.correct + n.refused + n.wrong : 0), ...TOOLS.map((t) => cell(byTool?.get(t)))];
   });
-  const withInsertion = subjects.filter((s) => /^@@ -\d+,0 /m.test(trueDiff(s.file.path, s.pre, s.post, 0))).length;
+  const withInsertion = subjects.filter((s) =>
+    /^@@ -\d+,0 /m.test(trueDiff(s.file.path, s.pre, s.post, 0)),
+  ).length;
   const lines = [
     section("ctx0: diffs without context (diff -U0), correct / refused / wrong"),
     `${subjects.length} diffs, ${withInsertion} with an insertion hunk (added lines only). Lies: built only where a diff has an insertion; must refuse, unless the lie named the same result (then landing on the intended text byte for byte is correct).`,

@@ -24,7 +24,16 @@
 // temporary files of writers that were killed are removed by the next writer.
 // With --enable-source-maps the bundle is required instead, without the cache: Node 20
 // maps the stack traces of required files only, not of vm scripts.
-import { accessSync, constants, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
@@ -44,14 +53,20 @@ export function loadBundle(bundle, mode = process.env.LOCKSTEP_CODE_CACHE) {
   // and column numbers in stack traces are the file's (lineOffset takes the first away).
   const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source.toString("utf8")}\n})`;
   const script = new Script(wrapped, { filename: bundle, lineOffset: -1, cachedData });
-  if (caching && (mode === "write" || cachedData === undefined || script.cachedDataRejected) && writable(path.dirname(bundle))) {
+  if (
+    caching &&
+    (mode === "write" || cachedData === undefined || script.cachedDataRejected) &&
+    writable(path.dirname(bundle))
+  ) {
     const compiled = identity(bundle);
     process.once("exit", () => {
       if (identity(bundle) === compiled) writeCache(cacheFile, source, script);
     });
   }
   const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  script
+    .runInThisContext()
+    .call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
   return module.exports;
 }
 
@@ -79,7 +94,12 @@ function removeAbandoned(cacheFile) {
   const dir = path.dirname(cacheFile);
   for (const name of readdirSync(dir)) {
     const match = TEMPORARY.exec(name);
-    if (match?.[1] !== path.basename(cacheFile) || Number(match[2]) === process.pid || alive(Number(match[2]))) continue;
+    if (
+      match?.[1] !== path.basename(cacheFile) ||
+      Number(match[2]) === process.pid ||
+      alive(Number(match[2]))
+    )
+      continue;
     rmSync(path.join(dir, name), { force: true });
   }
 }

@@ -8,7 +8,9 @@ import { loadBundle } from "./load-bundle.js";
 
 const bundle = fileURLToPath(new URL("../dist/bundle/lockstep.cjs", import.meta.url));
 if (!existsSync(bundle)) {
-  process.stderr.write("lockstep is not built yet: run `npm run build` (npm ci does it) in the lockstep folder.\n");
+  process.stderr.write(
+    "lockstep is not built yet: run `npm run build` (npm ci does it) in the lockstep folder.\n",
+  );
   process.exit(2);
 }
 const cli = loadBundle(bundle);

@@ -38,6 +38,8 @@ const result = await build({
   logLevel: "warning",
 });
 if (result.warnings.length > 0) {
-  process.stderr.write(`bundle: ${result.warnings.length} esbuild warning(s) above; the bundle must build without any.\n`);
+  process.stderr.write(
+    `bundle: ${result.warnings.length} esbuild warning(s) above; the bundle must build without any.\n`,
+  );
   process.exit(1);
 }

@@ -18,7 +18,8 @@ const TIMEOUT_MS = 20_000;
 
 const BEFORE = 'export function greet(name: string): string {\n  return "Hello, " + name;\n}\n';
 const AFTER = "export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n";
-const DIFF = '@@ @@\n export function greet(name: string): string {\n-  return "Hello, " + name;\n+  return `Hello, ${name}!`;\n }\n';
+const DIFF =
+  '@@ @@\n export function greet(name: string): string {\n-  return "Hello, " + name;\n+  return `Hello, ${name}!`;\n }\n';
 
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
@@ -28,7 +29,10 @@ const NEVER = new Promise(() => undefined);
 function answer(promise, what, gone = NEVER) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the server did not answer ${what} within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`the server did not answer ${what} within ${TIMEOUT_MS / 1000} s`)),
+      TIMEOUT_MS,
+    );
   });
   return Promise.race([promise, timeout, gone]).finally(() => clearTimeout(timer));
 }
@@ -45,7 +49,10 @@ function applyEdits(text, edits) {
   for (let i = 0; i < text.length; i++) if (text[i] === "\n") starts.push(i + 1);
   const offset = (p) => Math.min((starts[p.line] ?? text.length) + p.character, text.length);
   const sorted = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
-  return sorted.reduce((t, e) => t.slice(0, offset(e.range.start)) + e.newText + t.slice(offset(e.range.end)), text);
+  return sorted.reduce(
+    (t, e) => t.slice(0, offset(e.range.start)) + e.newText + t.slice(offset(e.range.end)),
+    text,
+  );
 }
 
 async function session(root) {
@@ -57,17 +64,26 @@ async function session(root) {
   const env = { ...process.env, LOCKSTEP_CODE_CACHE: "write" };
   // V8 flags in NODE_OPTIONS would make a cache that a plain `node bin/lockstep.js` rejects.
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [BIN, "--stdio"], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "--stdio"], {
+    cwd: root,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (b) => (stderr += b));
   const exited = new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code, signal) => resolve(code ?? signal));
   });
-  const gone = exited.then((code) => Promise.reject(new Error(`the server exited (${code}) before it answered`)));
+  const gone = exited.then((code) =>
+    Promise.reject(new Error(`the server exited (${code}) before it answered`)),
+  );
   gone.catch(() => undefined); // awaited only through the races below
   const reply = (promise, what) => answer(promise, what, gone);
-  const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const connection = createMessageConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
   connection.onRequest("workspace/configuration", (params) => params.items.map(() => ({})));
   connection.onRequest("workspace/applyEdit", (params) => {
     const changes = params.edit.documentChanges ?? [];
@@ -75,7 +91,10 @@ async function session(root) {
     if (edits.length === 0) return { applied: false, failureReason: "the warm-up only edits greet.ts" };
     buffer.text = applyEdits(buffer.text, edits);
     buffer.version++;
-    void connection.sendNotification("textDocument/didChange", { textDocument: { uri, version: buffer.version }, contentChanges: [{ text: buffer.text }] });
+    void connection.sendNotification("textDocument/didChange", {
+      textDocument: { uri, version: buffer.version },
+      contentChanges: [{ text: buffer.text }],
+    });
     return { applied: true };
   });
   connection.onRequest(() => null); // client/registerCapability, window/workDoneProgress/create
@@ -88,7 +107,12 @@ async function session(root) {
         rootUri: pathToFileURL(root).href,
         workspaceFolders: [{ uri: pathToFileURL(root).href, name: "warm-up" }],
         capabilities: {
-          workspace: { applyEdit: true, workspaceEdit: { documentChanges: true }, configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+          workspace: {
+            applyEdit: true,
+            workspaceEdit: { documentChanges: true },
+            configuration: true,
+            didChangeConfiguration: { dynamicRegistration: true },
+          },
           window: { workDoneProgress: true },
         },
       }),
@@ -96,20 +120,40 @@ async function session(root) {
     );
     await connection.sendNotification("initialized", {});
     await connection.sendNotification("workspace/didChangeConfiguration", { settings: { lockstep: {} } });
-    await connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: buffer.version, text: buffer.text } });
-    const command = (name, argument) => reply(connection.sendRequest("workspace/executeCommand", { command: name, arguments: [argument] }), name);
+    await connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: "typescript", version: buffer.version, text: buffer.text },
+    });
+    const command = (name, argument) =>
+      reply(
+        connection.sendRequest("workspace/executeCommand", { command: name, arguments: [argument] }),
+        name,
+      );
     const read = dataOf(await command("lockstep.read_file", { file_path: "greet.ts" }), "lockstep.read_file");
-    dataOf(await command("lockstep.safe_patch", { file_path: "greet.ts", unified_diff: DIFF, base_content_sha256: read.sha256 }), "lockstep.safe_patch");
-    if (buffer.text !== AFTER) throw new Error(`safe_patch left the buffer as ${JSON.stringify(buffer.text)}`);
-    const reread = dataOf(await command("lockstep.read_file", { file_path: "greet.ts" }), "lockstep.read_file");
-    if (reread.sha256 !== sha256(AFTER)) throw new Error(`read_file after safe_patch answered ${JSON.stringify(reread)}`);
+    dataOf(
+      await command("lockstep.safe_patch", {
+        file_path: "greet.ts",
+        unified_diff: DIFF,
+        base_content_sha256: read.sha256,
+      }),
+      "lockstep.safe_patch",
+    );
+    if (buffer.text !== AFTER)
+      throw new Error(`safe_patch left the buffer as ${JSON.stringify(buffer.text)}`);
+    const reread = dataOf(
+      await command("lockstep.read_file", { file_path: "greet.ts" }),
+      "lockstep.read_file",
+    );
+    if (reread.sha256 !== sha256(AFTER))
+      throw new Error(`read_file after safe_patch answered ${JSON.stringify(reread)}`);
     await reply(connection.sendRequest("shutdown"), "shutdown");
     await connection.sendNotification("exit");
     const code = await answer(exited, "exit");
     if (code !== 0) throw new Error(`the server exited with ${code}`);
   } catch (error) {
     child.kill();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}${stderr ? `\nserver stderr:\n${stderr}` : ""}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}${stderr ? `\nserver stderr:\n${stderr}` : ""}`,
+    );
   } finally {
     connection.dispose();
   }

@@ -154,7 +154,12 @@ describe("the house drawn from the imports", () => {
       const head = HEADS[f];
       if (head === undefined) return true;
       const lines = readFileSync(path.join(SRC, head), "utf8").split("\n");
-      const comment = lines.slice(0, lines.findIndex((l) => !l.startsWith("//"))).join(" ");
+      const comment = lines
+        .slice(
+          0,
+          lines.findIndex((l) => !l.startsWith("//")),
+        )
+        .join(" ");
       return !/knows nothing of/i.test(comment);
     });
     expect(missing).toEqual([]);

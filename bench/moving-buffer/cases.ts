@@ -77,7 +77,13 @@ function chooseTarget(lines: readonly string[], rng: Rng): Target | undefined {
 }
 
 /** The family's own edit on the buffer; `ctx` is the change's region with its context lines. */
-function familyEdit(family: (typeof FAMILIES)[number], buf: TypedBuffer, target: Span, ctx: Span, rng: Rng): void {
+function familyEdit(
+  family: (typeof FAMILIES)[number],
+  buf: TypedBuffer,
+  target: Span,
+  ctx: Span,
+  rng: Rng,
+): void {
   const L = buf.lines;
   switch (family) {
     case "far":
@@ -87,7 +93,10 @@ function familyEdit(family: (typeof FAMILIES)[number], buf: TypedBuffer, target:
     case "shift_above": {
       const at = rng.int(0, Math.max(0, ctx.lo - 8));
       const count = rng.int(1, 5);
-      buf.insert(at, Array.from({ length: count }, () => `// ${word(rng)} ${word(rng)} ${word(rng)}`));
+      buf.insert(
+        at,
+        Array.from({ length: count }, () => `// ${word(rng)} ${word(rng)} ${word(rng)}`),
+      );
       return;
     }
     case "near": {
@@ -117,8 +126,11 @@ function familyEdit(family: (typeof FAMILIES)[number], buf: TypedBuffer, target:
       return;
     }
     case "trailing_ws": {
-      const context = [...Array(ctx.hi - ctx.lo).keys()].map((d) => ctx.lo + d).filter((i) => i < target.lo || i >= target.hi);
-      for (const i of rng.shuffle(context).slice(0, rng.int(1, 3))) L[i] = L[i] + rng.pick(["  ", " ", "\t", "    "]);
+      const context = [...Array(ctx.hi - ctx.lo).keys()]
+        .map((d) => ctx.lo + d)
+        .filter((i) => i < target.lo || i >= target.hi);
+      for (const i of rng.shuffle(context).slice(0, rng.int(1, 3)))
+        L[i] = L[i] + rng.pick(["  ", " ", "\t", "    "]);
       return;
     }
     case "reindent":
@@ -128,7 +140,13 @@ function familyEdit(family: (typeof FAMILIES)[number], buf: TypedBuffer, target:
 }
 
 /** One case: the family's edit, then k-1 bursts of typing far away. */
-function makeCase(file: CorpusFile, target: Target, family: (typeof FAMILIES)[number], k: number, rng: Rng): MovingCase {
+function makeCase(
+  file: CorpusFile,
+  target: Target,
+  family: (typeof FAMILIES)[number],
+  k: number,
+  rng: Rng,
+): MovingCase {
   const edit = spellEdit(file.path, file.content, target.after);
   const buf = new TypedBuffer(file.content.split("\n"));
   buf.protect({ lo: buf.lines.length - 1, hi: buf.lines.length });
@@ -155,8 +173,16 @@ export function generateCases(files: readonly CorpusFile[], rng: Rng): MovingCas
     const target = chooseTarget(file.content.split("\n"), frng);
     if (!target) continue;
     const edit = spellEdit(file.path, file.content, target.after);
-    cases.push({ id: `${file.path}#still/k0`, family: "still", k: 0, path: file.path, edit, atCall: file.content });
-    for (const family of FAMILIES) for (const k of KS) cases.push(makeCase(file, target, family, k, frng.fork(`${family}/${k}`)));
+    cases.push({
+      id: `${file.path}#still/k0`,
+      family: "still",
+      k: 0,
+      path: file.path,
+      edit,
+      atCall: file.content,
+    });
+    for (const family of FAMILIES)
+      for (const k of KS) cases.push(makeCase(file, target, family, k, frng.fork(`${family}/${k}`)));
   }
   return cases;
 }

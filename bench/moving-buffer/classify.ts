@@ -3,7 +3,14 @@
 // Pure: strings in, one outcome out.
 import { diffArrays } from "diff";
 
-export const OUTCOMES = ["correct", "refused", "lost_user_edit", "wrong_write", "partial_write", "silent_noop"] as const;
+export const OUTCOMES = [
+  "correct",
+  "refused",
+  "lost_user_edit",
+  "wrong_write",
+  "partial_write",
+  "silent_noop",
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** What a tool did: wrote this text (or reported success and left it), or refused and left the file. */
@@ -39,7 +46,9 @@ function tally(lines: readonly string[]): Map<string, number> {
  * (base → user) that the write removed (user → written).
  */
 export function lostUserLines(base: string, user: string, written: string): boolean {
-  const typed = tally(diffArrays(splitLines(base), splitLines(user)).flatMap((p) => (p.added ? p.value : [])));
+  const typed = tally(
+    diffArrays(splitLines(base), splitLines(user)).flatMap((p) => (p.added ? p.value : [])),
+  );
   if (typed.size === 0) return false;
   for (const part of diffArrays(splitLines(user), splitLines(written))) {
     if (part.removed && part.value.some((l) => typed.has(l))) return true;

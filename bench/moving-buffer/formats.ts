@@ -24,9 +24,13 @@ export const CONTEXT = 3;
  */
 export function spellEdit(path: string, base: string, after: string): AgentEdit {
   const patch = structuredPatch(path, path, base, after, "", "", { context: CONTEXT });
-  const body = patch.hunks.map((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join("\n") + "\n");
+  const body = patch.hunks.map(
+    (h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join("\n") + "\n",
+  );
   const unifiedDiff = `--- a/${path}\n+++ b/${path}\n${body.join("")}`;
-  const codexHunks = patch.hunks.map((h) => ["@@", ...h.lines.filter((l) => !l.startsWith("\\"))].join("\n") + "\n");
+  const codexHunks = patch.hunks.map(
+    (h) => ["@@", ...h.lines.filter((l) => !l.startsWith("\\"))].join("\n") + "\n",
+  );
   const codexPatch = `*** Begin Patch\n*** Update File: ${path}\n${codexHunks.join("")}*** End Patch`;
   const first = patch.hunks[0];
   const last = patch.hunks[patch.hunks.length - 1];

@@ -27,7 +27,14 @@ export function parseHeadline(name: string, text: string): MovingCase {
     return lines.join("\n").replace(/\n*$/, "\n");
   };
   const path = /^path: (\S+)$/m.exec(comments.join("\n"))?.[1] ?? "src/example.ts";
-  return { id: `${name}: ${comments[0] ?? ""}`, family: "headline", k: 1, path, edit: spellEdit(path, section("base"), section("agent")), atCall: section("user") };
+  return {
+    id: `${name}: ${comments[0] ?? ""}`,
+    family: "headline",
+    k: 1,
+    path,
+    edit: spellEdit(path, section("base"), section("agent")),
+    atCall: section("user"),
+  };
 }
 
 export function loadHeadlines(dir: string): MovingCase[] {

@@ -43,16 +43,32 @@ export class LockstepOverLsp {
     this.client.type(call.atCall);
     const late = call.afterApproval;
     let typedLate = false;
-    this.client.beforeApplyEdit = late === undefined ? undefined : () => {
-      if (!typedLate) this.client.type(late);
-      typedLate = true;
-    };
+    this.client.beforeApplyEdit =
+      late === undefined
+        ? undefined
+        : () => {
+            if (!typedLate) this.client.type(late);
+            typedLate = true;
+          };
     const base = sha256(call.edit.base);
-    const diff = call.edit.unifiedDiff.replaceAll(`a/${call.path}`, `a/${rel}`).replaceAll(`b/${call.path}`, `b/${rel}`);
-    const args = tool === "safe_patch" ? { file_path: rel, unified_diff: diff, base_content_sha256: base } : { file_path: rel, old_string: call.edit.oldString, new_string: call.edit.newString, base_content_sha256: base };
+    const diff = call.edit.unifiedDiff
+      .replaceAll(`a/${call.path}`, `a/${rel}`)
+      .replaceAll(`b/${call.path}`, `b/${rel}`);
+    const args =
+      tool === "safe_patch"
+        ? { file_path: rel, unified_diff: diff, base_content_sha256: base }
+        : {
+            file_path: rel,
+            old_string: call.edit.oldString,
+            new_string: call.edit.newString,
+            base_content_sha256: base,
+          };
     let result: Envelope;
     try {
-      result = (await this.client.request("workspace/executeCommand", { command: `lockstep.${tool}`, arguments: [args] })) as Envelope;
+      result = (await this.client.request("workspace/executeCommand", {
+        command: `lockstep.${tool}`,
+        arguments: [args],
+      })) as Envelope;
     } finally {
       this.client.beforeApplyEdit = undefined;
     }

@@ -51,8 +51,19 @@ export class LockstepOnDisk {
     const base = sha256(call.edit.base);
     const args =
       tool === "lockstep safe_patch"
-        ? { file_path: rel, unified_diff: call.edit.unifiedDiff.replaceAll(`a/${call.path}`, `a/${rel}`).replaceAll(`b/${call.path}`, `b/${rel}`), base_content_sha256: base }
-        : { file_path: rel, old_string: call.edit.oldString, new_string: call.edit.newString, ...(tool === "lockstep edit" ? { base_content_sha256: base } : {}) };
+        ? {
+            file_path: rel,
+            unified_diff: call.edit.unifiedDiff
+              .replaceAll(`a/${call.path}`, `a/${rel}`)
+              .replaceAll(`b/${call.path}`, `b/${rel}`),
+            base_content_sha256: base,
+          }
+        : {
+            file_path: rel,
+            old_string: call.edit.oldString,
+            new_string: call.edit.newString,
+            ...(tool === "lockstep edit" ? { base_content_sha256: base } : {}),
+          };
     const result = await invokeTool(tool === "lockstep safe_patch" ? "safe_patch" : "edit", args, ctx);
     const written = readFileSync(abs, "utf8");
     rmSync(join(this.root, dir), { recursive: true, force: true });

@@ -16,7 +16,13 @@ export class Merger {
 
   /** The clean merge, or null on a conflict. Throws if git itself fails (the bench cannot judge then). */
   merge(base: string, agent: string, user: string): string | null {
-    const key = createHash("sha256").update(base).update("\0").update(agent).update("\0").update(user).digest("hex");
+    const key = createHash("sha256")
+      .update(base)
+      .update("\0")
+      .update(agent)
+      .update("\0")
+      .update(user)
+      .digest("hex");
     const known = this.cache.get(key);
     if (known !== undefined) return known;
     const merged = this.run(base, agent, user) ?? mergeTouching(base, agent, user);
@@ -29,10 +35,15 @@ export class Merger {
     writeFileSync(b!, base);
     writeFileSync(a!, agent);
     writeFileSync(u!, user);
-    const r = spawnSync("git", ["merge-file", "-p", "-q", u!, b!, a!], { encoding: "utf8", maxBuffer: 64 << 20 });
+    const r = spawnSync("git", ["merge-file", "-p", "-q", u!, b!, a!], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
     if (r.status === 0) return r.stdout;
     if (r.status !== null && r.status > 0 && r.status < 128) return null;
-    throw new Error(`git merge-file failed (status ${r.status}): ${r.stderr || r.error?.message || "no message"}`);
+    throw new Error(
+      `git merge-file failed (status ${r.status}): ${r.stderr || r.error?.message || "no message"}`,
+    );
   }
 
   dispose(): void {
@@ -66,7 +77,8 @@ function changes(base: readonly string[], other: readonly string[]): Change[] {
 }
 
 function clash(a: Change, b: Change): boolean {
-  if (a.from === a.to || b.from === b.to) return a.from === b.from || (a.from > b.from && a.from < b.to) || (b.from > a.from && b.from < a.to);
+  if (a.from === a.to || b.from === b.to)
+    return a.from === b.from || (a.from > b.from && a.from < b.to) || (b.from > a.from && b.from < a.to);
   return a.from < b.to && b.from < a.to;
 }
 
@@ -77,7 +89,9 @@ function clash(a: Change, b: Change): boolean {
  */
 export function mergeTouching(base: string, agent: string, user: string): string | null {
   const b = splitLines(base);
-  const all = [...changes(b, splitLines(agent)), ...changes(b, splitLines(user))].sort((x, y) => x.from - y.from || x.to - y.to);
+  const all = [...changes(b, splitLines(agent)), ...changes(b, splitLines(user))].sort(
+    (x, y) => x.from - y.from || x.to - y.to,
+  );
   for (let i = 1; i < all.length; i++) if (clash(all[i - 1]!, all[i]!)) return null;
   const out: string[] = [];
   let at = 0;

@@ -4,7 +4,15 @@
 // matcher (`calculateReplacement` and `getErrorReplaceResult` of the core bundled in
 // the `@google/gemini-cli` devDependency). Nothing here re-implements either.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,7 +21,10 @@ import type { Attempt } from "./classify.js";
 export interface Peer {
   version: string;
   /** Applies the change to `current` the way the peer would on the file as it is at write time. */
-  run(current: string, change: { path: string; codexPatch: string; oldString: string; newString: string }): Promise<Attempt>;
+  run(
+    current: string,
+    change: { path: string; codexPatch: string; oldString: string; newString: string },
+  ): Promise<Attempt>;
   dispose(): void;
 }
 
@@ -24,7 +35,8 @@ function packageVersion(dir: string): string {
 /** The native `codex` binary inside the platform package, or why it is not there. */
 function codexBinary(root: string): { bin: string; version: string } | { missing: string } {
   const scope = join(root, "bench", "peers", "node_modules", "@openai");
-  if (!existsSync(join(scope, "codex"))) return { missing: "not installed (run `npm run bench:moving-buffer:peers`)" };
+  if (!existsSync(join(scope, "codex")))
+    return { missing: "not installed (run `npm run bench:moving-buffer:peers`)" };
   for (const pkg of readdirSync(scope).filter((n) => n.startsWith("codex-"))) {
     const vendor = join(scope, pkg, "vendor");
     if (!existsSync(vendor)) continue;
@@ -68,8 +80,16 @@ export function codexPeer(root: string): Peer | string {
 }
 
 interface GeminiCore {
-  calculateReplacement(config: unknown, context: { currentContent: string; params: Record<string, unknown>; abortSignal: AbortSignal }): Promise<{ newContent: string; occurrences: number; finalOldString: string; finalNewString: string }>;
-  getErrorReplaceResult(params: Record<string, unknown>, occurrences: number, finalOld: string, finalNew: string): { raw: string } | undefined;
+  calculateReplacement(
+    config: unknown,
+    context: { currentContent: string; params: Record<string, unknown>; abortSignal: AbortSignal },
+  ): Promise<{ newContent: string; occurrences: number; finalOldString: string; finalNewString: string }>;
+  getErrorReplaceResult(
+    params: Record<string, unknown>,
+    occurrences: number,
+    finalOld: string,
+    finalNew: string,
+  ): { raw: string } | undefined;
 }
 
 /** The bundled core module that exports the edit matcher (the one gemini.js itself imports). */
@@ -77,8 +97,13 @@ function geminiCoreFile(root: string): string | undefined {
   const bundle = join(root, "node_modules", "@google", "gemini-cli", "bundle");
   if (!existsSync(bundle)) return undefined;
   const entry = readFileSync(join(bundle, "gemini.js"), "utf8");
-  const candidates = readdirSync(bundle).filter((n) => /^(core|dist)-[A-Z0-9]+\.js$/.test(n) && entry.includes(n));
-  const all = candidates.length > 0 ? candidates : readdirSync(bundle).filter((n) => /^(core|dist)-[A-Z0-9]+\.js$/.test(n));
+  const candidates = readdirSync(bundle).filter(
+    (n) => /^(core|dist)-[A-Z0-9]+\.js$/.test(n) && entry.includes(n),
+  );
+  const all =
+    candidates.length > 0
+      ? candidates
+      : readdirSync(bundle).filter((n) => /^(core|dist)-[A-Z0-9]+\.js$/.test(n));
   return all.map((n) => join(bundle, n)).find((f) => /\bcalculateReplacement,/.test(readFileSync(f, "utf8")));
 }
 
@@ -93,13 +118,21 @@ export async function geminiPeer(root: string): Promise<Peer | string> {
   if (!file) return "the @google/gemini-cli devDependency's bundle holds no core with calculateReplacement";
   const core = (await import(pathToFileURL(file).href)) as GeminiCore;
   // Usage statistics off: the telemetry logger stays silent and nothing is sent anywhere.
-  const config = { getUsageStatisticsEnabled: () => false, getSessionId: () => "bench", getContentGeneratorConfig: () => undefined };
+  const config = {
+    getUsageStatisticsEnabled: () => false,
+    getSessionId: () => "bench",
+    getContentGeneratorConfig: () => undefined,
+  };
   const version = packageVersion(join(root, "node_modules", "@google", "gemini-cli"));
   return {
     version,
     run: async (current, change) => {
       const params = { file_path: change.path, old_string: change.oldString, new_string: change.newString };
-      const r = await core.calculateReplacement(config, { currentContent: current, params, abortSignal: new AbortController().signal });
+      const r = await core.calculateReplacement(config, {
+        currentContent: current,
+        params,
+        abortSignal: new AbortController().signal,
+      });
       const error = core.getErrorReplaceResult(params, r.occurrences, r.finalOldString, r.finalNewString);
       if (error) return { kind: "refused", why: error.raw.slice(0, 80) };
       return { kind: "applied", content: r.newContent };

@@ -31,7 +31,11 @@ export interface ToolTally {
 export const RETRIES = 3;
 
 function emptyCounts(): Counts & { refused_clean_merge: number; retry_landed: number } {
-  return { ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Counts), refused_clean_merge: 0, retry_landed: 0 };
+  return {
+    ...(Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Counts),
+    refused_clean_merge: 0,
+    retry_landed: 0,
+  };
 }
 
 /** A tool that reads the file at write time sees the typing done during the approval too. */
@@ -45,7 +49,13 @@ export function lockstepSpecs(disk: LockstepOnDisk, version: string): ToolSpec[]
     "lockstep edit": "old/new strings + base sha256, on disk",
     "lockstep edit, no base": "old/new strings, no sha256 (schema allows it)",
   };
-  return LOCKSTEP_TOOLS.map((name) => ({ name, own_code: true, version, what: what[name], run: (input) => disk.run(name, input) }));
+  return LOCKSTEP_TOOLS.map((name) => ({
+    name,
+    own_code: true,
+    version,
+    what: what[name],
+    run: (input) => disk.run(name, input),
+  }));
 }
 
 export function lspSpecs(lsp: LockstepOverLsp, version: string): ToolSpec[] {
@@ -59,17 +69,37 @@ export function lspSpecs(lsp: LockstepOverLsp, version: string): ToolSpec[] {
 }
 
 export function peerSpec(name: string, peer: Peer, what: string): ToolSpec {
-  return { name, own_code: true, version: peer.version, what, run: (input) => peer.run(atWrite(input), { path: input.path, ...input.edit }) };
+  return {
+    name,
+    own_code: true,
+    version: peer.version,
+    what,
+    run: (input) => peer.run(atWrite(input), { path: input.path, ...input.edit }),
+  };
 }
 
 export function baselineSpecs(gnu: GnuPatch, diffVersion: string, gnuVersion: string): ToolSpec[] {
   return [
-    { name: "diff applyPatch", own_code: true, version: diffVersion, what: "jsdiff applyPatch, fuzzFactor 0", run: async (i) => asAttempt(runApplyPatch(atWrite(i), i.edit.unifiedDiff, 0)) },
-    { name: "GNU patch", own_code: true, version: gnuVersion, what: "patch --batch --forward (fuzz 2)", run: async (i) => asAttempt(await gnu.run(atWrite(i), i.edit.unifiedDiff, ".txt")) },
+    {
+      name: "diff applyPatch",
+      own_code: true,
+      version: diffVersion,
+      what: "jsdiff applyPatch, fuzzFactor 0",
+      run: async (i) => asAttempt(runApplyPatch(atWrite(i), i.edit.unifiedDiff, 0)),
+    },
+    {
+      name: "GNU patch",
+      own_code: true,
+      version: gnuVersion,
+      what: "patch --batch --forward (fuzz 2)",
+      run: async (i) => asAttempt(await gnu.run(atWrite(i), i.edit.unifiedDiff, ".txt")),
+    },
   ];
 }
 
-function asAttempt(a: { kind: "applied"; content: string } | { kind: "refused" | "threw"; why: string }): Attempt {
+function asAttempt(
+  a: { kind: "applied"; content: string } | { kind: "refused" | "threw"; why: string },
+): Attempt {
   return a.kind === "applied" ? a : { kind: "refused", why: a.why };
 }
 
@@ -109,7 +139,10 @@ export async function runCase(tool: ToolSpec, c: MovingCase, merger: Merger): Pr
   const user = userText(c);
   const expected = merger.merge(c.edit.base, c.edit.after, user);
   const attempt = await tool.run(c);
-  const outcome = classify({ base: c.edit.base, agent: c.edit.after, user, expected, partials: partialMerges(c.edit, user, merger) }, attempt);
+  const outcome = classify(
+    { base: c.edit.base, agent: c.edit.after, user, expected, partials: partialMerges(c.edit, user, merger) },
+    attempt,
+  );
   let retryLanded = false;
   if (outcome === "refused" && expected !== null) {
     // The oracle knows what the agent meant: the merge of its change onto the text it now reads.
@@ -122,7 +155,10 @@ export async function runCase(tool: ToolSpec, c: MovingCase, merger: Merger): Pr
       const plan = spellEdit(c.path, current, target);
       const next = typeDuringRetry(current, plan, rng);
       const want = merger.merge(current, target, next);
-      const again = classify({ base: current, agent: target, user: next, expected: want }, await tool.run({ path: c.path, edit: plan, atCall: next }));
+      const again = classify(
+        { base: current, agent: target, user: next, expected: want },
+        await tool.run({ path: c.path, edit: plan, atCall: next }),
+      );
       if (again === "correct") retryLanded = true;
       else if (again !== "refused") break;
       current = next;
@@ -131,7 +167,12 @@ export async function runCase(tool: ToolSpec, c: MovingCase, merger: Merger): Pr
   return { outcome, cleanMerge: expected !== null, retryLanded };
 }
 
-export async function runAll(tools: readonly ToolSpec[], cases: readonly MovingCase[], merger: Merger, log: (s: string) => void): Promise<Map<string, ToolTally>> {
+export async function runAll(
+  tools: readonly ToolSpec[],
+  cases: readonly MovingCase[],
+  merger: Merger,
+  log: (s: string) => void,
+): Promise<Map<string, ToolTally>> {
   const tallies = new Map<string, ToolTally>();
   for (const tool of tools) {
     const started = performance.now();
@@ -152,6 +193,7 @@ export async function runAll(tools: readonly ToolSpec[], cases: readonly MovingC
 
 export function totals(tally: ToolTally): Counts & { refused_clean_merge: number; retry_landed: number } {
   const sum = emptyCounts();
-  for (const counts of tally.byFamily.values()) for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += counts[key];
+  for (const counts of tally.byFamily.values())
+    for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += counts[key];
   return sum;
 }

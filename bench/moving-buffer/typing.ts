@@ -10,7 +10,22 @@
 // line, or a few characters backspaced; 20 edits is about half a minute of typing.
 import type { Rng } from "../prng.js";
 
-const WORDS = ["value", "count", "next", "item", "todo", "check", "user", "total", "index", "result", "ok", "tmp", "data", "fix"];
+const WORDS = [
+  "value",
+  "count",
+  "next",
+  "item",
+  "todo",
+  "check",
+  "user",
+  "total",
+  "index",
+  "result",
+  "ok",
+  "tmp",
+  "data",
+  "fix",
+];
 
 export interface Span {
   lo: number;

@@ -18,33 +18,58 @@ afterEach(async () => {
 const A = "def f():\n    return 1\n";
 const B = "B = 1\n";
 const C = "c = 3\n";
-const ENVELOPE = ["*** Begin Patch", "*** Update File: a.py", "@@ def f():", "-    return 1", "+    return 2", "*** Update File: b.py", "@@", "-B = 1", "+B = 2", "*** Add File: c.py", "+c = 3", "*** End Patch"].join("\n");
+const ENVELOPE = [
+  "*** Begin Patch",
+  "*** Update File: a.py",
+  "@@ def f():",
+  "-    return 1",
+  "+    return 2",
+  "*** Update File: b.py",
+  "@@",
+  "-B = 1",
+  "+B = 2",
+  "*** Add File: c.py",
+  "+c = 3",
+  "*** End Patch",
+].join("\n");
 
 async function run(answer: string): Promise<ScriptedEditor> {
   const editor = await startEditor({
     files: { "a.py": A, "b.py": B },
-    turns: [{ calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] }, { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] }, { text: ["ok"] }],
+    turns: [
+      { calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] },
+      { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] },
+      { text: ["ok"] },
+    ],
     permission: () => answer,
   });
   const sessionId = await editor.newSession();
-  const done = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change three files" }] });
+  const done = await editor.conn.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "change three files" }],
+  });
   expect(done.stopReason).toBe("end_turn");
   return editor;
 }
 
-const disk = (editor: ScriptedEditor, rel: string): string => readFileSync(path.join(editor.root, rel), "utf8");
+const disk = (editor: ScriptedEditor, rel: string): string =>
+  readFileSync(path.join(editor.root, rel), "utf8");
 
 describe("apply_patch across files over ACP", () => {
   it("asks once with a diff per file; allowed, every file lands", async () => {
     const editor = await run("allow_once");
     expect(editor.permissions).toHaveLength(1);
-    const diffs = (editor.permissions[0]!.toolCall.content ?? []).filter((c): c is Extract<ToolCallContent, { type: "diff" }> => c.type === "diff");
+    const diffs = (editor.permissions[0]!.toolCall.content ?? []).filter(
+      (c): c is Extract<ToolCallContent, { type: "diff" }> => c.type === "diff",
+    );
     expect(diffs.map((d) => [path.relative(editor.root, d.path), d.oldText, d.newText])).toEqual([
       ["a.py", A, A.replace("return 1", "return 2")],
       ["b.py", B, "B = 2\n"],
       ["c.py", null, C],
     ]);
-    expect(editor.permissions[0]!.toolCall.locations?.map((l) => path.relative(editor.root, l.path))).toEqual(["a.py", "b.py", "c.py"]);
+    expect(editor.permissions[0]!.toolCall.locations?.map((l) => path.relative(editor.root, l.path))).toEqual(
+      ["a.py", "b.py", "c.py"],
+    );
     // The editor offers its buffers: every file is written there.
     expect(editor.writes.map((w) => [path.relative(editor.root, w.path), w.content]).sort()).toEqual([
       ["a.py", A.replace("return 1", "return 2")],
@@ -66,15 +91,32 @@ describe("apply_patch across files over ACP", () => {
     fake = await startFakeOpenAi([{ text: `Here it is.\n\n${ENVELOPE}\n` }, { text: "Done." }]);
     const editor = await startEditor({
       files: { "a.py": A, "b.py": B },
-      env: { LOCKSTEP_PROVIDER: "openai", LOCKSTEP_BASE_URL: fake.url, LOCKSTEP_MODEL: "fake-model", OPENAI_API_KEY: "test-key", LOCKSTEP_TOOLS: "false" },
+      env: {
+        LOCKSTEP_PROVIDER: "openai",
+        LOCKSTEP_BASE_URL: fake.url,
+        LOCKSTEP_MODEL: "fake-model",
+        OPENAI_API_KEY: "test-key",
+        LOCKSTEP_TOOLS: "false",
+      },
       permission: () => "allow_once",
     });
     const sessionId = await editor.newSession();
-    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change @a.py and @b.py" }] });
+    await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "change @a.py and @b.py" }],
+    });
     expect(editor.permissions).toHaveLength(1);
     expect(editor.permissions[0]!.toolCall.content?.filter((c) => c.type === "diff")).toHaveLength(3);
-    const started = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call" && u.update.toolCallId === editor.permissions[0]!.toolCall.toolCallId);
+    const started = await editor.waitForUpdate(
+      (u) =>
+        u.update.sessionUpdate === "tool_call" &&
+        u.update.toolCallId === editor.permissions[0]!.toolCall.toolCallId,
+    );
     expect(started.update).toMatchObject({ title: "apply_patch a.py, b.py, c.py" });
-    expect(editor.writes.map((w) => path.relative(editor.root, w.path)).sort()).toEqual(["a.py", "b.py", "c.py"]);
+    expect(editor.writes.map((w) => path.relative(editor.root, w.path)).sort()).toEqual([
+      "a.py",
+      "b.py",
+      "c.py",
+    ]);
   });
 });

@@ -20,24 +20,66 @@ afterEach(async () => {
 const TEXT = "const answer = 41;\n";
 
 /** One edit the model proposes, then its closing words; returns what the model was told of the edit, and the update's words. */
-async function oneEdit(options: EditorOptions, buffer?: string): Promise<{ told: { code?: string; message?: string; suggestions?: string[] }; update: string; permissions: number; writes: number; asked: RequestPermissionRequest | undefined }> {
+async function oneEdit(
+  options: EditorOptions,
+  buffer?: string,
+): Promise<{
+  told: { code?: string; message?: string; suggestions?: string[] };
+  update: string;
+  permissions: number;
+  writes: number;
+  asked: RequestPermissionRequest | undefined;
+}> {
   const base = buffer ?? TEXT;
-  fake = await startFakeOpenAi([{ calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "41", new_string: "42", base_content_sha256: sha256Of(base) } }] }, { text: "Noted." }]);
+  fake = await startFakeOpenAi([
+    {
+      calls: [
+        {
+          name: "edit",
+          args: {
+            file_path: "a.ts",
+            old_string: "41",
+            new_string: "42",
+            base_content_sha256: sha256Of(base),
+          },
+        },
+      ],
+    },
+    { text: "Noted." },
+  ]);
   const editor = await startEditor({
     files: { "a.ts": TEXT },
-    env: { LOCKSTEP_PROVIDER: "openai", LOCKSTEP_BASE_URL: fake.url, LOCKSTEP_MODEL: "fake-model", OPENAI_API_KEY: "test-key" },
+    env: {
+      LOCKSTEP_PROVIDER: "openai",
+      LOCKSTEP_BASE_URL: fake.url,
+      LOCKSTEP_MODEL: "fake-model",
+      OPENAI_API_KEY: "test-key",
+    },
     ...options,
   });
   if (buffer !== undefined) editor.buffers.set(path.join(editor.root, "a.ts"), buffer);
   const sessionId = await editor.newSession();
-  const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "make it 42" }] });
+  const answer = await editor.conn.agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "make it 42" }],
+  });
   expect(answer.stopReason).toBe("end_turn");
   expect(readFileSync(path.join(editor.root, "a.ts"), "utf8")).toBe(TEXT);
   const messages = (fake.requests[1] as { messages: { role: string; content: string }[] }).messages;
   const tool = messages.filter((m) => m.role === "tool").at(-1)!;
-  const told = (JSON.parse(tool.content) as { error?: { code?: string; message?: string; suggestions?: string[] } }).error ?? {};
-  const failed = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed");
-  return { told, update: contentText(failed), permissions: editor.permissions.length, writes: editor.writes.length, asked: editor.permissions[0] };
+  const told =
+    (JSON.parse(tool.content) as { error?: { code?: string; message?: string; suggestions?: string[] } })
+      .error ?? {};
+  const failed = await editor.waitForUpdate(
+    (u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed",
+  );
+  return {
+    told,
+    update: contentText(failed),
+    permissions: editor.permissions.length,
+    writes: editor.writes.length,
+    asked: editor.permissions[0],
+  };
 }
 
 describe("lockstep acp tells the model what became of a change", () => {

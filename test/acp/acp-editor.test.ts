@@ -11,16 +11,47 @@ afterEach(closeAll);
 
 const A = "export const value = 1;\nexport const other = 2;\n";
 
-const kindOf = (u: SessionNotification): string => (u.update.sessionUpdate === "tool_call" ? String(u.update.kind) : "");
+const kindOf = (u: SessionNotification): string =>
+  u.update.sessionUpdate === "tool_call" ? String(u.update.kind) : "";
 
 describe("lockstep acp with an editor that offers its buffers", () => {
   it("streams a multi-tool turn; a write on a buffer that changed is refused as stale and retried on the new buffer", async () => {
     const editor = await startEditor({
       files: { "a.ts": A },
       turns: [
-        { text: ["Reading ", "a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }, { name: "search_files", args: { pattern: "other" } }] },
-        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
-        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        {
+          text: ["Reading ", "a.ts."],
+          calls: [
+            { name: "read_file", args: { file_path: "a.ts" } },
+            { name: "search_files", args: { pattern: "other" } },
+          ],
+        },
+        {
+          calls: [
+            {
+              name: "edit",
+              args: {
+                file_path: "a.ts",
+                old_string: "value = 1",
+                new_string: "value = 2",
+                base_content_sha256: "{{sha256:a.ts}}",
+              },
+            },
+          ],
+        },
+        {
+          calls: [
+            {
+              name: "edit",
+              args: {
+                file_path: "a.ts",
+                old_string: "value = 1",
+                new_string: "value = 2",
+                base_content_sha256: "{{sha256:a.ts}}",
+              },
+            },
+          ],
+        },
         { text: ["Done."] },
       ],
     });
@@ -34,18 +65,53 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       }
     };
     const sessionId = await editor.newSession();
-    const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set value to 2" }] });
+    const answer = await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "set value to 2" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     // The SDK's client may hand over the answer before the notifications that preceded it on the wire.
-    await editor.waitForUpdate((u) => u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" && u.update.content.text.endsWith("Done."));
+    await editor.waitForUpdate(
+      (u) =>
+        u.update.sessionUpdate === "agent_message_chunk" &&
+        u.update.content.type === "text" &&
+        u.update.content.text.endsWith("Done."),
+    );
 
     const updates = editor.updates.filter((u) => u.sessionId === sessionId);
     expect(messageText(updates)).toContain("Reading a.ts.");
     expect(messageText(updates)).toContain("Done.");
-    expect(updates.filter((u) => u.update.sessionUpdate === "tool_call").map(kindOf)).toEqual(["read", "search", "edit", "edit"]);
-    const calls = updates.filter((u) => u.update.sessionUpdate === "tool_call").map((u) => (u.update as { toolCallId: string }).toolCallId);
-    const ends = updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update as { status?: string }).status !== undefined && (u.update as { status?: string }).status !== "pending");
-    const endOf = (id: string) => ends.find((u) => (u.update as { toolCallId: string }).toolCallId === id && ["completed", "failed"].includes(String((u.update as { status?: string }).status)))!.update as { status: string; content: { type: string; content?: { text: string }; path?: string; oldText?: string; newText?: string }[]; locations?: { path: string }[] };
+    expect(updates.filter((u) => u.update.sessionUpdate === "tool_call").map(kindOf)).toEqual([
+      "read",
+      "search",
+      "edit",
+      "edit",
+    ]);
+    const calls = updates
+      .filter((u) => u.update.sessionUpdate === "tool_call")
+      .map((u) => (u.update as { toolCallId: string }).toolCallId);
+    const ends = updates.filter(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        (u.update as { status?: string }).status !== undefined &&
+        (u.update as { status?: string }).status !== "pending",
+    );
+    const endOf = (id: string) =>
+      ends.find(
+        (u) =>
+          (u.update as { toolCallId: string }).toolCallId === id &&
+          ["completed", "failed"].includes(String((u.update as { status?: string }).status)),
+      )!.update as {
+        status: string;
+        content: {
+          type: string;
+          content?: { text: string };
+          path?: string;
+          oldText?: string;
+          newText?: string;
+        }[];
+        locations?: { path: string }[];
+      };
     expect(endOf(calls[0]!).status).toBe("completed");
     expect(endOf(calls[0]!).locations?.[0]?.path).toBe(file);
     const stale = endOf(calls[2]!);
@@ -55,17 +121,33 @@ describe("lockstep acp with an editor that offers its buffers", () => {
     expect(retried.status).toBe("completed");
     expect(retried.content.at(-1)?.content?.text).toMatch(/after a stale attempt was refused/);
     const diff = retried.content.find((c) => c.type === "diff")!;
-    expect(diff).toMatchObject({ path: file, oldText: "// typed meanwhile\n" + A, newText: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") });
+    expect(diff).toMatchObject({
+      path: file,
+      oldText: "// typed meanwhile\n" + A,
+      newText: "// typed meanwhile\n" + A.replace("value = 1", "value = 2"),
+    });
 
     // The diff was shown before the change landed: its update precedes the permission request's answer and the write.
-    const diffAt = updates.findIndex((u) => u.update.sessionUpdate === "tool_call_update" && (u.update as { toolCallId: string }).toolCallId === calls[3] && (u.update.content ?? []).some((c) => c.type === "diff"));
+    const diffAt = updates.findIndex(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        (u.update as { toolCallId: string }).toolCallId === calls[3] &&
+        (u.update.content ?? []).some((c) => c.type === "diff"),
+    );
     expect(diffAt).toBeGreaterThan(-1);
     expect(editor.permissions).toHaveLength(1);
     expect(editor.permissions[0]!.toolCall.content?.some((c) => c.type === "diff")).toBe(true);
-    expect(editor.permissions[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    expect(editor.permissions[0]!.options.map((o) => o.kind)).toEqual([
+      "allow_once",
+      "allow_always",
+      "reject_once",
+      "reject_always",
+    ]);
 
     // The write went to the editor's buffer, over the text the user typed; the disk is untouched.
-    expect(editor.writes).toEqual([{ path: file, content: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") }]);
+    expect(editor.writes).toEqual([
+      { path: file, content: "// typed meanwhile\n" + A.replace("value = 1", "value = 2") },
+    ]);
     expect(readFileSync(file, "utf8")).toBe(A);
   });
 
@@ -74,8 +156,32 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       files: { "a.ts": A },
       turns: [
         { calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
-        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
-        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "value = 1", new_string: "value = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        {
+          calls: [
+            {
+              name: "edit",
+              args: {
+                file_path: "a.ts",
+                old_string: "value = 1",
+                new_string: "value = 2",
+                base_content_sha256: "{{sha256:a.ts}}",
+              },
+            },
+          ],
+        },
+        {
+          calls: [
+            {
+              name: "edit",
+              args: {
+                file_path: "a.ts",
+                old_string: "value = 1",
+                new_string: "value = 2",
+                base_content_sha256: "{{sha256:a.ts}}",
+              },
+            },
+          ],
+        },
         { text: ["Done."] },
       ],
     });
@@ -87,12 +193,27 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       if (++readsAfterYes === 2) editor.buffers.set(file, A + "// typed at the last moment\n");
     };
     const sessionId = await editor.newSession();
-    await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set value to 2" }] });
+    await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "set value to 2" }],
+    });
     await editor.waitForUpdate((u) => messageText([u]).endsWith("Done."));
-    const ends = editor.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && (u.update.status === "completed" || u.update.status === "failed"));
-    expect(ends.map((u) => (u.update as { status: string }).status)).toEqual(["completed", "failed", "completed"]);
-    expect(contentText(ends[1]!)).toMatch(/Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/);
+    const ends = editor.updates.filter(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        (u.update.status === "completed" || u.update.status === "failed"),
+    );
+    expect(ends.map((u) => (u.update as { status: string }).status)).toEqual([
+      "completed",
+      "failed",
+      "completed",
+    ]);
+    expect(contentText(ends[1]!)).toMatch(
+      /Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/,
+    );
     // One write only, on the text the user typed last: nothing of theirs was overwritten.
-    expect(editor.writes).toEqual([{ path: file, content: (A + "// typed at the last moment\n").replace("value = 1", "value = 2") }]);
+    expect(editor.writes).toEqual([
+      { path: file, content: (A + "// typed at the last moment\n").replace("value = 1", "value = 2") },
+    ]);
   });
 });

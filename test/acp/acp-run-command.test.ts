@@ -14,17 +14,40 @@ describe("lockstep acp runs commands with the client's permission", () => {
     const editor = await startEditor({
       files: { "a.ts": "a = 1\n" },
       turns: [run("echo first"), run("echo first again"), run("echo second && ls"), { text: ["ok"] }],
-      permission: (request) => (JSON.stringify(request.toolCall).includes("second") ? "reject_once" : "allow_always"),
+      permission: (request) =>
+        JSON.stringify(request.toolCall).includes("second") ? "reject_once" : "allow_always",
     });
     const sessionId = await editor.newSession();
-    const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run" }] });
+    const answer = await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "run" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     expect(editor.permissions).toHaveLength(2);
-    expect(editor.permissions[0]!.options.map((o) => o.name)).toEqual(["Run once", "Always allow `echo first` this session", "Reject"]);
+    expect(editor.permissions[0]!.options.map((o) => o.name)).toEqual([
+      "Run once",
+      "Always allow `echo first` this session",
+      "Reject",
+    ]);
     expect(JSON.stringify(editor.permissions[0]!.toolCall.content)).toContain("echo first");
-    await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call" && u.update.kind === "execute", 5000);
-    const done = await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "completed" && contentText(u).includes("first again"), 5000);
+    await editor.waitForUpdate(
+      (u) => u.update.sessionUpdate === "tool_call" && u.update.kind === "execute",
+      5000,
+    );
+    const done = await editor.waitForUpdate(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        u.update.status === "completed" &&
+        contentText(u).includes("first again"),
+      5000,
+    );
     expect(contentText(done)).toContain("first again");
-    await editor.waitForUpdate((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "failed" && /rejected/i.test(contentText(u)), 5000);
+    await editor.waitForUpdate(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        u.update.status === "failed" &&
+        /rejected/i.test(contentText(u)),
+      5000,
+    );
   });
 });

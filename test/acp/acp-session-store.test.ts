@@ -38,7 +38,10 @@ describe("lockstep acp stores a session when it is created", () => {
     const listed = await second.conn.agent.request(methods.agent.session.list, { cwd: root });
     expect(listed.sessions).toEqual([expect.objectContaining({ sessionId, cwd: root })]);
     await second.conn.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
-    const answer = await second.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "say hello" }] });
+    const answer = await second.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "say hello" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     await second.waitForUpdate((u) => messageText([u]).includes("Hello again."));
     // The first prompt gives the stored session its title.
@@ -58,8 +61,14 @@ describe("lockstep acp stores a session when it is created", () => {
     // Started elsewhere: its own directory has no sessions.
     const elsewhere = await startEditor({ root: tempDir("lockstep-acp-elsewhere-"), stateDir });
     const listed = await elsewhere.conn.agent.request(methods.agent.session.list, {});
-    expect(listed.sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd })).sort((a, b) => a.cwd.localeCompare(b.cwd))).toEqual(made.sort((a, b) => a.cwd.localeCompare(b.cwd)));
+    expect(
+      listed.sessions
+        .map((s) => ({ sessionId: s.sessionId, cwd: s.cwd }))
+        .sort((a, b) => a.cwd.localeCompare(b.cwd)),
+    ).toEqual(made.sort((a, b) => a.cwd.localeCompare(b.cwd)));
     expect(listed.nextCursor ?? null).toBeNull();
-    await expect(elsewhere.conn.agent.request(methods.agent.session.list, { cursor: "bogus" })).rejects.toThrow(/cursor is not one lockstep gave/);
+    await expect(
+      elsewhere.conn.agent.request(methods.agent.session.list, { cursor: "bogus" }),
+    ).rejects.toThrow(/cursor is not one lockstep gave/);
   });
 });

@@ -31,44 +31,88 @@ describe("lockstep acp keeps sessions across processes", () => {
       args: ["--approval", "auto"],
       turns: [
         { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
-        { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "n = 1", new_string: "n = 2", base_content_sha256: "{{sha256:a.ts}}" } }] },
+        {
+          calls: [
+            {
+              name: "edit",
+              args: {
+                file_path: "a.ts",
+                old_string: "n = 1",
+                new_string: "n = 2",
+                base_content_sha256: "{{sha256:a.ts}}",
+              },
+            },
+          ],
+        },
         { text: ["Changed n to 2."] },
       ],
     });
     const sessionId = await first.newSession();
-    await first.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "set n to 2" }] });
+    await first.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "set n to 2" }],
+    });
     await first.waitForUpdate((u) => messageText([u]).includes("Changed n to 2."));
     const killed = new Promise((resolve) => first.child.once("exit", resolve));
     first.child.kill("SIGKILL");
     await killed;
 
-    const second = await startEditor({ root, stateDir, turns: [{ text: ["Continuing where we left off."] }] });
+    const second = await startEditor({
+      root,
+      stateDir,
+      turns: [{ text: ["Continuing where we left off."] }],
+    });
     const listed = await second.conn.agent.request(methods.agent.session.list, { cwd: root });
     expect(listed.sessions).toEqual([expect.objectContaining({ sessionId, cwd: root, title: "set n to 2" })]);
 
-    const loaded = await second.conn.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    const loaded = await second.conn.agent.request(methods.agent.session.load, {
+      sessionId,
+      cwd: root,
+      mcpServers: [],
+    });
     expect(loaded.configOptions?.map((o) => o.id)).toContain("approval");
     await second.waitForUpdate((u) => messageText([u]).includes("Changed n to 2."));
     const replayed = second.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
-    expect(replayed[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "set n to 2" } });
-    expect(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { kind: string }).kind)).toEqual(["read", "edit"]);
-    expect(replayed.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => (u as { status: string }).status)).toEqual(["completed", "completed"]);
+    expect(replayed[0]).toEqual({
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: "set n to 2" },
+    });
+    expect(
+      replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { kind: string }).kind),
+    ).toEqual(["read", "edit"]);
+    expect(
+      replayed
+        .filter((u) => u.sessionUpdate === "tool_call_update")
+        .map((u) => (u as { status: string }).status),
+    ).toEqual(["completed", "completed"]);
     // Titles as first sent ("read_file a.ts", not "read_file"); a read shows what it read, not "Done.".
-    const titles = (updates: typeof replayed): unknown[] => updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { title: string }).title);
+    const titles = (updates: typeof replayed): unknown[] =>
+      updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { title: string }).title);
     expect(titles(replayed)).toEqual(titles(first.updates.map((u) => u.update)));
     const readEnd = replayed.find((u) => u.sessionUpdate === "tool_call_update")!;
     expect(readEnd).toMatchObject({ content: [], locations: [{ path: path.join(root, "a.ts") }] });
 
     // The stored history is this session's now, written to the same file from here on.
     const seen = second.updates.length;
-    await second.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/session" }] });
-    const status = await second.waitForUpdate((u) => second.updates.indexOf(u) >= seen && messageText([u]).includes("history_messages"));
-    const facts = JSON.parse(messageText([status]).replace(/^```json\n|\n```$/g, "")) as { history_messages: number; stored: { id: string } | null };
+    await second.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "/session" }],
+    });
+    const status = await second.waitForUpdate(
+      (u) => second.updates.indexOf(u) >= seen && messageText([u]).includes("history_messages"),
+    );
+    const facts = JSON.parse(messageText([status]).replace(/^```json\n|\n```$/g, "")) as {
+      history_messages: number;
+      stored: { id: string } | null;
+    };
     expect(facts.history_messages).toBeGreaterThanOrEqual(5);
     expect(facts.stored?.id).toBe(sessionId);
 
     // The conversation goes on under the same id.
-    const answer = await second.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
+    const answer = await second.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "and now?" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     await second.waitForUpdate((u) => messageText([u]).includes("Continuing where we left off."));
     const again = await second.conn.agent.request(methods.agent.session.list, { cwd: root });
@@ -77,9 +121,26 @@ describe("lockstep acp keeps sessions across processes", () => {
 
   it("names an unknown stored session, and a session already open", async () => {
     const editor = await startEditor({ turns: [{ text: ["hi"] }] });
-    await expect(editor.conn.agent.request(methods.agent.session.load, { sessionId: "20200101-000000-abcdef", cwd: editor.root, mcpServers: [] })).rejects.toThrow(/session\/list/);
-    await expect(editor.conn.agent.request(methods.agent.session.resume, { sessionId: "20200101-000000-abcdef", cwd: editor.root })).rejects.toThrow(/session\/list/);
+    await expect(
+      editor.conn.agent.request(methods.agent.session.load, {
+        sessionId: "20200101-000000-abcdef",
+        cwd: editor.root,
+        mcpServers: [],
+      }),
+    ).rejects.toThrow(/session\/list/);
+    await expect(
+      editor.conn.agent.request(methods.agent.session.resume, {
+        sessionId: "20200101-000000-abcdef",
+        cwd: editor.root,
+      }),
+    ).rejects.toThrow(/session\/list/);
     const open = await editor.newSession();
-    await expect(editor.conn.agent.request(methods.agent.session.load, { sessionId: open, cwd: editor.root, mcpServers: [] })).rejects.toThrow(/already open/);
+    await expect(
+      editor.conn.agent.request(methods.agent.session.load, {
+        sessionId: open,
+        cwd: editor.root,
+        mcpServers: [],
+      }),
+    ).rejects.toThrow(/already open/);
   });
 });

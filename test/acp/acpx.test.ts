@@ -27,18 +27,61 @@ describe("lockstep acp under acpx", () => {
       JSON.stringify({
         turns: [
           { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
-          { calls: [{ name: "edit", args: { file_path: "a.ts", old_string: "retries = 3", new_string: "retries = 5", base_content_sha256: "{{sha256:a.ts}}" } }] },
+          {
+            calls: [
+              {
+                name: "edit",
+                args: {
+                  file_path: "a.ts",
+                  old_string: "retries = 3",
+                  new_string: "retries = 5",
+                  base_content_sha256: "{{sha256:a.ts}}",
+                },
+              },
+            ],
+          },
           { text: ["Raised to 5."] },
         ],
       }),
     );
-    const { stdout } = await promisify(execFile)(process.execPath, [ACPX, "--agent", `${process.execPath} ${BIN} acp --replay ${script}`, "--format", "json", "--approve-all", "--cwd", root, "exec", "raise the retries to 5"], {
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home },
-      timeout: 60_000,
-    });
-    const messages = stdout.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { method?: string; params?: { update?: { sessionUpdate?: string; content?: { type: string; newText?: string }[] } }; result?: { stopReason?: string } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        ACPX,
+        "--agent",
+        `${process.execPath} ${BIN} acp --replay ${script}`,
+        "--format",
+        "json",
+        "--approve-all",
+        "--cwd",
+        root,
+        "exec",
+        "raise the retries to 5",
+      ],
+      {
+        env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home },
+        timeout: 60_000,
+      },
+    );
+    const messages = stdout
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            method?: string;
+            params?: { update?: { sessionUpdate?: string; content?: { type: string; newText?: string }[] } };
+            result?: { stopReason?: string };
+          },
+      );
     expect(messages.some((m) => m.method === "session/request_permission")).toBe(true);
-    expect(messages.some((m) => m.params?.update?.content?.some?.((c) => c.type === "diff" && c.newText === "export const retries = 5;\n"))).toBe(true);
+    expect(
+      messages.some((m) =>
+        m.params?.update?.content?.some?.(
+          (c) => c.type === "diff" && c.newText === "export const retries = 5;\n",
+        ),
+      ),
+    ).toBe(true);
     expect(messages.some((m) => m.method === "fs/write_text_file")).toBe(true);
     expect(messages.some((m) => m.result?.stopReason === "end_turn")).toBe(true);
     expect(readFileSync(path.join(root, "a.ts"), "utf8")).toBe("export const retries = 5;\n");

@@ -24,7 +24,11 @@ export interface RawAgent {
 }
 
 export function rawAgent(cwd: string, args: string[] = []): RawAgent {
-  const child = spawn(process.execPath, [BIN, "acp", ...args], { cwd, env: { ...process.env, XDG_CONFIG_HOME: cwd, XDG_STATE_HOME: cwd }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "acp", ...args], {
+    cwd,
+    env: { ...process.env, XDG_CONFIG_HOME: cwd, XDG_STATE_HOME: cwd },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const seen: RawMessage[] = [];
@@ -43,7 +47,8 @@ export function rawAgent(cwd: string, args: string[] = []): RawAgent {
     for (;;) {
       const found = seen.find(test);
       if (found) return found;
-      if (child.exitCode !== null) throw new Error(`lockstep acp exited (${child.exitCode}) first; stderr: ${stderr}`);
+      if (child.exitCode !== null)
+        throw new Error(`lockstep acp exited (${child.exitCode}) first; stderr: ${stderr}`);
       await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), exited]);
     }
   };

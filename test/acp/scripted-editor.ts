@@ -7,7 +7,15 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync, promises as fs } from
 import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
-import { client, methods, ndJsonStream, RequestError, type ClientConnection, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
+import {
+  client,
+  methods,
+  ndJsonStream,
+  RequestError,
+  type ClientConnection,
+  type RequestPermissionRequest,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
 
 /** Files to create: root-relative path → text. (Not workspace-fixture's: this file also serves the bench, outside vitest.) */
 export type FileTree = Record<string, string>;
@@ -80,7 +88,12 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   const child = spawn(process.execPath, [BIN, "acp", ...replay, ...(options.args ?? [])], {
     cwd: root,
     // The user's own settings and stored sessions stay out of tests.
-    env: { ...process.env, XDG_CONFIG_HOME: scriptDir, XDG_STATE_HOME: options.stateDir ?? scriptDir, ...options.env },
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: scriptDir,
+      XDG_STATE_HOME: options.stateDir ?? scriptDir,
+      ...options.env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -97,7 +110,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   const writes: { path: string; content: string }[] = [];
   const permissions: RequestPermissionRequest[] = [];
   const updates: SessionNotification[] = [];
-  const waiters: { test: (n: SessionNotification) => boolean; resolve: (n: SessionNotification) => void }[] = [];
+  const waiters: { test: (n: SessionNotification) => boolean; resolve: (n: SessionNotification) => void }[] =
+    [];
   const editor = { onRead: (): void => undefined } as unknown as ScriptedEditor;
 
   const app = client({ name: "scripted-editor" })
@@ -115,7 +129,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     })
     .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
       await options.beforeWrite?.(params.path);
-      if (options.refuseWrites !== undefined) throw RequestError.internalError(undefined, options.refuseWrites);
+      if (options.refuseWrites !== undefined)
+        throw RequestError.internalError(undefined, options.refuseWrites);
       writes.push({ path: params.path, content: params.content });
       buffers.set(params.path, params.content);
       return {};
@@ -124,7 +139,9 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
       permissions.push(params);
       const answer = (await options.permission?.(params)) ?? "allow_once";
       if (answer === "error") throw RequestError.methodNotFound(methods.client.session.requestPermission);
-      return answer === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
+      return answer === "cancelled"
+        ? { outcome: { outcome: "cancelled" } }
+        : { outcome: { outcome: "selected", optionId: answer } };
     })
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params);
@@ -135,10 +152,17 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
         }
       }
     });
-  const stream = ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin!),
+    Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+  );
   const conn = app.connect(stream);
   const fsCaps = options.fs ?? { read: true, write: true };
-  await conn.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: fsCaps.read, writeTextFile: fsCaps.write } }, clientInfo: { name: "scripted-editor", version: "1" } });
+  await conn.agent.request(methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: fsCaps.read, writeTextFile: fsCaps.write } },
+    clientInfo: { name: "scripted-editor", version: "1" },
+  });
 
   Object.assign(editor, {
     root,
@@ -155,11 +179,21 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
       const seen = updates.find(test);
       if (seen) return Promise.resolve(seen);
       return new Promise<SessionNotification>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no such update within ${timeoutMs} ms; got ${JSON.stringify(updates.map((u) => u.update.sessionUpdate))}\n${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no such update within ${timeoutMs} ms; got ${JSON.stringify(updates.map((u) => u.update.sessionUpdate))}\n${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({ test, resolve: (n) => (clearTimeout(timer), resolve(n)) });
       });
     },
-    newSession: async (extra: Record<string, unknown> = {}) => (await conn.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [], ...extra })).sessionId,
+    newSession: async (extra: Record<string, unknown> = {}) =>
+      (await conn.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [], ...extra }))
+        .sessionId,
     close: async () => {
       live.delete(editor);
       if (child.exitCode === null && child.signalCode === null) {
@@ -177,7 +211,13 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
 
 /** The text of every agent_message_chunk, joined. */
 export function messageText(updates: SessionNotification[]): string {
-  return updates.map((u) => (u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? u.update.content.text : "")).join("");
+  return updates
+    .map((u) =>
+      u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text"
+        ? u.update.content.text
+        : "",
+    )
+    .join("");
 }
 
 /** An update's content items as JSON text, for matching words in them. */

@@ -16,7 +16,11 @@ describe("kindOf", () => {
   const cases: [string, Parameters<typeof kindOf>[0], string][] = [
     ["a change", { kind: "modify", call: { name: "edit", args: { file_path: "a" } } }, "edit"],
     ["a read", { kind: "read", call: { name: "read_file", args: { file_path: "a" } } }, "read"],
-    ["a read given a pattern", { kind: "read", call: { name: "search_files", args: { pattern: "x" } } }, "search"],
+    [
+      "a read given a pattern",
+      { kind: "read", call: { name: "search_files", args: { pattern: "x" } } },
+      "search",
+    ],
     ["an MCP server's tool", { kind: "external", call: { name: "mcp__s__t", args: {} } }, "other"],
   ];
   it.each(cases)("%s", (_, event, kind) => expect(kindOf(event)).toBe(kind));
@@ -24,9 +28,21 @@ describe("kindOf", () => {
 
 describe("outcomeText", () => {
   it.each([
-    [okEnvelope({ message: "Patch applied successfully.", applied: true }), false, "Patch applied successfully."],
-    [okEnvelope({ message: "Patch applied successfully.", applied: true }), true, "Applied on the current state, after a stale attempt was refused: Patch applied successfully."],
-    [errorEnvelope("state_mismatch", "State Mismatch: x."), false, "Stale, not applied: State Mismatch: x. The agent retries from the current state."],
+    [
+      okEnvelope({ message: "Patch applied successfully.", applied: true }),
+      false,
+      "Patch applied successfully.",
+    ],
+    [
+      okEnvelope({ message: "Patch applied successfully.", applied: true }),
+      true,
+      "Applied on the current state, after a stale attempt was refused: Patch applied successfully.",
+    ],
+    [
+      errorEnvelope("state_mismatch", "State Mismatch: x."),
+      false,
+      "Stale, not applied: State Mismatch: x. The agent retries from the current state.",
+    ],
     [errorEnvelope("rejected", "Rejected: no."), false, "Rejected, not applied: Rejected: no."],
     [errorEnvelope("invalid_diff", "Invalid Diff: y."), false, "Refused (invalid_diff): Invalid Diff: y."],
   ])("%j (retried %s)", (envelope, retried, text) => expect(outcomeText(envelope, retried)).toBe(text));
@@ -35,8 +51,14 @@ describe("outcomeText", () => {
 describe("config options", () => {
   it("offers approval, provider and model, and refuses values they do not list", () => {
     expect(configOptions(DEFAULT_SETTINGS).map((o) => o.id)).toEqual(["approval", "provider", "model"]);
-    expect(applyConfigOption(DEFAULT_SETTINGS, "approval", "auto")).toMatchObject({ ok: true, settings: { approval: "auto" } });
-    expect(applyConfigOption(DEFAULT_SETTINGS, "approval", "review")).toMatchObject({ ok: false, message: "approval takes ask, auto; not review." });
+    expect(applyConfigOption(DEFAULT_SETTINGS, "approval", "auto")).toMatchObject({
+      ok: true,
+      settings: { approval: "auto" },
+    });
+    expect(applyConfigOption(DEFAULT_SETTINGS, "approval", "review")).toMatchObject({
+      ok: false,
+      message: "approval takes ask, auto; not review.",
+    });
     expect(applyConfigOption(DEFAULT_SETTINGS, "colour", "red")).toMatchObject({ ok: false });
     // Another provider forgets the model named for the first.
     const openai = applyConfigOption({ ...DEFAULT_SETTINGS, model: "gemini-2.5-pro" }, "provider", "openai");
@@ -66,14 +88,33 @@ describe("promptText", () => {
       ],
       sandbox,
     );
-    expect(text).toEqual({ ok: true, text: 'fix @a.ts the file "my file.ts" (read it with read_file) Context from <untitled:notes>:\n```\nremember this\n```' });
+    expect(text).toEqual({
+      ok: true,
+      text: 'fix @a.ts the file "my file.ts" (read it with read_file) Context from <untitled:notes>:\n```\nremember this\n```',
+    });
   });
 
   it("refuses files outside the root, images and empty prompts", async () => {
     const sandbox = await Sandbox.create([root]);
-    expect(await promptText([{ type: "resource_link", uri: pathToFileURL(path.join(outside, "b.ts")).href, name: "b.ts" }], sandbox)).toMatchObject({ ok: false, message: expect.stringContaining("inside the session's cwd") });
-    expect(await promptText([{ type: "resource", resource: { uri: pathToFileURL(path.join(outside, "b.ts")).href, text: "x" } }], sandbox)).toMatchObject({ ok: false });
-    expect(await promptText([{ type: "image", data: "", mimeType: "image/png" }], sandbox)).toMatchObject({ ok: false, message: expect.stringContaining("image") });
-    expect(await promptText([{ type: "text", text: "  " }], sandbox)).toMatchObject({ ok: false, message: expect.stringContaining("empty") });
+    expect(
+      await promptText(
+        [{ type: "resource_link", uri: pathToFileURL(path.join(outside, "b.ts")).href, name: "b.ts" }],
+        sandbox,
+      ),
+    ).toMatchObject({ ok: false, message: expect.stringContaining("inside the session's cwd") });
+    expect(
+      await promptText(
+        [{ type: "resource", resource: { uri: pathToFileURL(path.join(outside, "b.ts")).href, text: "x" } }],
+        sandbox,
+      ),
+    ).toMatchObject({ ok: false });
+    expect(await promptText([{ type: "image", data: "", mimeType: "image/png" }], sandbox)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("image"),
+    });
+    expect(await promptText([{ type: "text", text: "  " }], sandbox)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("empty"),
+    });
   });
 });

@@ -20,7 +20,16 @@ afterEach(async () => {
 const A = ["export const a = 1;", "export const b = 2;", "export const c = 3;", ""].join("\n");
 const patch = (text: string, from: string, to: string): AnthropicAnswer => ({
   thinking: [{ text: `Change ${from}.`, signature: `sig-${from}` }],
-  calls: [{ name: "safe_patch", args: { file_path: "a.ts", unified_diff: createPatch("a.ts", text, text.replace(from, to)), base_content_sha256: sha256(text) } }],
+  calls: [
+    {
+      name: "safe_patch",
+      args: {
+        file_path: "a.ts",
+        unified_diff: createPatch("a.ts", text, text.replace(from, to)),
+        base_content_sha256: sha256(text),
+      },
+    },
+  ],
 });
 
 interface ToolResult {
@@ -32,10 +41,17 @@ interface ToolResult {
 function toolResults(f: FakeAnthropic): ToolResult[] {
   const messages = f.requests.at(-1)!["messages"] as { role: string; content: Record<string, unknown>[] }[];
   const last = messages.at(-1)!.content.filter((b) => b["type"] === "tool_result");
-  return last.map((b) => ({ ...(b["is_error"] === true ? { is_error: true } : {}), body: JSON.parse(b["content"] as string) as ToolResult["body"] }));
+  return last.map((b) => ({
+    ...(b["is_error"] === true ? { is_error: true } : {}),
+    body: JSON.parse(b["content"] as string) as ToolResult["body"],
+  }));
 }
 
-async function agent(script: AnthropicAnswer[] | ((i: number) => AnthropicAnswer), approval: "ask" | "auto", answer?: (p: ShowMessageRequestParams) => string): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+async function agent(
+  script: AnthropicAnswer[] | ((i: number) => AnthropicAnswer),
+  approval: "ask" | "auto",
+  answer?: (p: ShowMessageRequestParams) => string,
+): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
   fake = await startFakeAnthropic(script);
   const prompts: ShowMessageRequestParams[] = [];
   const client = await launch(
@@ -44,7 +60,14 @@ async function agent(script: AnthropicAnswer[] | ((i: number) => AnthropicAnswer
       style: "helix",
       env: { ANTHROPIC_API_KEY: "sk-ant-approval-test-key", ANTHROPIC_BASE_URL: "" },
       initializationOptions: { provider: "anthropic", baseUrl: fake.url, approval, sessions: false },
-      ...(answer ? { showMessageRequest: (p: ShowMessageRequestParams) => (prompts.push(p), Promise.resolve(pick(p, answer(p)))) } : {}),
+      ...(answer
+        ? {
+            showMessageRequest: (p: ShowMessageRequestParams) => (
+              prompts.push(p),
+              Promise.resolve(pick(p, answer(p)))
+            ),
+          }
+        : {}),
     },
   );
   await client.open("a.ts");
@@ -53,17 +76,28 @@ async function agent(script: AnthropicAnswer[] | ((i: number) => AnthropicAnswer
 
 describe("the anthropic provider, approval and stale state", () => {
   it("Reject reaches Claude as a tool_result with is_error, and the buffer is untouched", async () => {
-    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), { text: "Understood." }], "ask", () => "Reject");
+    const { client, prompts } = await agent(
+      [patch(A, "a = 1", "a = 10"), { text: "Understood." }],
+      "ask",
+      () => "Reject",
+    );
     const job = await askUntilDone(client, "change a");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
-    expect(toolResults(fake!)[0]).toMatchObject({ is_error: true, body: { ok: false, error: { code: "rejected" } } });
+    expect(toolResults(fake!)[0]).toMatchObject({
+      is_error: true,
+      body: { ok: false, error: { code: "rejected" } },
+    });
     expect(client.buffer("a.ts")!.text).toBe(A);
   }, 60_000);
 
   it("Always allow asks once per tool for the session, and both changes land", async () => {
     const one = A.replace("a = 1", "a = 10");
-    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }], "ask", () => "Always");
+    const { client, prompts } = await agent(
+      [patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }],
+      "ask",
+      () => "Always",
+    );
     const job = await askUntilDone(client, "change a and b");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
@@ -73,7 +107,8 @@ describe("the anthropic provider, approval and stale state", () => {
   it("a patch on a stale state is refused with the latest state, and the retry built on it lands", async () => {
     const { client } = await agent((i) => {
       if (i === 0) return patch(A, "c = 3", "c = 30");
-      if (i === 1) return patch(toolResults(fake!)[0]!.body.data!.latest_file_state!.content, "c = 3", "c = 30");
+      if (i === 1)
+        return patch(toolResults(fake!)[0]!.body.data!.latest_file_state!.content, "c = 3", "c = 30");
       return { text: "Done." };
     }, "auto");
     await client.type("a.ts", "a = 1", "a = 1 /* typed */");
@@ -84,6 +119,8 @@ describe("the anthropic provider, approval and stale state", () => {
       ["safe_patch", false],
       ["safe_patch", true],
     ]);
-    expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 1 /* typed */").replace("c = 3", "c = 30"));
+    expect(client.buffer("a.ts")!.text).toBe(
+      A.replace("a = 1", "a = 1 /* typed */").replace("c = 3", "c = 30"),
+    );
   }, 60_000);
 });

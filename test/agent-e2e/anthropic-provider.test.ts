@@ -31,8 +31,27 @@ const AFTER = BEFORE.replace("return w * h;", "return h * w;");
 
 /** Two reads in one turn (the second of a file that is not there), a patch, an answer. */
 const SCRIPT: AnthropicAnswer[] = [
-  { thinking: [{ text: "Read area.ts; check for a test too.", signature: "sig-turn-1" }], text: "Reading.", calls: [{ name: "read_file", args: { file_path: "area.ts" } }, { name: "read_file", args: { file_path: "area.test.ts" } }] },
-  { thinking: [{ text: "Swap them.", signature: "sig-turn-2" }], calls: [{ name: "safe_patch", args: { file_path: "area.ts", unified_diff: createPatch("area.ts", BEFORE, AFTER), base_content_sha256: sha256Of(BEFORE) } }] },
+  {
+    thinking: [{ text: "Read area.ts; check for a test too.", signature: "sig-turn-1" }],
+    text: "Reading.",
+    calls: [
+      { name: "read_file", args: { file_path: "area.ts" } },
+      { name: "read_file", args: { file_path: "area.test.ts" } },
+    ],
+  },
+  {
+    thinking: [{ text: "Swap them.", signature: "sig-turn-2" }],
+    calls: [
+      {
+        name: "safe_patch",
+        args: {
+          file_path: "area.ts",
+          unified_diff: createPatch("area.ts", BEFORE, AFTER),
+          base_content_sha256: sha256Of(BEFORE),
+        },
+      },
+    ],
+  },
   { text: "Swapped the factors." },
 ];
 
@@ -44,7 +63,11 @@ function checkRequests(f: FakeAnthropic): void {
   const second = f.requests[1]!["messages"] as { role: string; content: Block[] }[];
   // The user's prompt, the model's turn (thinking first, verbatim), both answers in ONE user message.
   expect(second.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-  expect(second[1]!.content[0]).toEqual({ type: "thinking", thinking: "Read area.ts; check for a test too.", signature: "sig-turn-1" });
+  expect(second[1]!.content[0]).toEqual({
+    type: "thinking",
+    thinking: "Read area.ts; check for a test too.",
+    signature: "sig-turn-1",
+  });
   expect(second[2]!.content.map((b) => [b["type"], b["tool_use_id"], b["is_error"] ?? false])).toEqual([
     ["tool_result", "toolu_0_read_file", false],
     ["tool_result", "toolu_1_read_file", true],
@@ -68,9 +91,16 @@ async function project(): Promise<string> {
   return root;
 }
 
-function ask(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+function ask(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
@@ -79,13 +109,24 @@ function ask(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ co
   });
 }
 
-const cleanEnv = (): NodeJS.ProcessEnv => ({ ...process.env, GEMINI_API_KEY: "", GOOGLE_API_KEY: "", OPENAI_API_KEY: "", ANTHROPIC_BASE_URL: "", XDG_STATE_HOME: tempDir("lockstep-state-") });
+const cleanEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GEMINI_API_KEY: "",
+  GOOGLE_API_KEY: "",
+  OPENAI_API_KEY: "",
+  ANTHROPIC_BASE_URL: "",
+  XDG_STATE_HOME: tempDir("lockstep-state-"),
+});
 
 describe("provider anthropic, through every door", () => {
   it("lockstep ask: the reads, the patch and the answer; thoughts shown; cache figures in the token line; the key nowhere", async () => {
     const root = await project();
     fake = await startFakeAnthropic(SCRIPT);
-    const run = await ask(root, ["--provider", "anthropic", "--base-url", fake.url, "--yes", "swap the factors in area.ts"], { ...cleanEnv(), ANTHROPIC_API_KEY: KEY });
+    const run = await ask(
+      root,
+      ["--provider", "anthropic", "--base-url", fake.url, "--yes", "swap the factors in area.ts"],
+      { ...cleanEnv(), ANTHROPIC_API_KEY: KEY },
+    );
     expect(run.out).toContain("Swapped the factors.");
     expect(run.code).toBe(0);
     expect(run.out).toContain("Read area.ts; check for a test too.");
@@ -98,20 +139,63 @@ describe("provider anthropic, through every door", () => {
 
   it("lockstep ask: no key names ANTHROPIC_API_KEY before anything is sent; a refused thinking setting is named", async () => {
     const root = await project();
-    fake = await startFakeAnthropic([{ status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "adaptive thinking is not supported on this model" } } }]);
-    const none = await ask(root, ["--provider", "anthropic", "--base-url", fake.url, "--yes", "anything"], { ...cleanEnv(), ANTHROPIC_API_KEY: "" });
+    fake = await startFakeAnthropic([
+      {
+        status: 400,
+        body: {
+          type: "error",
+          error: {
+            type: "invalid_request_error",
+            message: "adaptive thinking is not supported on this model",
+          },
+        },
+      },
+    ]);
+    const none = await ask(root, ["--provider", "anthropic", "--base-url", fake.url, "--yes", "anything"], {
+      ...cleanEnv(),
+      ANTHROPIC_API_KEY: "",
+    });
     expect(none.code).not.toBe(0);
     expect(none.out).toContain("ANTHROPIC_API_KEY");
     expect(fake.requests).toHaveLength(0);
-    const refused = await ask(root, ["--provider", "anthropic", "--base-url", fake.url, "--model", "claude-sonnet-4-5", "--thinking", "adaptive", "--yes", "anything"], { ...cleanEnv(), ANTHROPIC_API_KEY: KEY });
+    const refused = await ask(
+      root,
+      [
+        "--provider",
+        "anthropic",
+        "--base-url",
+        fake.url,
+        "--model",
+        "claude-sonnet-4-5",
+        "--thinking",
+        "adaptive",
+        "--yes",
+        "anything",
+      ],
+      { ...cleanEnv(), ANTHROPIC_API_KEY: KEY },
+    );
     expect(refused.code).not.toBe(0);
-    expect(refused.out).toContain('`thinking` is "adaptive", which claude-sonnet-4-5 does not take: set `thinking` to a token budget');
+    expect(refused.out).toContain(
+      '`thinking` is "adaptive", which claude-sonnet-4-5 does not take: set `thinking` to a token budget',
+    );
     expect(fake.requests[0]).toMatchObject({ thinking: { type: "adaptive" } });
   }, 60_000);
 
   it("the language server: provider anthropic in the editor's settings", async () => {
     fake = await startFakeAnthropic(SCRIPT);
-    const client = await launch({ "area.ts": BEFORE }, { style: "helix", env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: "" }, initializationOptions: { provider: "anthropic", baseUrl: fake.url, approval: "auto", sessions: false } });
+    const client = await launch(
+      { "area.ts": BEFORE },
+      {
+        style: "helix",
+        env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: "" },
+        initializationOptions: {
+          provider: "anthropic",
+          baseUrl: fake.url,
+          approval: "auto",
+          sessions: false,
+        },
+      },
+    );
     await client.open("area.ts");
     const job = await askUntilDone(client, "swap the factors in area.ts");
     expect(job["status"]).toBe("done");
@@ -125,11 +209,19 @@ describe("provider anthropic, through every door", () => {
     fake = await startFakeAnthropic(SCRIPT);
     const editor = await startEditor({
       files: { "area.ts": BEFORE },
-      env: { LOCKSTEP_PROVIDER: "anthropic", LOCKSTEP_BASE_URL: fake.url, LOCKSTEP_APPROVAL: "auto", ANTHROPIC_API_KEY: KEY },
+      env: {
+        LOCKSTEP_PROVIDER: "anthropic",
+        LOCKSTEP_BASE_URL: fake.url,
+        LOCKSTEP_APPROVAL: "auto",
+        ANTHROPIC_API_KEY: KEY,
+      },
       permission: () => "allow_once",
     });
     const sessionId = await editor.newSession();
-    const answer = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "swap the factors in area.ts" }] });
+    const answer = await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "swap the factors in area.ts" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     const thought = await editor.waitForUpdate((u) => u.update.sessionUpdate === "agent_thought_chunk");
     expect(JSON.stringify(thought)).toMatch(/Read area|test too|Swap/);
@@ -138,9 +230,18 @@ describe("provider anthropic, through every door", () => {
   }, 60_000);
 
   it("lockstep acp: authenticate names ANTHROPIC_API_KEY when it is not set", async () => {
-    const editor = await startEditor({ env: { LOCKSTEP_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "", LOCKSTEP_API_KEY_ENV: "" } });
-    const init = await editor.conn.agent.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-    expect(init.authMethods).toEqual([expect.objectContaining({ id: "api-key", name: "API key in ANTHROPIC_API_KEY" })]);
-    await expect(editor.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" })).rejects.toThrow(/ANTHROPIC_API_KEY is not set/);
+    const editor = await startEditor({
+      env: { LOCKSTEP_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "", LOCKSTEP_API_KEY_ENV: "" },
+    });
+    const init = await editor.conn.agent.request(methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    expect(init.authMethods).toEqual([
+      expect.objectContaining({ id: "api-key", name: "API key in ANTHROPIC_API_KEY" }),
+    ]);
+    await expect(
+      editor.conn.agent.request(methods.agent.authenticate, { methodId: "api-key" }),
+    ).rejects.toThrow(/ANTHROPIC_API_KEY is not set/);
   }, 60_000);
 });

@@ -6,7 +6,15 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { patchCall, readCall, replaceLineDiff, sha256Hex, startAgent, TEST_API_KEY, turn } from "../support/agent-scripts.js";
+import {
+  patchCall,
+  readCall,
+  replaceLineDiff,
+  sha256Hex,
+  startAgent,
+  TEST_API_KEY,
+  turn,
+} from "../support/agent-scripts.js";
 import { stopAllServers } from "../support/lsp-client.js";
 import { eventually } from "../support/poll.js";
 
@@ -16,13 +24,20 @@ const A = ["export function area(w: number, h: number): number {", "  return w *
 
 describe("no API key", () => {
   it("fails the job with a message naming GEMINI_API_KEY, and lockstep.read_file still works", async () => {
-    const rig = await startAgent({ files: { "a.ts": A }, noKey: true, script: [turn({ text: ["unreachable"] })] });
+    const rig = await startAgent({
+      files: { "a.ts": A },
+      noKey: true,
+      script: [turn({ text: ["unreachable"] })],
+    });
     const id = await rig.ask("hello");
     const job = await rig.finished(id);
     expect(job.status).toBe("failed");
     expect(job.error?.code).toBe("no_api_key");
     expect(job.error?.message).toContain("GEMINI_API_KEY");
-    expect(rig.events(id).find((e) => e.kind === "done")).toMatchObject({ status: "failed", message: expect.stringContaining("GEMINI_API_KEY") });
+    expect(rig.events(id).find((e) => e.kind === "done")).toMatchObject({
+      status: "failed",
+      message: expect.stringContaining("GEMINI_API_KEY"),
+    });
     expect(rig.fake!.requests).toHaveLength(0);
 
     const read = await rig.client.command("read_file", { file_path: "a.ts" });
@@ -43,7 +58,11 @@ describe("the key's value", () => {
         // A rate limit first, so the retry path runs too.
         { status: 429, message: "Quota exceeded.", retryDelay: "0.05s" },
         turn({ text: ["Reading."], calls: [readCall("a.ts")] }),
-        turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A))] }),
+        turn({
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+          ],
+        }),
         turn({ text: ["Swapped."] }),
         // The second run: the endpoint answers with an error that quotes the key.
         { status: 400, message: `API key not valid. Please pass a valid API key. (got ${TEST_API_KEY})` },
@@ -62,7 +81,10 @@ describe("the key's value", () => {
 
     // The transcript ends with the second run's end.
     let text = "";
-    await eventually(async () => (text = await readFile(transcript, "utf8").catch(() => "")).includes("*(failed"), "the second run's end in the transcript");
+    await eventually(
+      async () => (text = await readFile(transcript, "utf8").catch(() => "")).includes("*(failed"),
+      "the second run's end in the transcript",
+    );
     expect(text).toContain("Swapped.");
     expect(text).toContain("*(failed");
     expect(rig.client.stderr).toContain("lockstep.ask");
@@ -74,6 +96,7 @@ describe("the key's value", () => {
       requests: JSON.stringify(rig.client.requests),
       job: JSON.stringify([first, second]),
     };
-    for (const [place, content] of Object.entries(where)) expect({ place, leaked: content.includes(TEST_API_KEY) }).toEqual({ place, leaked: false });
+    for (const [place, content] of Object.entries(where))
+      expect({ place, leaked: content.includes(TEST_API_KEY) }).toEqual({ place, leaked: false });
   });
 });

@@ -1,7 +1,12 @@
 // Approval of the model's changes (approval "ask"): a showMessageRequest prompt
 // where the client has one, else a staged change shown as diagnostics and decided
 // through code actions. "Always allow" is per tool and per server process.
-import type { CodeAction, Diagnostic, MessageActionItem, ShowMessageRequestParams } from "vscode-languageserver-protocol";
+import type {
+  CodeAction,
+  Diagnostic,
+  MessageActionItem,
+  ShowMessageRequestParams,
+} from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeTurn } from "../support/fake-gemini.js";
 import {
@@ -43,7 +48,9 @@ function prompter(answer: (params: ShowMessageRequestParams) => string): {
 function patchBuffer(rig: () => AgentRig, oldLine: string, newLine: string): FakeTurn {
   const text = rig().client.buffer("a.ts")?.text;
   if (text === undefined) return turn({ text: ["a.ts is not open"] });
-  return turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", text, oldLine, newLine), sha256Hex(text))] });
+  return turn({
+    calls: [patchCall("a.ts", replaceLineDiff("a.ts", text, oldLine, newLine), sha256Hex(text))],
+  });
 }
 
 /** A write_file that replaces notes.md, built on what the editor (or the disk) holds now. */
@@ -59,7 +66,14 @@ describe("with window/showMessageRequest", () => {
       files: { "a.ts": A },
       initializationOptions: ASK,
       showMessageRequest: user.handler,
-      script: [turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A))] }), turn({ text: ["Understood."] })],
+      script: [
+        turn({
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+          ],
+        }),
+        turn({ text: ["Understood."] }),
+      ],
     });
     await rig.client.open("a.ts");
     const job = await rig.finished(await rig.ask("swap the factors"));
@@ -70,7 +84,12 @@ describe("with window/showMessageRequest", () => {
     expect(prompt.message).toContain("a.ts");
     expect(prompt.message).toContain("safe_patch");
     expect(prompt.message).toMatch(/\+1 [−-]1/);
-    expect(prompt.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow safe_patch this session", "Reject", "Stop the run"]);
+    expect(prompt.actions?.map((a) => a.title)).toEqual([
+      "Apply",
+      "Always allow safe_patch this session",
+      "Reject",
+      "Stop the run",
+    ]);
 
     const [answer] = lastResponses(rig.fake!.requests[1]);
     expect(answer?.response.ok).toBe(false);
@@ -87,13 +106,23 @@ describe("with window/showMessageRequest", () => {
       files: { "a.ts": A },
       initializationOptions: ASK,
       showMessageRequest: user.handler,
-      script: [turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A))] }), turn({ text: ["Swapped."] })],
+      script: [
+        turn({
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+          ],
+        }),
+        turn({ text: ["Swapped."] }),
+      ],
     });
     await rig.client.open("a.ts");
     const job = await rig.finished(await rig.ask("swap the factors"));
     expect(job).toMatchObject({ status: "done", files_changed: ["a.ts"] });
     expect(user.prompts).toHaveLength(1);
-    expect(lastResponses(rig.fake!.requests[1])[0]?.response).toMatchObject({ ok: true, data: { applied: true } });
+    expect(lastResponses(rig.fake!.requests[1])[0]?.response).toMatchObject({
+      ok: true,
+      data: { applied: true },
+    });
     expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("w * h", "h * w"));
   });
 
@@ -124,7 +153,9 @@ describe("with window/showMessageRequest", () => {
 
     expect((await rig.finished(await rig.ask("two changes"))).status).toBe("done");
     expect(user.prompts.map((p) => p.message)).toEqual([expect.stringContaining("safe_patch")]);
-    expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("w * h", "h * w").replace("2 * (w + h)", "2 * (h + w)"));
+    expect(rig.client.buffer("a.ts")?.text).toBe(
+      A.replace("w * h", "h * w").replace("2 * (w + h)", "2 * (h + w)"),
+    );
     expect((await rig.client.command("session")).data).toMatchObject({ always_allowed: ["safe_patch"] });
 
     const second = await rig.finished(await rig.ask("more"));
@@ -169,21 +200,35 @@ describe("with window/showMessageRequest", () => {
   });
 
   it("a new server process asks again for both tools: nothing was persisted", async () => {
-    const first = prompter((p) => (p.message.includes("write_file") ? "Always allow write_file" : "Always allow safe_patch"));
+    const first = prompter((p) =>
+      p.message.includes("write_file") ? "Always allow write_file" : "Always allow safe_patch",
+    );
     const one = await startAgent({
       files: { "a.ts": A, "notes.md": "notes\n" },
       initializationOptions: ASK,
       showMessageRequest: first.handler,
       script: (_request, index) =>
         [
-          () => turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)), writeCall("notes.md", "one\n", sha256Hex("notes\n"))] }),
+          () =>
+            turn({
+              calls: [
+                patchCall(
+                  "a.ts",
+                  replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"),
+                  sha256Hex(A),
+                ),
+                writeCall("notes.md", "one\n", sha256Hex("notes\n")),
+              ],
+            }),
           () => turn({ text: ["Both allowed for this session."] }),
         ][index]?.() ?? turn({ text: ["(script ended)"] }),
     });
     const job = await one.finished(await one.ask("change both"));
     expect(job.status).toBe("done");
     expect(first.prompts).toHaveLength(2);
-    expect((await one.client.command("session")).data).toMatchObject({ always_allowed: ["safe_patch", "write_file"] });
+    expect((await one.client.command("session")).data).toMatchObject({
+      always_allowed: ["safe_patch", "write_file"],
+    });
     expect(await one.client.shutdown()).toBe(0);
 
     // The edits went to the first editor's buffers; the disk still has the originals.
@@ -194,7 +239,12 @@ describe("with window/showMessageRequest", () => {
       initializationOptions: ASK,
       showMessageRequest: second.handler,
       script: [
-        turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)), writeCall("notes.md", "one\n", sha256Hex("notes\n"))] }),
+        turn({
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+            writeCall("notes.md", "one\n", sha256Hex("notes\n")),
+          ],
+        }),
         turn({ text: ["Asked twice."] }),
       ],
     });
@@ -202,19 +252,26 @@ describe("with window/showMessageRequest", () => {
     await two.client.open("notes.md");
     expect((await two.client.command("session")).data).toMatchObject({ always_allowed: [] });
     expect((await two.finished(await two.ask("change both again"))).status).toBe("done");
-    expect(second.prompts.map((p) => p.message)).toEqual([expect.stringContaining("safe_patch"), expect.stringContaining("write_file")]);
+    expect(second.prompts.map((p) => p.message)).toEqual([
+      expect.stringContaining("safe_patch"),
+      expect.stringContaining("write_file"),
+    ]);
   });
 });
 
 describe("without window/showMessageRequest (Helix)", () => {
-  const isStaged = (uri: string) => (params: unknown): boolean => {
-    const p = params as { uri: string; diagnostics: Diagnostic[] };
-    return p.uri === uri && p.diagnostics.length > 0;
-  };
-  const isCleared = (uri: string) => (params: unknown): boolean => {
-    const p = params as { uri: string; diagnostics: Diagnostic[] };
-    return p.uri === uri && p.diagnostics.length === 0;
-  };
+  const isStaged =
+    (uri: string) =>
+    (params: unknown): boolean => {
+      const p = params as { uri: string; diagnostics: Diagnostic[] };
+      return p.uri === uri && p.diagnostics.length > 0;
+    };
+  const isCleared =
+    (uri: string) =>
+    (params: unknown): boolean => {
+      const p = params as { uri: string; diagnostics: Diagnostic[] };
+      return p.uri === uri && p.diagnostics.length === 0;
+    };
 
   function stagedRig(files: Record<string, string>, steps: (() => FakeTurn)[]): Promise<AgentRig> {
     return startAgent({
@@ -227,7 +284,16 @@ describe("without window/showMessageRequest (Helix)", () => {
 
   it("stages the change as information diagnostics on the changed lines; the apply action lands it and clears them", async () => {
     const rig = await stagedRig({ "a.ts": A }, [
-      () => turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return 2 * (w + h);", "  return 2 * w + 2 * h;"), sha256Hex(A))] }),
+      () =>
+        turn({
+          calls: [
+            patchCall(
+              "a.ts",
+              replaceLineDiff("a.ts", A, "  return 2 * (w + h);", "  return 2 * w + 2 * h;"),
+              sha256Hex(A),
+            ),
+          ],
+        }),
       () => turn({ text: ["Expanded."] }),
     ]);
     await rig.client.open("a.ts");
@@ -242,10 +308,19 @@ describe("without window/showMessageRequest (Helix)", () => {
     expect(rig.client.requests.filter((r) => r.method === "window/showMessageRequest")).toHaveLength(0);
     expect((await rig.job(id)).status).toBe("running");
 
-    const actions = (await rig.client.codeActions("a.ts", { start: { line: 5, character: 0 }, end: { line: 5, character: 0 } })) as CodeAction[];
+    const actions = (await rig.client.codeActions("a.ts", {
+      start: { line: 5, character: 0 },
+      end: { line: 5, character: 0 },
+    })) as CodeAction[];
     const titles = actions.map((a) => a.title);
     expect(titles).toEqual(
-      expect.arrayContaining(["lockstep: Accept this change", "lockstep: Reject this change", "lockstep: Accept all proposed changes in a.ts", expect.stringMatching(/always allow safe_patch/i), "lockstep: Show proposed diff"]),
+      expect.arrayContaining([
+        "lockstep: Accept this change",
+        "lockstep: Reject this change",
+        "lockstep: Accept all proposed changes in a.ts",
+        expect.stringMatching(/always allow safe_patch/i),
+        "lockstep: Show proposed diff",
+      ]),
     );
     const apply = actions.find((a) => a.title === "lockstep: Accept this change")!;
     expect(apply.command?.command).toBe("lockstep.decide");
@@ -255,8 +330,12 @@ describe("without window/showMessageRequest (Helix)", () => {
     await rig.client.waitForNotification("textDocument/publishDiagnostics", isCleared(uri), 5000, from);
     const job = await rig.finished(id);
     expect(job).toMatchObject({ status: "done", files_changed: ["a.ts"] });
-    expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("  return 2 * (w + h);", "  return 2 * w + 2 * h;"));
-    expect(await rig.client.codeActions("a.ts")).not.toEqual(expect.arrayContaining([expect.objectContaining({ title: apply.title })]));
+    expect(rig.client.buffer("a.ts")?.text).toBe(
+      A.replace("  return 2 * (w + h);", "  return 2 * w + 2 * h;"),
+    );
+    expect(await rig.client.codeActions("a.ts")).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ title: apply.title })]),
+    );
   });
 
   it("the reject action answers the model `rejected`; the always action stops the staging for that tool", async () => {
@@ -274,7 +353,9 @@ describe("without window/showMessageRequest (Helix)", () => {
     // First change: rejected.
     await rig.client.waitForNotification("textDocument/publishDiagnostics", isStaged(uri));
     let actions = (await rig.client.codeActions("a.ts")) as CodeAction[];
-    expect((await rig.client.runCodeAction(actions.find((a) => a.title === "lockstep: Reject this change")!))?.ok).toBe(true);
+    expect(
+      (await rig.client.runCodeAction(actions.find((a) => a.title === "lockstep: Reject this change")!))?.ok,
+    ).toBe(true);
 
     // Second change: "always allow safe_patch".
     const from = rig.client.notifications.length;
@@ -291,15 +372,26 @@ describe("without window/showMessageRequest (Helix)", () => {
     const staged = new Set(
       rig.client.notifications
         .filter((n) => n.method === "textDocument/publishDiagnostics" && isStaged(uri)(n.params))
-        .flatMap((n) => (n.params as { diagnostics: Diagnostic[] }).diagnostics.map((d) => String((d.data as { hunk?: string } | undefined)?.hunk).split(".")[0])),
+        .flatMap((n) =>
+          (n.params as { diagnostics: Diagnostic[] }).diagnostics.map(
+            (d) => String((d.data as { hunk?: string } | undefined)?.hunk).split(".")[0],
+          ),
+        ),
     );
     expect(staged.size).toBe(2);
-    expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("  return w * h;", "  return (w * h);").replace("2 * (w + h)", "2 * (h + w)"));
+    expect(rig.client.buffer("a.ts")?.text).toBe(
+      A.replace("  return w * h;", "  return (w * h);").replace("2 * (w + h)", "2 * (h + w)"),
+    );
   });
 
   it("stages a change to a file that is not open; opening it offers the actions", async () => {
     const rig = await stagedRig({ "a.ts": A }, [
-      () => turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A))] }),
+      () =>
+        turn({
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+          ],
+        }),
       () => turn({ text: ["Swapped."] }),
     ]);
     const uri = rig.client.uri("a.ts");
@@ -316,7 +408,8 @@ describe("without window/showMessageRequest (Helix)", () => {
 });
 
 describe("failures the user is never asked about", () => {
-  const bogusDiff = "--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n export function volume(w: number) {\n-  return w * w * w;\n+  return w ** 3;\n }\n";
+  const bogusDiff =
+    "--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n export function volume(w: number) {\n-  return w * w * w;\n+  return w ** 3;\n }\n";
   const failing = (): FakeTurn =>
     turn({
       calls: [
@@ -330,13 +423,19 @@ describe("failures the user is never asked about", () => {
     const answers = lastResponses(rig.fake!.requests[1]).map((r) => r.response);
     expect(answers.map((r) => r.error?.code)).toEqual(["state_mismatch", "invalid_diff", "state_mismatch"]);
     expect(answers[1]?.error?.message).toMatch(/^Invalid Diff:/);
-    for (const r of answers) expect(r.data?.["latest_file_state"]).toMatchObject({ file_path: "a.ts", sha256: sha256Hex(A) });
+    for (const r of answers)
+      expect(r.data?.["latest_file_state"]).toMatchObject({ file_path: "a.ts", sha256: sha256Hex(A) });
     expect(rig.client.buffer("a.ts")?.text).toBe(A);
   };
 
   it("answers a bad hash and a diff that does not fit at once, without a prompt", async () => {
     const user = prompter(() => "Apply");
-    const rig = await startAgent({ files: { "a.ts": A }, initializationOptions: ASK, showMessageRequest: user.handler, script: [failing(), turn({ text: ["I will read first."] })] });
+    const rig = await startAgent({
+      files: { "a.ts": A },
+      initializationOptions: ASK,
+      showMessageRequest: user.handler,
+      script: [failing(), turn({ text: ["I will read first."] })],
+    });
     await rig.client.open("a.ts");
     expect((await rig.finished(await rig.ask("change a.ts"))).status).toBe("done");
     expect(user.prompts).toHaveLength(0);
@@ -344,10 +443,21 @@ describe("failures the user is never asked about", () => {
   });
 
   it("answers them at once without staging anything (no diagnostics) in Helix", async () => {
-    const rig = await startAgent({ files: { "a.ts": A }, style: "helix", initializationOptions: ASK, script: [failing(), turn({ text: ["I will read first."] })] });
+    const rig = await startAgent({
+      files: { "a.ts": A },
+      style: "helix",
+      initializationOptions: ASK,
+      script: [failing(), turn({ text: ["I will read first."] })],
+    });
     await rig.client.open("a.ts");
     expect((await rig.finished(await rig.ask("change a.ts"))).status).toBe("done");
-    expect(rig.client.notifications.filter((n) => n.method === "textDocument/publishDiagnostics" && (n.params as { diagnostics: unknown[] }).diagnostics.length > 0)).toHaveLength(0);
+    expect(
+      rig.client.notifications.filter(
+        (n) =>
+          n.method === "textDocument/publishDiagnostics" &&
+          (n.params as { diagnostics: unknown[] }).diagnostics.length > 0,
+      ),
+    ).toHaveLength(0);
     check(rig);
   });
 });

@@ -2,14 +2,28 @@
 // change waits for approval), the endpoint rate-limits, or the turn cap is hit.
 import type { MessageActionItem, ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, lastResponses, patchCall, readCall, replaceLineDiff, sha256Hex, startAgent, turn, type AgentRig } from "../support/agent-scripts.js";
+import {
+  deferred,
+  lastResponses,
+  patchCall,
+  readCall,
+  replaceLineDiff,
+  sha256Hex,
+  startAgent,
+  turn,
+  type AgentRig,
+} from "../support/agent-scripts.js";
 import { stopAllServers, type Envelope } from "../support/lsp-client.js";
 import { eventually } from "../support/poll.js";
 
 afterEach(stopAllServers);
 
 const A = ["export function area(w: number, h: number): number {", "  return w * h;", "}", ""].join("\n");
-const SWAP = patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A));
+const SWAP = patchCall(
+  "a.ts",
+  replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"),
+  sha256Hex(A),
+);
 
 /** Cancels the job and returns how long it took (ms) until lockstep.job said "cancelled". */
 async function cancelAndTime(rig: AgentRig, id: string): Promise<number> {
@@ -23,7 +37,10 @@ async function cancelAndTime(rig: AgentRig, id: string): Promise<number> {
 
 /** Resolves with the result, or with "timed out" after `ms`. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | "timed out"> {
-  return Promise.race([promise, new Promise<"timed out">((resolve) => setTimeout(() => resolve("timed out"), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<"timed out">((resolve) => setTimeout(() => resolve("timed out"), ms).unref()),
+  ]);
 }
 
 /** A showMessageRequest handler the test answers by hand; `asked` resolves when a prompt arrives. */
@@ -45,7 +62,11 @@ function heldPrompt(): {
 }
 
 /** A run of SWAP under approval "ask", stopped at its prompt: on screen, not yet answered. */
-async function runHeldAtPrompt(): Promise<{ rig: AgentRig; id: string; user: ReturnType<typeof heldPrompt> }> {
+async function runHeldAtPrompt(): Promise<{
+  rig: AgentRig;
+  id: string;
+  user: ReturnType<typeof heldPrompt>;
+}> {
   const user = heldPrompt();
   const rig = await startAgent({
     files: { "a.ts": A },
@@ -73,7 +94,10 @@ describe("cancel", () => {
     const done = await rig.waitForEvent(id, (e) => e.kind === "done");
     expect(done).toMatchObject({ status: "cancelled" });
     // The server hung up on the endpoint instead of leaving the stream open.
-    await eventually(() => rig.fake!.requests[0]!.closedByClient === true, "the server to close the endpoint's stream");
+    await eventually(
+      () => rig.fake!.requests[0]!.closedByClient === true,
+      "the server to close the endpoint's stream",
+    );
     // The server is still serving.
     expect((await rig.client.command("read_file", { file_path: "a.ts" })).ok).toBe(true);
   });
@@ -84,9 +108,13 @@ describe("cancel", () => {
     expect(await cancelAndTime(rig, id)).toBeLessThan(1000);
     user.answer("Apply");
     // The answer reaches the server; the change still must not land.
-    expect((await rig.client.command("read_file", { file_path: "a.ts" })).data?.["sha256"]).toBe(sha256Hex(A));
+    expect((await rig.client.command("read_file", { file_path: "a.ts" })).data?.["sha256"]).toBe(
+      sha256Hex(A),
+    );
     await rig.client.waitForRequest("window/showMessageRequest");
-    expect((await rig.client.command("read_file", { file_path: "a.ts" })).data?.["sha256"]).toBe(sha256Hex(A));
+    expect((await rig.client.command("read_file", { file_path: "a.ts" })).data?.["sha256"]).toBe(
+      sha256Hex(A),
+    );
     expect(rig.client.applyEditRequests).toHaveLength(0);
     expect(rig.client.buffer("a.ts")?.text).toBe(A);
     expect(rig.fake!.requests).toHaveLength(1);
@@ -122,7 +150,9 @@ describe("cancel", () => {
     // Blocked, it would wait for the prompt's answer, given only after this: room for a loaded machine costs nothing.
     const result = await within(own, 10_000);
     user.answer("Reject");
-    expect(result === "timed out" ? "timed out: the cancelled run still holds the file" : (result as Envelope).ok).toBe(true);
+    expect(
+      result === "timed out" ? "timed out: the cancelled run still holds the file" : (result as Envelope).ok,
+    ).toBe(true);
     expect(rig.client.buffer("a.ts")?.text).toBe(A.replace("w * h;", "w * h; // mine"));
   });
 
@@ -136,11 +166,21 @@ describe("cancel", () => {
     await rig.client.open("a.ts");
     const uri = rig.client.uri("a.ts");
     const id = await rig.ask("swap");
-    await rig.client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { uri: string; diagnostics: unknown[] }).uri === uri && (p as { diagnostics: unknown[] }).diagnostics.length > 0);
+    await rig.client.waitForNotification(
+      "textDocument/publishDiagnostics",
+      (p) =>
+        (p as { uri: string; diagnostics: unknown[] }).uri === uri &&
+        (p as { diagnostics: unknown[] }).diagnostics.length > 0,
+    );
     const from = rig.client.notifications.length;
 
     expect(await cancelAndTime(rig, id)).toBeLessThan(1000);
-    await rig.client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { uri: string }).uri === uri && (p as { diagnostics: unknown[] }).diagnostics.length === 0, 10_000, from);
+    await rig.client.waitForNotification(
+      "textDocument/publishDiagnostics",
+      (p) => (p as { uri: string }).uri === uri && (p as { diagnostics: unknown[] }).diagnostics.length === 0,
+      10_000,
+      from,
+    );
     const actions = await rig.client.codeActions("a.ts");
     expect(actions.map((a) => a.title).filter((t) => /apply|reject|always/i.test(t))).toEqual([]);
     expect(rig.client.buffer("a.ts")?.text).toBe(A);
@@ -151,7 +191,10 @@ describe("rate limit", () => {
   it("retries after a 429 and completes the job", async () => {
     const rig = await startAgent({
       files: { "a.ts": A },
-      script: [{ status: 429, message: "Resource has been exhausted (e.g. check quota).", retryDelay: "0.05s" }, turn({ text: ["Made it."] })],
+      script: [
+        { status: 429, message: "Resource has been exhausted (e.g. check quota).", retryDelay: "0.05s" },
+        turn({ text: ["Made it."] }),
+      ],
     });
     const job = await rig.finished(await rig.ask("hello"), 15_000);
     expect(job).toMatchObject({ status: "done", text: "Made it." });

@@ -14,7 +14,10 @@ describe("lockstep.cancel during a large engine job", () => {
     const rig = await startAgent({
       files: { "big.ts": TEXT },
       initializationOptions: { approval: "auto" },
-      script: [turn({ calls: [patchCall("big.ts", bigDiff(13_000, 3).diff, sha256Hex(TEXT))] }), turn({ text: ["never reached"] })],
+      script: [
+        turn({ calls: [patchCall("big.ts", bigDiff(13_000, 3).diff, sha256Hex(TEXT))] }),
+        turn({ text: ["never reached"] }),
+      ],
     });
     const id = await rig.ask("change every third line");
     await rig.waitForEvent(id, (e) => e.kind === "tool_call" && e.tool === "safe_patch");
@@ -23,6 +26,9 @@ describe("lockstep.cancel during a large engine job", () => {
     const job = await rig.finished(id, 3000);
     expect(job.status).toBe("cancelled");
     expect(rig.client.applyEditRequests).toHaveLength(0);
-    expect(await rig.client.command("read_file", { file_path: "big.ts" })).toMatchObject({ ok: true, data: { sha256: sha256Hex(TEXT) } });
+    expect(await rig.client.command("read_file", { file_path: "big.ts" })).toMatchObject({
+      ok: true,
+      data: { sha256: sha256Hex(TEXT) },
+    });
   }, 60_000);
 });

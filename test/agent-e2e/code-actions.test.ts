@@ -4,14 +4,31 @@ import { createTwoFilesPatch } from "diff";
 import type { CodeAction } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeTurn } from "../support/fake-gemini.js";
-import { patchCall, promptText, sha256Hex, startAgent, turn, type AgentRig } from "../support/agent-scripts.js";
+import {
+  patchCall,
+  promptText,
+  sha256Hex,
+  startAgent,
+  turn,
+  type AgentRig,
+} from "../support/agent-scripts.js";
 import { stopAllServers, type EditorStyle } from "../support/lsp-client.js";
 
 afterEach(stopAllServers);
 
 const INSTRUCTION = "// lockstep: rename x to count";
-const COUNTER = [INSTRUCTION, "let x = 0;", "", "export function bump(): number {", "  x += 1;", "  return x;", "}", ""].join("\n");
-const renamed = (text: string): string => text.replace(/\bx\b/g, "count").replace("rename count to count", "rename x to count");
+const COUNTER = [
+  INSTRUCTION,
+  "let x = 0;",
+  "",
+  "export function bump(): number {",
+  "  x += 1;",
+  "  return x;",
+  "}",
+  "",
+].join("\n");
+const renamed = (text: string): string =>
+  text.replace(/\bx\b/g, "count").replace("rename count to count", "rename x to count");
 
 /** The model's rename, as a diff on what the editor's buffer holds when the request comes. */
 function renameTurn(rig: () => AgentRig): FakeTurn {
@@ -21,7 +38,10 @@ function renameTurn(rig: () => AgentRig): FakeTurn {
 }
 
 async function instructionAction(rig: AgentRig): Promise<CodeAction> {
-  const actions = (await rig.client.codeActions("counter.ts", { start: { line: 0, character: 3 }, end: { line: 0, character: 3 } })) as CodeAction[];
+  const actions = (await rig.client.codeActions("counter.ts", {
+    start: { line: 0, character: 3 },
+    end: { line: 0, character: 3 },
+  })) as CodeAction[];
   const action = actions.find((a) => a.title === "lockstep: rename x to count");
   if (!action) throw new Error(`no instruction action among ${JSON.stringify(actions.map((a) => a.title))}`);
   return action;

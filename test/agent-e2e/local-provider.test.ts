@@ -17,11 +17,26 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const NO_KEYS = { ...process.env, OPENAI_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "", LOCKSTEP_PROVIDER: "", LOCKSTEP_MODEL: "", LOCKSTEP_BASE_URL: "" };
+const NO_KEYS = {
+  ...process.env,
+  OPENAI_API_KEY: "",
+  GEMINI_API_KEY: "",
+  GOOGLE_API_KEY: "",
+  LOCKSTEP_PROVIDER: "",
+  LOCKSTEP_MODEL: "",
+  LOCKSTEP_BASE_URL: "",
+};
 
-function ask(root: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+function ask(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env: { ...NO_KEYS, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
+      env: { ...NO_KEYS, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
@@ -34,7 +49,16 @@ describe("provider ollama", () => {
   it("reaches the endpoint with no key and no Authorization header", async () => {
     const root = await fs.realpath(tempDir("lockstep-ollama-"));
     fake = await startFakeOpenAi([{ text: "Hello from the local model." }]);
-    const run = await ask(root, ["--provider", "ollama", "--model", "qwen2.5-coder:7b", "--base-url", fake.url, "--yes", "say hello"]);
+    const run = await ask(root, [
+      "--provider",
+      "ollama",
+      "--model",
+      "qwen2.5-coder:7b",
+      "--base-url",
+      fake.url,
+      "--yes",
+      "say hello",
+    ]);
     expect(run.out).toContain("Hello from the local model.");
     expect(run.code).toBe(0);
     expect(fake.requests).toHaveLength(1);
@@ -46,10 +70,15 @@ describe("provider ollama", () => {
     expect(baseUrlInUse({ provider: "ollama" })).toBe("http://localhost:11434/v1");
     expect(baseUrlInUse({ provider: "lmstudio" })).toBe("http://localhost:1234/v1");
     expect(baseUrlInUse({ provider: "llamacpp" })).toBe("http://localhost:8080/v1");
-    expect(baseUrlInUse({ provider: "ollama", baseUrl: "http://10.0.0.2:11434/v1" })).toBe("http://10.0.0.2:11434/v1");
+    expect(baseUrlInUse({ provider: "ollama", baseUrl: "http://10.0.0.2:11434/v1" })).toBe(
+      "http://10.0.0.2:11434/v1",
+    );
     expect(baseUrlInUse({ provider: "openai" })).toBeUndefined();
     const root = await fs.realpath(tempDir("lockstep-ollama-"));
-    const run = await ask(root, ["--yes", "say hello"], { LOCKSTEP_PROVIDER: "ollama", LOCKSTEP_MODEL: "qwen2.5-coder:7b" });
+    const run = await ask(root, ["--yes", "say hello"], {
+      LOCKSTEP_PROVIDER: "ollama",
+      LOCKSTEP_MODEL: "qwen2.5-coder:7b",
+    });
     expect(run.code).not.toBe(0);
     expect(run.out).toContain("localhost:11434");
     expect(run.out).not.toMatch(/API key/i);

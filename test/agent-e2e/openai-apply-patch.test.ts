@@ -16,17 +16,42 @@ afterEach(async () => {
 
 const A = ["export const a = 1;", "export const b = 2;", ""].join("\n");
 const B = ["export const c = 3;", ""].join("\n");
-const ENVELOPE = ["*** Begin Patch", "*** Update File: a.ts", "@@", "-export const a = 1;", "+export const a = 10;", "*** Update File: b.ts", "@@", "-export const c = 3;", "+export const c = 30;", "*** End Patch", ""].join("\n");
+const ENVELOPE = [
+  "*** Begin Patch",
+  "*** Update File: a.ts",
+  "@@",
+  "-export const a = 1;",
+  "+export const a = 10;",
+  "*** Update File: b.ts",
+  "@@",
+  "-export const c = 3;",
+  "+export const c = 30;",
+  "*** End Patch",
+  "",
+].join("\n");
 
 async function agent(script: FakeAnswer[], settings: Record<string, unknown>): Promise<TestClient> {
   fake = await startFakeOpenAi(script);
-  const client = await launch({ "a.ts": A, "b.ts": B }, { style: "helix", initializationOptions: { provider: "openai", baseUrl: fake.url, model: "m", approval: "auto", ...settings } });
+  const client = await launch(
+    { "a.ts": A, "b.ts": B },
+    {
+      style: "helix",
+      initializationOptions: {
+        provider: "openai",
+        baseUrl: fake.url,
+        model: "m",
+        approval: "auto",
+        ...settings,
+      },
+    },
+  );
   await client.open("a.ts");
   await client.open("b.ts");
   return client;
 }
 
-const declared = (f: FakeOpenAi): string[] => ((f.requests[0]!["tools"] ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+const declared = (f: FakeOpenAi): string[] =>
+  ((f.requests[0]!["tools"] ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 
 describe("patchTool: apply_patch", () => {
   it("offers the tool, and the model's envelope changes both files", async () => {
@@ -63,8 +88,22 @@ describe("a model without tools answering with an envelope", () => {
   });
 
   it("applies both when the answer also holds an edit block", async () => {
-    const onlyA = ["*** Begin Patch", "*** Update File: a.ts", "@@", "-export const a = 1;", "+export const a = 10;", "*** End Patch"].join("\n");
-    const block = ["b.ts", "««« EDIT", "export const c = 3;", "═══════ REPL", "export const c = 30;", "»»» EDIT END"].join("\n");
+    const onlyA = [
+      "*** Begin Patch",
+      "*** Update File: a.ts",
+      "@@",
+      "-export const a = 1;",
+      "+export const a = 10;",
+      "*** End Patch",
+    ].join("\n");
+    const block = [
+      "b.ts",
+      "««« EDIT",
+      "export const c = 3;",
+      "═══════ REPL",
+      "export const c = 30;",
+      "»»» EDIT END",
+    ].join("\n");
     const client = await agent([{ text: `Two changes.\n\n${onlyA}\n\nand\n\n${block}\n` }], { tools: false });
     const job = await askUntilDone(client, "multiply by ten in @a.ts and @b.ts");
     expect(job["status"]).toBe("done");

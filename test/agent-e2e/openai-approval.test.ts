@@ -17,16 +17,32 @@ afterEach(async () => {
 });
 
 const A = ["export const a = 1;", "export const b = 2;", "export const c = 3;", ""].join("\n");
-const change = (text: string, from: string, to: string): string => createPatch("a.ts", text, text.replace(from, to));
-const patch = (text: string, from: string, to: string): FakeAnswer => ({ calls: [{ name: "safe_patch", args: { file_path: "a.ts", unified_diff: change(text, from, to), base_content_sha256: sha256(text) } }] });
+const change = (text: string, from: string, to: string): string =>
+  createPatch("a.ts", text, text.replace(from, to));
+const patch = (text: string, from: string, to: string): FakeAnswer => ({
+  calls: [
+    {
+      name: "safe_patch",
+      args: { file_path: "a.ts", unified_diff: change(text, from, to), base_content_sha256: sha256(text) },
+    },
+  ],
+});
 
 /** The tool messages of the newest request: what the model was told its calls did. */
-function toolResults(f: FakeOpenAi): { ok: boolean; error?: { code: string }; data?: { latest_file_state?: { content: string; sha256: string } } }[] {
+function toolResults(f: FakeOpenAi): {
+  ok: boolean;
+  error?: { code: string };
+  data?: { latest_file_state?: { content: string; sha256: string } };
+}[] {
   const messages = f.requests.at(-1)!["messages"] as { role: string; content: string }[];
   return messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content) as { ok: boolean });
 }
 
-async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approval: "ask" | "auto", answer?: (p: ShowMessageRequestParams) => string): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+async function agent(
+  script: FakeAnswer[] | ((i: number) => FakeAnswer),
+  approval: "ask" | "auto",
+  answer?: (p: ShowMessageRequestParams) => string,
+): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
   fake = await startFakeOpenAi(script);
   const prompts: ShowMessageRequestParams[] = [];
   const client = await launch(
@@ -34,7 +50,14 @@ async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approva
     {
       style: "helix",
       initializationOptions: { provider: "openai", baseUrl: fake.url, model: "m", approval },
-      ...(answer ? { showMessageRequest: (p: ShowMessageRequestParams) => (prompts.push(p), Promise.resolve(pick(p, answer(p)))) } : {}),
+      ...(answer
+        ? {
+            showMessageRequest: (p: ShowMessageRequestParams) => (
+              prompts.push(p),
+              Promise.resolve(pick(p, answer(p)))
+            ),
+          }
+        : {}),
     },
   );
   await client.open("a.ts");
@@ -43,7 +66,11 @@ async function agent(script: FakeAnswer[] | ((i: number) => FakeAnswer), approva
 
 describe("the openai provider, approval and stale state", () => {
   it("Reject reaches the model as rejected, and the buffer is untouched", async () => {
-    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), { text: "Understood." }], "ask", () => "Reject");
+    const { client, prompts } = await agent(
+      [patch(A, "a = 1", "a = 10"), { text: "Understood." }],
+      "ask",
+      () => "Reject",
+    );
     const job = await askUntilDone(client, "change a");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
@@ -53,7 +80,11 @@ describe("the openai provider, approval and stale state", () => {
 
   it("Always allow asks once per tool for the session, and both changes land", async () => {
     const one = A.replace("a = 1", "a = 10");
-    const { client, prompts } = await agent([patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }], "ask", () => "Always");
+    const { client, prompts } = await agent(
+      [patch(A, "a = 1", "a = 10"), patch(one, "b = 2", "b = 20"), { text: "Done." }],
+      "ask",
+      () => "Always",
+    );
     const job = await askUntilDone(client, "change a and b");
     expect(job["status"]).toBe("done");
     expect(prompts).toHaveLength(1);
@@ -79,6 +110,8 @@ describe("the openai provider, approval and stale state", () => {
       ["safe_patch", false],
       ["safe_patch", true],
     ]);
-    expect(client.buffer("a.ts")!.text).toBe(A.replace("a = 1", "a = 1 /* typed */").replace("c = 3", "c = 30"));
+    expect(client.buffer("a.ts")!.text).toBe(
+      A.replace("a = 1", "a = 1 /* typed */").replace("c = 3", "c = 30"),
+    );
   });
 });

@@ -18,9 +18,16 @@ afterEach(async () => {
   fake = undefined;
 });
 
-function ask(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+function ask(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
@@ -37,11 +44,35 @@ describe("lockstep ask with provider openai", () => {
     await fs.writeFile(path.join(root, "area.ts"), before);
     fake = await startFakeOpenAi([
       { text: "Reading the file.", calls: [{ name: "read_file", args: { file_path: "area.ts" } }] },
-      { calls: [{ name: "safe_patch", args: { file_path: "area.ts", unified_diff: createPatch("area.ts", before, after), base_content_sha256: sha256Of(before) } }] },
+      {
+        calls: [
+          {
+            name: "safe_patch",
+            args: {
+              file_path: "area.ts",
+              unified_diff: createPatch("area.ts", before, after),
+              base_content_sha256: sha256Of(before),
+            },
+          },
+        ],
+      },
       { text: "Swapped the factors." },
     ]);
     const env = { ...process.env, OPENAI_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "" };
-    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "qwen2.5-coder:7b", "--yes", "swap the factors in area.ts"], env);
+    const run = await ask(
+      root,
+      [
+        "--provider",
+        "openai",
+        "--base-url",
+        fake.url,
+        "--model",
+        "qwen2.5-coder:7b",
+        "--yes",
+        "swap the factors in area.ts",
+      ],
+      env,
+    );
     expect(run.code).toBe(0);
     expect(run.out).toContain("Swapped the factors.");
     // The provider's own counts, summed over the run's three requests.
@@ -53,13 +84,18 @@ describe("lockstep ask with provider openai", () => {
     const last = fake.requests[2]!["messages"] as { role: string; tool_call_id?: string; content?: string }[];
     const tool = last.filter((m) => m.role === "tool").at(-1)!;
     expect(tool.tool_call_id).toBe("call_0_safe_patch");
-    expect(JSON.parse(tool.content!)).toMatchObject({ ok: true, data: { latest_file_state: { sha256: sha256Of(after) } } });
+    expect(JSON.parse(tool.content!)).toMatchObject({
+      ok: true,
+      data: { latest_file_state: { sha256: sha256Of(after) } },
+    });
   }, 60_000);
 
   it("without a model named, says so", async () => {
     const root = await fs.realpath(tempDir("lockstep-openai-"));
     fake = await startFakeOpenAi([{ text: "never" }]);
-    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--yes", "anything"], { ...process.env });
+    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--yes", "anything"], {
+      ...process.env,
+    });
     expect(run.code).not.toBe(0);
     expect(run.out).toMatch(/model/);
     expect(fake.requests).toHaveLength(0);
@@ -70,13 +106,38 @@ describe("a model without tool calling (tools: false)", () => {
   const before = "export function area(w: number, h: number): number {\n  return w * h;\n}\n";
   const after = before.replace("return w * h;", "return h * w;");
   const aider = (search: string, replace: string): string =>
-    ["Swapping them.", "", "area.ts", "```ts", "<<<<<<< SEARCH", search, "=======", replace, ">>>>>>> REPLACE", "```"].join("\n");
+    [
+      "Swapping them.",
+      "",
+      "area.ts",
+      "```ts",
+      "<<<<<<< SEARCH",
+      search,
+      "=======",
+      replace,
+      ">>>>>>> REPLACE",
+      "```",
+    ].join("\n");
 
   it("gets the file's versioned state and no tools, and its SEARCH/REPLACE block lands", async () => {
     const root = await fs.realpath(tempDir("lockstep-toolless-"));
     await fs.writeFile(path.join(root, "area.ts"), before);
     fake = await startFakeOpenAi([{ text: aider("  return w * h;", "  return h * w;") }]);
-    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "small", "--no-tools", "--yes", "swap the factors in @area.ts"], { ...process.env });
+    const run = await ask(
+      root,
+      [
+        "--provider",
+        "openai",
+        "--base-url",
+        fake.url,
+        "--model",
+        "small",
+        "--no-tools",
+        "--yes",
+        "swap the factors in @area.ts",
+      ],
+      { ...process.env },
+    );
     expect(run.code).toBe(0);
     expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
     const request = fake.requests[0]!;
@@ -89,9 +150,30 @@ describe("a model without tool calling (tools: false)", () => {
   it("when a block does not apply, gets one more round with why and the current state, and its ««« EDIT block lands", async () => {
     const root = await fs.realpath(tempDir("lockstep-toolless-"));
     await fs.writeFile(path.join(root, "area.ts"), before);
-    const edit = ["area.ts", "««« EDIT", "  return w * h;", "═══════ REPL", "  return h * w;", "»»» EDIT END"].join("\n");
+    const edit = [
+      "area.ts",
+      "««« EDIT",
+      "  return w * h;",
+      "═══════ REPL",
+      "  return h * w;",
+      "»»» EDIT END",
+    ].join("\n");
     fake = await startFakeOpenAi([{ text: aider("  return w*h;", "  return h * w;") }, { text: edit }]);
-    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "small", "--no-tools", "--yes", "swap the factors in @area.ts"], { ...process.env });
+    const run = await ask(
+      root,
+      [
+        "--provider",
+        "openai",
+        "--base-url",
+        fake.url,
+        "--model",
+        "small",
+        "--no-tools",
+        "--yes",
+        "swap the factors in @area.ts",
+      ],
+      { ...process.env },
+    );
     expect(run.code).toBe(0);
     expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
     expect(fake.requests).toHaveLength(2);
@@ -107,10 +189,26 @@ describe("an endpoint that refuses tools for its model", () => {
     const before = "export const unit = 'cm';\n";
     await fs.writeFile(path.join(root, "unit.ts"), before);
     fake = await startFakeOpenAi([
-      { status: 400, body: { error: { message: "registry.ollama.ai/library/tiny:1b does not support tools" } } },
-      { text: ["unit.ts", "<<<<<<< SEARCH", "export const unit = 'cm';", "=======", "export const unit = 'mm';", ">>>>>>> REPLACE"].join("\n") },
+      {
+        status: 400,
+        body: { error: { message: "registry.ollama.ai/library/tiny:1b does not support tools" } },
+      },
+      {
+        text: [
+          "unit.ts",
+          "<<<<<<< SEARCH",
+          "export const unit = 'cm';",
+          "=======",
+          "export const unit = 'mm';",
+          ">>>>>>> REPLACE",
+        ].join("\n"),
+      },
     ]);
-    const run = await ask(root, ["--provider", "openai", "--base-url", fake.url, "--model", "tiny:1b", "--yes", "use mm in @unit.ts"], { ...process.env });
+    const run = await ask(
+      root,
+      ["--provider", "openai", "--base-url", fake.url, "--model", "tiny:1b", "--yes", "use mm in @unit.ts"],
+      { ...process.env },
+    );
     expect(run.code).toBe(0);
     expect(await fs.readFile(path.join(root, "unit.ts"), "utf8")).toBe("export const unit = 'mm';\n");
     expect(fake.requests[0]!["tools"]).toBeDefined();
@@ -125,7 +223,11 @@ describe("per-turn overhead on the openai provider", () => {
     const root = await fs.realpath(tempDir("lockstep-openai-turns-"));
     await fs.writeFile(path.join(root, "a.ts"), "export const a = 1;\n");
     const TURNS = 30;
-    fake = await startFakeOpenAi((i) => (i < TURNS ? { text: `Turn ${i + 1}.`, calls: [{ name: "read_file", args: { file_path: "a.ts" } }] } : { text: "Done." }));
+    fake = await startFakeOpenAi((i) =>
+      i < TURNS
+        ? { text: `Turn ${i + 1}.`, calls: [{ name: "read_file", args: { file_path: "a.ts" } }] }
+        : { text: "Done." },
+    );
     const config = ["--provider", "openai", "--base-url", fake.url, "--model", "m", "--yes"];
     // maxTurns is 20 by default: the run stops there, which is enough turns to measure.
     const run = await ask(root, [...config, "read a.ts many times"], { ...process.env });
@@ -134,6 +236,8 @@ describe("per-turn overhead on the openai provider", () => {
     const gaps = t.slice(0, -1).map((x, i) => t[i + 1]!.requestAt - x.answeredAt!);
     expect(gaps.length).toBeGreaterThan(5);
     const sorted = [...gaps].sort((a, b) => a - b);
-    console.log(`openai per-turn overhead: ${JSON.stringify({ turns: gaps.length, median_ms: Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2)), p90_ms: Number(sorted[Math.floor(sorted.length * 0.9)]!.toFixed(2)) })}`);
+    console.log(
+      `openai per-turn overhead: ${JSON.stringify({ turns: gaps.length, median_ms: Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2)), p90_ms: Number(sorted[Math.floor(sorted.length * 0.9)]!.toFixed(2)) })}`,
+    );
   }, 60_000);
 });

@@ -25,7 +25,11 @@ describe("replay", () => {
             calls: [
               {
                 name: "safe_patch",
-                args: { file_path: "a.ts", unified_diff: replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), base_content_sha256: "{{sha256:a.ts}}" },
+                args: {
+                  file_path: "a.ts",
+                  unified_diff: replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"),
+                  base_content_sha256: "{{sha256:a.ts}}",
+                },
               },
             ],
           },
@@ -34,12 +38,20 @@ describe("replay", () => {
       }),
     );
     // No key and no base URL: any attempt to reach Gemini would fail the job.
-    const rig = await startAgent({ files: { "a.ts": A }, noKey: true, initializationOptions: { replay: script, approval: "auto" } });
+    const rig = await startAgent({
+      files: { "a.ts": A },
+      noKey: true,
+      initializationOptions: { replay: script, approval: "auto" },
+    });
     await rig.client.open("a.ts");
     const id = await rig.ask("swap the factors");
     const job = await rig.finished(id);
 
-    expect(job).toMatchObject({ status: "done", text: "Reading a.ts.\n\nSwapped the factors.", files_changed: ["a.ts"] });
+    expect(job).toMatchObject({
+      status: "done",
+      text: "Reading a.ts.\n\nSwapped the factors.",
+      files_changed: ["a.ts"],
+    });
     expect(job.tool_calls.map((c) => [c.name, c.ok])).toEqual([
       ["read_file", true],
       ["safe_patch", true],

@@ -18,7 +18,10 @@ describe("per-turn overhead", () => {
       files: { "a.ts": A },
       gate: true,
       initializationOptions: { maxTurns: TURNS + 5, maxToolCalls: TURNS + 5 },
-      script: (_request, index) => (index < TURNS ? turn({ text: [`Turn ${index + 1}.`], calls: [readCall("a.ts")] }) : turn({ text: ["Done."] })),
+      script: (_request, index) =>
+        index < TURNS
+          ? turn({ text: [`Turn ${index + 1}.`], calls: [readCall("a.ts")] })
+          : turn({ text: ["Done."] }),
     });
     await rig.client.open("a.ts");
     const job = await rig.finished(await rig.ask("read a.ts many times"), 30_000);

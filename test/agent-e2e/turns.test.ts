@@ -27,7 +27,12 @@ describe("one turn, several calls", () => {
     const rig = await startAgent({
       files: { "a.ts": A, "b.ts": B },
       script: [
-        turn({ calls: [{ ...readCall("a.ts"), id: "call-a" }, { ...readCall("b.ts"), id: "call-b" }] }),
+        turn({
+          calls: [
+            { ...readCall("a.ts"), id: "call-a" },
+            { ...readCall("b.ts"), id: "call-b" },
+          ],
+        }),
         turn({ text: ["Read both."] }),
       ],
     });
@@ -41,7 +46,9 @@ describe("one turn, several calls", () => {
     expect(rolesOf(second)).toEqual(["user", "model", "user"]);
     // The model's turn is one message holding both calls, as they were made.
     const modelParts = contentsOf(second)[1]?.parts ?? [];
-    expect(modelParts.map((p) => (p["functionCall"] as { args: { file_path: string } }).args.file_path)).toEqual(["a.ts", "b.ts"]);
+    expect(
+      modelParts.map((p) => (p["functionCall"] as { args: { file_path: string } }).args.file_path),
+    ).toEqual(["a.ts", "b.ts"]);
     // One user message, two functionResponse parts, in call order, ids echoed.
     const responses = lastResponses(second);
     expect(responses.map((r) => [r.id, r.name, r.response.ok, r.response.data?.["file_path"]])).toEqual([
@@ -52,7 +59,11 @@ describe("one turn, several calls", () => {
     expect(responses[1]?.response.data).toMatchObject({ content: B, sha256: sha256Hex(B) });
 
     // Executed in order: a's call and result come before b's.
-    const order = rig.events(id).flatMap((e) => (e.kind === "tool_call" || e.kind === "tool_result" ? [`${e.kind} ${e.file_path ?? ""}`] : []));
+    const order = rig
+      .events(id)
+      .flatMap((e) =>
+        e.kind === "tool_call" || e.kind === "tool_result" ? [`${e.kind} ${e.file_path ?? ""}`] : [],
+      );
     expect(order).toEqual(["tool_call a.ts", "tool_result a.ts", "tool_call b.ts", "tool_result b.ts"]);
     expect(job.tool_calls.map((c) => [c.name, c.file_path, c.ok])).toEqual([
       ["read_file", "a.ts", true],
@@ -69,7 +80,12 @@ describe("history across turns", () => {
       initializationOptions: { approval: "auto" },
       script: [
         turn({ text: ["I will ", "read a.ts", " first."], calls: [readCall("a.ts")] }),
-        turn({ text: ["Patch", "ing now."], calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A))] }),
+        turn({
+          text: ["Patch", "ing now."],
+          calls: [
+            patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return h * w;"), sha256Hex(A)),
+          ],
+        }),
         turn({ text: ["Done: ", "swapped", " the factors."] }),
         turn({ text: ["Nothing else."] }),
       ],
@@ -85,10 +101,16 @@ describe("history across turns", () => {
     expect(rolesOf(requests[1])).toEqual(["user", "model", "user"]);
     expect(rolesOf(requests[2])).toEqual(["user", "model", "user", "model", "user"]);
     const contents = contentsOf(requests[2]);
-    expect(contents[1]?.parts).toEqual([{ text: "I will read a.ts first." }, { functionCall: { name: "read_file", args: { file_path: "a.ts" } } }]);
+    expect(contents[1]?.parts).toEqual([
+      { text: "I will read a.ts first." },
+      { functionCall: { name: "read_file", args: { file_path: "a.ts" } } },
+    ]);
     expect(contents[3]?.parts?.[0]).toEqual({ text: "Patching now." });
     expect(contents[3]?.parts).toHaveLength(2);
-    expect(lastResponses(requests[2])[0]?.response).toMatchObject({ ok: true, data: { message: expect.stringMatching(/^Patch applied successfully\./) } });
+    expect(lastResponses(requests[2])[0]?.response).toMatchObject({
+      ok: true,
+      data: { message: expect.stringMatching(/^Patch applied successfully\./) },
+    });
 
     // The session carries the whole run into the next request: the third turn's
     // streamed text is one model message.
@@ -110,7 +132,15 @@ describe("streaming", () => {
       gate: true,
       script: [
         turn({ text: ["Reading ", "a.ts."], calls: [readCall("a.ts")] }),
-        turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return w * h;", "  return w * h; // cm²"), sha256Hex(A))] }),
+        turn({
+          calls: [
+            patchCall(
+              "a.ts",
+              replaceLineDiff("a.ts", A, "  return w * h;", "  return w * h; // cm²"),
+              sha256Hex(A),
+            ),
+          ],
+        }),
         turn({ text: ["Patched ", "a.ts", "."] }),
       ],
     });
@@ -127,10 +157,19 @@ describe("streaming", () => {
     release.resolve();
 
     const job = await rig.finished(id);
-    expect(job).toMatchObject({ status: "done", text: "Reading a.ts.\n\nPatched a.ts.", files_changed: ["a.ts"] });
+    expect(job).toMatchObject({
+      status: "done",
+      text: "Reading a.ts.\n\nPatched a.ts.",
+      files_changed: ["a.ts"],
+    });
     expect(job.tool_calls).toEqual([
       expect.objectContaining({ name: "read_file", file_path: "a.ts", ok: true }),
-      expect.objectContaining({ name: "safe_patch", file_path: "a.ts", ok: true, message: expect.stringMatching(/^Patch applied successfully\./) }),
+      expect.objectContaining({
+        name: "safe_patch",
+        file_path: "a.ts",
+        ok: true,
+        message: expect.stringMatching(/^Patch applied successfully\./),
+      }),
     ]);
 
     const events = rig.events(id);
@@ -161,9 +200,17 @@ describe("@-mentions", () => {
     const states = text
       .split("\n")
       .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { file_path: string; sha256: string; content: string; version: number | null });
+      .map(
+        (line) =>
+          JSON.parse(line) as { file_path: string; sha256: string; content: string; version: number | null },
+      );
     expect(states).toEqual([
-      expect.objectContaining({ file_path: "src/a.ts", sha256: sha256Hex(buffer), content: buffer, version: 2 }),
+      expect.objectContaining({
+        file_path: "src/a.ts",
+        sha256: sha256Hex(buffer),
+        content: buffer,
+        version: 2,
+      }),
       expect.objectContaining({ file_path: "src/b.ts", sha256: sha256Hex(B), content: B, version: null }),
     ]);
     expect(text).toContain(sha256Hex(buffer));
@@ -176,7 +223,12 @@ describe("bad calls from the model", () => {
     const rig = await startAgent({
       files: { "a.ts": A },
       script: [
-        turn({ calls: [{ name: "read_fille", args: { file_path: "a.ts" } }, { name: "read_file", args: { path: "a.ts" } }] }),
+        turn({
+          calls: [
+            { name: "read_fille", args: { file_path: "a.ts" } },
+            { name: "read_file", args: { path: "a.ts" } },
+          ],
+        }),
         turn({ calls: [readCall("a.ts")] }),
         turn({ text: ["Read it on the second try."] }),
       ],
@@ -185,10 +237,16 @@ describe("bad calls from the model", () => {
     expect(job.status).toBe("done");
 
     const [unknown, badArgs] = lastResponses(rig.fake!.requests[1]);
-    expect(unknown).toMatchObject({ name: "read_fille", response: { ok: false, error: { code: "invalid_argument" } } });
+    expect(unknown).toMatchObject({
+      name: "read_fille",
+      response: { ok: false, error: { code: "invalid_argument" } },
+    });
     expect(unknown?.response.error?.message).toContain("read_fille");
     expect(unknown?.response.error?.suggestions).toContain("Did you mean read_file?");
-    expect(badArgs).toMatchObject({ name: "read_file", response: { ok: false, error: { code: "invalid_argument" } } });
+    expect(badArgs).toMatchObject({
+      name: "read_file",
+      response: { ok: false, error: { code: "invalid_argument" } },
+    });
     expect(badArgs?.response.error?.message).toMatch(/file_path/);
     expect(badArgs?.response.error?.message).toMatch(/path/);
 

@@ -16,7 +16,12 @@ async function workspace(): Promise<Workspace> {
 }
 
 function service(ws: () => Workspace, events: StreamEvent[] = []): AgentService {
-  const model = createReplayModel({ turns: [{ text: ["Reading."], calls: [{ name: "read_file", args: { file_path: "a.txt" } }] }, { text: ["Done."] }] });
+  const model = createReplayModel({
+    turns: [
+      { text: ["Reading."], calls: [{ name: "read_file", args: { file_path: "a.txt" } }] },
+      { text: ["Done."] },
+    ],
+  });
   return new AgentService({
     workspace: ws,
     conversation: new Conversation(),
@@ -75,17 +80,30 @@ describe("AgentService", () => {
   it("a run cancelled by a session reset does not write its history back", async () => {
     const ws = await workspace();
     const conversation = new Conversation();
-    conversation.history = [{ role: "user", parts: [{ text: "an old prompt" }] }, { role: "assistant", parts: [{ text: "an old answer" }] }];
+    conversation.history = [
+      { role: "user", parts: [{ text: "an old prompt" }] },
+      { role: "assistant", parts: [{ text: "an old answer" }] },
+    ];
     const hanging = createReplayModel({ turns: [{ text: ["thinking"] }] });
     // Cancelled once the model's first words were taken, not after a fixed time a loaded machine may not meet.
     let thinking!: () => void;
     const thought = new Promise<void>((resolve) => (thinking = resolve));
-    const model = { ...hanging, stream: async function* (_request: unknown, signal: AbortSignal) {
-      yield { type: "text" as const, text: "thinking" };
-      thinking();
-      await new Promise((resolve) => signal.addEventListener("abort", resolve));
-    } };
-    const agent = new AgentService({ workspace: () => ws, conversation, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const model = {
+      ...hanging,
+      stream: async function* (_request: unknown, signal: AbortSignal) {
+        yield { type: "text" as const, text: "thinking" };
+        thinking();
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      },
+    };
+    const agent = new AgentService({
+      workspace: () => ws,
+      conversation,
+      model: async () => model,
+      approve: async () => "apply",
+      emit: () => undefined,
+      limits: () => ({ maxTurns: 5, maxToolCalls: 5 }),
+    });
     const started = agent.ask({ prompt: "a new prompt" });
     if (!started.ok) throw new Error(started.error.message);
     await thought;
@@ -101,12 +119,23 @@ describe("AgentService", () => {
     const conversation = new Conversation();
     let thinking!: () => void;
     const thought = new Promise<void>((resolve) => (thinking = resolve));
-    const model = { name: "hang", generateJson: async () => ({}), stream: async function* (_request: unknown, signal: AbortSignal) {
-      yield { type: "text" as const, text: "thinking" };
-      thinking();
-      await new Promise((resolve) => signal.addEventListener("abort", resolve));
-    } };
-    const agent = new AgentService({ workspace: () => ws, conversation, model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 5, maxToolCalls: 5 }) });
+    const model = {
+      name: "hang",
+      generateJson: async () => ({}),
+      stream: async function* (_request: unknown, signal: AbortSignal) {
+        yield { type: "text" as const, text: "thinking" };
+        thinking();
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      },
+    };
+    const agent = new AgentService({
+      workspace: () => ws,
+      conversation,
+      model: async () => model,
+      approve: async () => "apply",
+      emit: () => undefined,
+      limits: () => ({ maxTurns: 5, maxToolCalls: 5 }),
+    });
     const started = agent.ask({ prompt: "a prompt" });
     if (!started.ok) throw new Error(started.error.message);
     await thought;

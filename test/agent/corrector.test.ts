@@ -4,7 +4,9 @@ import type { JsonRequest, Model } from "../../server/src/agent/model.js";
 import type { CorrectionRequest } from "../../server/src/tools/tool.js";
 
 /** A model whose structured answers come from a function; counts its calls. */
-function fakeModel(answer: (request: JsonRequest, signal: AbortSignal) => Promise<unknown>): Model & { calls: JsonRequest[] } {
+function fakeModel(
+  answer: (request: JsonRequest, signal: AbortSignal) => Promise<unknown>,
+): Model & { calls: JsonRequest[] } {
   const calls: JsonRequest[] = [];
   return {
     name: "fake",
@@ -27,7 +29,12 @@ const request = (n = 0): CorrectionRequest => ({
   content: "const TAX_RATE = 0.05;\n",
 });
 
-const good = { search: "const TAX_RATE = 0.05;", replace: "const TAX_RATE = 0.075;", noChangesRequired: false, explanation: "The name is upper case." };
+const good = {
+  search: "const TAX_RATE = 0.05;",
+  replace: "const TAX_RATE = 0.075;",
+  noChangesRequired: false,
+  explanation: "The name is upper case.",
+};
 
 describe("ModelEditCorrector", () => {
   it("asks once with the instruction, the failed strings, the error and the file, and answers what the model said", async () => {
@@ -35,7 +42,14 @@ describe("ModelEditCorrector", () => {
     const corrector = new ModelEditCorrector(async () => model);
     expect(await corrector.correct(request(), new AbortController().signal)).toEqual(good);
     const prompt = model.calls[0]!.prompt;
-    for (const part of ["raise the tax rate", "const taxRate = 0.00;", "const taxRate = 0.075;", "old_string was not found", "const TAX_RATE = 0.05;"]) expect(prompt).toContain(part);
+    for (const part of [
+      "raise the tax rate",
+      "const taxRate = 0.00;",
+      "const taxRate = 0.075;",
+      "old_string was not found",
+      "const TAX_RATE = 0.05;",
+    ])
+      expect(prompt).toContain(part);
   });
 
   it("answers the same inputs from its cache, and different inputs with a new call", async () => {
@@ -70,7 +84,12 @@ describe("ModelEditCorrector", () => {
   });
 
   it("gives up when the model takes longer than the timeout", async () => {
-    const hanging = fakeModel((_r, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))));
+    const hanging = fakeModel(
+      (_r, signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(new Error("aborted"))),
+        ),
+    );
     const corrector = new ModelEditCorrector(async () => hanging, 50);
     expect(await corrector.correct(request(), new AbortController().signal)).toBeUndefined();
   });

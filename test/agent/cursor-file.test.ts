@@ -26,8 +26,19 @@ async function promptFor(lines: number, selection: number): Promise<string> {
     },
     generateJson: async () => ({}),
   };
-  const agent = new AgentService({ workspace: () => ws, conversation: new Conversation(), model: async () => model, approve: async () => "apply", emit: () => undefined, limits: () => ({ maxTurns: 2, maxToolCalls: 2 }) });
-  const started = agent.ask({ prompt: "fix it", file_path: "f.txt", range: { start: { line: selection - 1, character: 0 }, end: { line: selection - 1, character: 0 } } });
+  const agent = new AgentService({
+    workspace: () => ws,
+    conversation: new Conversation(),
+    model: async () => model,
+    approve: async () => "apply",
+    emit: () => undefined,
+    limits: () => ({ maxTurns: 2, maxToolCalls: 2 }),
+  });
+  const started = agent.ask({
+    prompt: "fix it",
+    file_path: "f.txt",
+    range: { start: { line: selection - 1, character: 0 }, end: { line: selection - 1, character: 0 } },
+  });
   if (!started.ok) throw new Error(started.error.message);
   await agent.settled(String(started.data["job_id"]));
   const first = seen[0]?.history[0]?.parts[0];

@@ -4,11 +4,32 @@ import { describe, expect, it } from "vitest";
 import { compactFileStates, supersededMarker } from "../../server/src/agent/history-compaction.js";
 import type { Message } from "../../server/src/agent/model.js";
 
-const state = (file_path: string, sha256: string, content: string, extra: Record<string, unknown> = {}) => ({ file_path, uri: `file:///w/${file_path}`, version: null, sha256, content, open: false, ...extra });
+const state = (file_path: string, sha256: string, content: string, extra: Record<string, unknown> = {}) => ({
+  file_path,
+  uri: `file:///w/${file_path}`,
+  version: null,
+  sha256,
+  content,
+  open: false,
+  ...extra,
+});
 
 const response = (name: string, data: Record<string, unknown>, ok = true): Message => ({
   role: "user",
-  parts: [{ functionResponse: { name, response: ok ? { ok: true, data } : { ok: false, error: { code: "state_mismatch", message: "State Mismatch", suggestions: [] }, data } } }],
+  parts: [
+    {
+      functionResponse: {
+        name,
+        response: ok
+          ? { ok: true, data }
+          : {
+              ok: false,
+              error: { code: "state_mismatch", message: "State Mismatch", suggestions: [] },
+              data,
+            },
+      },
+    },
+  ],
 });
 
 function contents(history: Message[]): string[] {
@@ -43,8 +64,15 @@ describe("compactFileStates", () => {
 
   it("marks a mentioned file's state written in the prompt's text, and only the older of two equal mentions", () => {
     const v1 = state("b.ts", "1".repeat(64), "bee\n");
-    const prompt = (words: string): Message => ({ role: "user", parts: [{ text: `${words}\n\nFiles mentioned above:\n${JSON.stringify(v1)}` }] });
-    const history: Message[] = [prompt("look at @b.ts"), { role: "assistant", parts: [{ text: "ok" }] }, prompt("again @b.ts")];
+    const prompt = (words: string): Message => ({
+      role: "user",
+      parts: [{ text: `${words}\n\nFiles mentioned above:\n${JSON.stringify(v1)}` }],
+    });
+    const history: Message[] = [
+      prompt("look at @b.ts"),
+      { role: "assistant", parts: [{ text: "ok" }] },
+      prompt("again @b.ts"),
+    ];
 
     compactFileStates(history);
 
@@ -54,18 +82,28 @@ describe("compactFileStates", () => {
 
   it("keeps a full state when a later ranged read of the same sha256 shows only part of it; a changed file supersedes both", () => {
     const full = state("c.ts", "1".repeat(64), "l1\nl2\nl3\n");
-    const part = state("c.ts", "1".repeat(64), "l2\n", { start_line: 2, end_line: 2, total_lines: 3, truncated: true });
+    const part = state("c.ts", "1".repeat(64), "l2\n", {
+      start_line: 2,
+      end_line: 2,
+      total_lines: 3,
+      truncated: true,
+    });
     const history: Message[] = [response("read_file", full), response("read_file", part)];
     expect(compactFileStates(history)).toBe(0);
 
-    history.push(response("safe_patch", { latest_file_state: state("c.ts", "2".repeat(64), "l1\nL2\nl3\n") }));
+    history.push(
+      response("safe_patch", { latest_file_state: state("c.ts", "2".repeat(64), "l1\nL2\nl3\n") }),
+    );
     expect(compactFileStates(history)).toBe(2);
     expect(contents(history).filter((c) => c.includes("superseded"))).toHaveLength(2);
   });
 
   it("marks files inside read_many_files answers one by one, leaving other files alone", () => {
     const history: Message[] = [
-      response("read_many_files", { files: [state("x.ts", "1".repeat(64), "x1\n"), state("y.ts", "1".repeat(64), "y1\n")], errors: [] }),
+      response("read_many_files", {
+        files: [state("x.ts", "1".repeat(64), "x1\n"), state("y.ts", "1".repeat(64), "y1\n")],
+        errors: [],
+      }),
       response("write_file", { latest_file_state: state("x.ts", "2".repeat(64), "x2\n") }),
     ];
     compactFileStates(history);

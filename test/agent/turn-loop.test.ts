@@ -21,7 +21,16 @@ afterEach(async () => {
 
 async function geminiOn(script: FakeScript): Promise<{ fake: FakeGemini; model: Model }> {
   fake = await startFakeGemini(script);
-  return { fake, model: createGeminiModel({ apiKey: KEY, baseUrl: fake.baseUrl, retryBaseDelayMs: 1, maxRetries: 1, env: {} }) };
+  return {
+    fake,
+    model: createGeminiModel({
+      apiKey: KEY,
+      baseUrl: fake.baseUrl,
+      retryBaseDelayMs: 1,
+      maxRetries: 1,
+      env: {},
+    }),
+  };
 }
 
 type Handler = (call: FunctionCall, signal: AbortSignal) => Promise<Envelope>;
@@ -32,7 +41,11 @@ function toolsFrom(handlers: Record<string, Handler>): ToolRunner & { ran: strin
   return {
     ran,
     declarations: () =>
-      Object.keys(handlers).map((name) => ({ name, description: `The ${name} tool.`, parametersJsonSchema: { type: "object", properties: {} } })),
+      Object.keys(handlers).map((name) => ({
+        name,
+        description: `The ${name} tool.`,
+        parametersJsonSchema: { type: "object", properties: {} },
+      })),
     run: (call, signal) => {
       ran.push(`${call.name}(${JSON.stringify(call.args)})`);
       const handler = handlers[call.name];
@@ -43,12 +56,15 @@ function toolsFrom(handlers: Record<string, Handler>): ToolRunner & { ran: strin
   };
 }
 
-const readFile: Handler = (call) => Promise.resolve(okEnvelope({ file_path: call.args["file_path"], sha256: "0".repeat(64), content: "x" }));
+const readFile: Handler = (call) =>
+  Promise.resolve(okEnvelope({ file_path: call.args["file_path"], sha256: "0".repeat(64), content: "x" }));
 const never = (): AbortSignal => new AbortController().signal;
 /** vi.waitFor gives up after 1 s by default: too little for a loaded machine; a wait that never ends still fails. */
 const WAIT = { timeout: 10_000 };
 
-function run(options: Partial<TurnLoopOptions> & Pick<TurnLoopOptions, "model" | "tools">): Promise<RunResult> {
+function run(
+  options: Partial<TurnLoopOptions> & Pick<TurnLoopOptions, "model" | "tools">,
+): Promise<RunResult> {
   return runTurnLoop({ system: "sys", history: [], prompt: [{ text: "go" }], signal: never(), ...options });
 }
 
@@ -60,8 +76,16 @@ describe("one run", () => {
       {
         chunks: [
           { parts: [{ text: "Reading " }] },
-          { parts: [{ text: "both." }, { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } }] },
-          { parts: [{ functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } }], fragmented: true },
+          {
+            parts: [
+              { text: "both." },
+              { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } },
+            ],
+          },
+          {
+            parts: [{ functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } }],
+            fragmented: true,
+          },
         ],
       },
       textTurn("Both ", "read."),
@@ -87,8 +111,20 @@ describe("one run", () => {
       {
         role: "user",
         parts: [
-          { functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: { file_path: "a.ts", sha256: "0".repeat(64), content: "x" } } } },
-          { functionResponse: { id: "c2", name: "read_file", response: { ok: true, data: { file_path: "b.ts", sha256: "0".repeat(64), content: "x" } } } },
+          {
+            functionResponse: {
+              id: "c1",
+              name: "read_file",
+              response: { ok: true, data: { file_path: "a.ts", sha256: "0".repeat(64), content: "x" } },
+            },
+          },
+          {
+            functionResponse: {
+              id: "c2",
+              name: "read_file",
+              response: { ok: true, data: { file_path: "b.ts", sha256: "0".repeat(64), content: "x" } },
+            },
+          },
         ],
       },
     ]);
@@ -103,7 +139,19 @@ describe("one run", () => {
   });
 
   it("reports events in order: turn, text deltas, each call and its result", async () => {
-    const { model } = await geminiOn([{ chunks: [{ parts: [{ text: "Let me look." }, { functionCall: { name: "read_file", args: { file_path: "a" } } }] }] }, textTurn("Do", "ne.")]);
+    const { model } = await geminiOn([
+      {
+        chunks: [
+          {
+            parts: [
+              { text: "Let me look." },
+              { functionCall: { name: "read_file", args: { file_path: "a" } } },
+            ],
+          },
+        ],
+      },
+      textTurn("Do", "ne."),
+    ]);
     const log: string[] = [];
     await run({
       model,
@@ -115,17 +163,34 @@ describe("one run", () => {
         onToolResult: (call, result) => log.push(`result ${call.name} ${String(result.ok)}`),
       },
     });
-    expect(log).toEqual(["turn 1", 'text "Let me look."', "call read_file", "result read_file true", "turn 2", 'text "\\n\\nDo"', 'text "ne."']);
+    expect(log).toEqual([
+      "turn 1",
+      'text "Let me look."',
+      "call read_file",
+      "result read_file true",
+      "turn 2",
+      'text "\\n\\nDo"',
+      'text "ne."',
+    ]);
   });
 
   it("forwards an error envelope (unknown tool) to the model and carries on", async () => {
-    const { fake, model } = await geminiOn([callTurn({ name: "delete_everything", args: {} }), textTurn("Sorry.")]);
+    const { fake, model } = await geminiOn([
+      callTurn({ name: "delete_everything", args: {} }),
+      textTurn("Sorry."),
+    ]);
     const result = await run({ model, tools: toolsFrom({ read_file: readFile }) });
     expect(result.status).toBe("done");
     expect(result.toolCalls).toEqual([{ name: "delete_everything", args: {}, ok: false }]);
     const answer = fake.requests[1]?.body.contents?.at(-1)?.parts?.[0];
     expect(answer).toEqual({
-      functionResponse: { name: "delete_everything", response: { ok: false, error: { code: "invalid_argument", message: "Unknown tool delete_everything.", suggestions: [] } } },
+      functionResponse: {
+        name: "delete_everything",
+        response: {
+          ok: false,
+          error: { code: "invalid_argument", message: "Unknown tool delete_everything.", suggestions: [] },
+        },
+      },
     });
   });
 
@@ -134,7 +199,9 @@ describe("one run", () => {
     const result = await run({ model, tools: toolsFrom({ boom: () => Promise.reject(new Error("kaput")) }) });
     expect(result.status).toBe("done");
     const response = result.history[2]?.parts[0];
-    expect(response).toMatchObject({ functionResponse: { name: "boom", response: { ok: false, error: { code: "internal_error" } } } });
+    expect(response).toMatchObject({
+      functionResponse: { name: "boom", response: { ok: false, error: { code: "internal_error" } } },
+    });
   });
 
   it("an empty answer ends the run without recording an empty model message", async () => {
@@ -153,7 +220,11 @@ describe("one run", () => {
     const result = await run({ model, tools: toolsFrom({}), history: earlier, prompt: [{ text: "more" }] });
     expect(earlier).toHaveLength(2);
     expect(roles(result.history)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect(fake.requests[0]?.body.contents?.map((content) => content.parts?.[0])).toEqual([{ text: "hi" }, { text: "hello" }, { text: "more" }]);
+    expect(fake.requests[0]?.body.contents?.map((content) => content.parts?.[0])).toEqual([
+      { text: "hi" },
+      { text: "hello" },
+      { text: "more" },
+    ]);
     expect(fake.requests[0]?.body.tools).toBeUndefined();
   });
 });
@@ -167,11 +238,23 @@ describe("limits", () => {
     expect(result.error?.message).toMatch(/3 model turns/);
     expect(fake.requests).toHaveLength(3);
     expect(result.toolCalls).toHaveLength(3);
-    expect(roles(result.history)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]);
+    expect(roles(result.history)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+    ]);
   });
 
   it("stops at the tool-call cap and still answers every call of the last turn", async () => {
-    const three = callTurn({ name: "read_file", args: { file_path: "1" } }, { name: "read_file", args: { file_path: "2" } }, { name: "read_file", args: { file_path: "3" } });
+    const three = callTurn(
+      { name: "read_file", args: { file_path: "1" } },
+      { name: "read_file", args: { file_path: "2" } },
+      { name: "read_file", args: { file_path: "3" } },
+    );
     const { fake, model } = await geminiOn(() => three);
     const tools = toolsFrom({ read_file: readFile });
     const result = await run({ model, tools, limits: { maxToolCalls: 4 } });
@@ -182,7 +265,9 @@ describe("limits", () => {
     expect(fake.requests).toHaveLength(2);
     const last = result.history.at(-1);
     expect(last?.role).toBe("tool");
-    expect(last?.parts.map((part) => ("functionResponse" in part ? part.functionResponse.response["ok"] : "?"))).toEqual([true, false, false]);
+    expect(
+      last?.parts.map((part) => ("functionResponse" in part ? part.functionResponse.response["ok"] : "?")),
+    ).toEqual([true, false, false]);
   });
 
   it("the defaults allow 20 turns", async () => {
@@ -208,7 +293,9 @@ describe("cancellation and failure", () => {
   });
 
   it("abort during a tool that ignores the signal stops at once and answers the unrun calls", async () => {
-    const { fake, model } = await geminiOn([callTurn({ name: "slow", id: "s" }, { name: "read_file", id: "r", args: { file_path: "a" } })]);
+    const { fake, model } = await geminiOn([
+      callTurn({ name: "slow", id: "s" }, { name: "read_file", id: "r", args: { file_path: "a" } }),
+    ]);
     const controller = new AbortController();
     let started!: () => void;
     const toolStarted = new Promise<void>((resolve) => (started = resolve));
@@ -229,7 +316,16 @@ describe("cancellation and failure", () => {
     expect(tools.ran).toEqual(["slow({})"]);
     expect(fake.requests).toHaveLength(1);
     expect(result.history.at(-1)?.parts).toEqual([
-      { functionResponse: { id: "s", name: "slow", response: expect.objectContaining({ ok: false, error: expect.objectContaining({ code: "cancelled" }) }) } },
+      {
+        functionResponse: {
+          id: "s",
+          name: "slow",
+          response: expect.objectContaining({
+            ok: false,
+            error: expect.objectContaining({ code: "cancelled" }),
+          }),
+        },
+      },
       { functionResponse: { id: "r", name: "read_file", response: expect.objectContaining({ ok: false }) } },
     ]);
   });
@@ -269,7 +365,12 @@ describe("cancellation and failure", () => {
       generateJson: () => Promise.resolve(null),
     };
     const controller = new AbortController();
-    const pending = run({ model: stubborn, tools: toolsFrom({}), signal: controller.signal, events: { onText: () => controller.abort() } });
+    const pending = run({
+      model: stubborn,
+      tools: toolsFrom({}),
+      signal: controller.signal,
+      events: { onText: () => controller.abort() },
+    });
     const result = await pending;
     expect(result.status).toBe("cancelled");
     expect(result.text).toBe("hm");

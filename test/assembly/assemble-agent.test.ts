@@ -35,11 +35,18 @@ const A = "export const a = 1;\n";
 /** The project's own settings file: the one place every door reads them from. */
 const projectFiles = (url: string, patchTool: "apply_patch" | "none"): Record<string, string> => ({
   "a.ts": A,
-  ".lockstep.json": JSON.stringify({ provider: "openai", baseUrl: url, model: "fake-model", approval: "auto", patchTool }),
+  ".lockstep.json": JSON.stringify({
+    provider: "openai",
+    baseUrl: url,
+    model: "fake-model",
+    approval: "auto",
+    patchTool,
+  }),
 });
 
 /** The tool names the first model request offered. */
-const firstOffer = (f: FakeOpenAi): string[] => ((f.requests[0]?.["tools"] ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+const firstOffer = (f: FakeOpenAi): string[] =>
+  ((f.requests[0]?.["tools"] ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 
 type Door = (files: Record<string, string>) => Promise<void>;
 
@@ -53,7 +60,10 @@ const doors: [string, Door][] = [
       addTrust(root, { XDG_STATE_HOME: state });
       const editor = await startEditor({ files, root, stateDir: state, env: { OPENAI_API_KEY: "test-key" } });
       const sessionId = await editor.newSession();
-      const done = await editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "look" }] });
+      const done = await editor.conn.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "look" }],
+      });
       expect(done.stopReason).toBe("end_turn");
     },
   ],
@@ -74,7 +84,12 @@ const doors: [string, Door][] = [
       const state = await mkdtemp(path.join(os.tmpdir(), "lockstep-assembly-state-"));
       dirs.push(root, state);
       for (const [name, text] of Object.entries(files)) await writeFile(path.join(root, name), text);
-      const env = { ...process.env, OPENAI_API_KEY: "test-key", XDG_CONFIG_HOME: state, XDG_STATE_HOME: state };
+      const env = {
+        ...process.env,
+        OPENAI_API_KEY: "test-key",
+        XDG_CONFIG_HOME: state,
+        XDG_STATE_HOME: state,
+      };
       addTrust(root, env);
       const pending = run(process.execPath, [BIN, "ask", "--root", root, "look"], { env });
       pending.child.stdin?.end();

@@ -50,12 +50,16 @@ const diff = text`
 `.replace(/^\n/m, " \n"); // the blank context line carries its space, as createPatch writes it
 
 const headers = (d: string): string[] => d.split("\n").filter((l) => l.startsWith("@@"));
-const bodies = (d: string): string[] => d.split("\n").filter((l) => /^[ +-]/.test(l) && !/^(---|\+\+\+) /.test(l));
+const bodies = (d: string): string[] =>
+  d.split("\n").filter((l) => /^[ +-]/.test(l) && !/^(---|\+\+\+) /.test(l));
 
 describe("header perturbations", () => {
   it("shifts both starts of every hunk and clamps at line 1", () => {
     expect(headers(shiftHeaders(diff, () => 20))).toEqual(["@@ -23,6 +23,6 @@", "@@ -60,5 +60,6 @@"]);
-    expect(headers(shiftHeaders(diff, (h) => (h === 0 ? -10 : -5)))).toEqual(["@@ -1,6 +1,6 @@", "@@ -35,5 +35,6 @@"]);
+    expect(headers(shiftHeaders(diff, (h) => (h === 0 ? -10 : -5)))).toEqual([
+      "@@ -1,6 +1,6 @@",
+      "@@ -35,5 +35,6 @@",
+    ]);
   });
 
   it("writes bare headers and keeps every hunk line", () => {
@@ -98,7 +102,17 @@ describe("file-level perturbations", () => {
     const second = singleHunk(diff, 1);
     expect(headers(second)).toEqual(["@@ -40,5 +40,6 @@"]);
     expect(second.startsWith("Index: src/a.js\n")).toBe(true);
-    expect(hunkOldSides(second)).toEqual([{ oldStart: 40, lines: ["export function save(path, value) {", "    const raw = JSON.stringify(value);", "    write(path, raw);", "}"] }]);
+    expect(hunkOldSides(second)).toEqual([
+      {
+        oldStart: 40,
+        lines: [
+          "export function save(path, value) {",
+          "    const raw = JSON.stringify(value);",
+          "    write(path, raw);",
+          "}",
+        ],
+      },
+    ]);
   });
 });
 
@@ -127,7 +141,10 @@ describe("line perturbations", () => {
     expect(bodies(halved)).toContain("   const raw = read(path);");
     expect(bodies(halved)).toContain("+  log(raw);");
 
-    const tabbed = diff.replace(/^([ +-])((?: {4})+)/gm, (_, op: string, ws: string) => op + "\t".repeat(ws.length / 4));
+    const tabbed = diff.replace(
+      /^([ +-])((?: {4})+)/gm,
+      (_, op: string, ws: string) => op + "\t".repeat(ws.length / 4),
+    );
     expect(bodies(reindent(tabbed, "tabs->2 spaces")!)).toContain("-    return null;");
     expect(bodies(reindent(diff, "2 spaces->4 spaces")!)).toContain("-                return null;");
   });
@@ -158,7 +175,9 @@ describe("line perturbations", () => {
     expect(around[at - 1]).toMatch(/^ /);
     expect(around[at + 1]).toMatch(/^ /);
     expect(hunkOldSides(diff)[h.hunk]!.lines[h.oldIndex]).toBe(h.original);
-    expect(hallucinateContext("@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n", new Rng(1), (l) => l + "x")).toBeUndefined();
+    expect(
+      hallucinateContext("@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n", new Rng(1), (l) => l + "x"),
+    ).toBeUndefined();
   });
 
   it("writes blank context lines without their space", () => {

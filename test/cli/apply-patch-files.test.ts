@@ -9,7 +9,8 @@ import { lockstep, requireBuild, workspace } from "./cli-run.js";
 
 requireBuild();
 
-const STATS = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef spread(xs):\n    return max(xs) - min(xs)\n";
+const STATS =
+  "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef spread(xs):\n    return max(xs) - min(xs)\n";
 const OTHER = "from stats import mean\n\nprint(mean([1, 2, 3]))\n";
 const GONE = "obsolete\n";
 
@@ -27,10 +28,17 @@ async function tree(root: string): Promise<Record<string, string>> {
   return out;
 }
 
-const git = (root: string, ...args: string[]): string => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: root, encoding: "utf8" });
+const git = (root: string, ...args: string[]): string =>
+  execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], {
+    cwd: root,
+    encoding: "utf8",
+  });
 
 /** A repository at `before`, the `git diff` that turns it into `after` (renames found), and the files reset to `before`. */
-async function gitChange(before: Record<string, string>, change: (root: string) => Promise<void>): Promise<{ root: string; diff: string; after: Record<string, string> }> {
+async function gitChange(
+  before: Record<string, string>,
+  change: (root: string) => Promise<void>,
+): Promise<{ root: string; diff: string; after: Record<string, string> }> {
   const root = await workspace(before);
   git(root, "init", "-q");
   git(root, "add", "-A");
@@ -46,22 +54,28 @@ async function gitChange(before: Record<string, string>, change: (root: string) 
 
 const twoFileChange = (root: string): Promise<void> =>
   Promise.all([
-    fs.writeFile(path.join(root, "stats.py"), STATS.replace("return sum(xs) / len(xs)", "return sum(xs) / max(len(xs), 1)")),
+    fs.writeFile(
+      path.join(root, "stats.py"),
+      STATS.replace("return sum(xs) / len(xs)", "return sum(xs) / max(len(xs), 1)"),
+    ),
     fs.writeFile(path.join(root, "other.py"), OTHER.replace("[1, 2, 3]", "[]")),
   ]).then(() => undefined);
 
 describe("lockstep apply-patch without FILE: a diff across files", () => {
   it("applies git diff output that changes, creates, deletes and renames files", async () => {
-    const { root, diff, after } = await gitChange({ "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE, "old/name.py": OTHER }, async (r) => {
-      await twoFileChange(r);
-      await fs.rm(path.join(r, "gone.txt"));
-      await fs.writeFile(path.join(r, "docs/new.md"), "# New\n").catch(async () => {
-        await fs.mkdir(path.join(r, "docs"));
-        await fs.writeFile(path.join(r, "docs/new.md"), "# New\n");
-      });
-      await fs.mkdir(path.join(r, "lib"));
-      await fs.rename(path.join(r, "old/name.py"), path.join(r, "lib/name.py"));
-    });
+    const { root, diff, after } = await gitChange(
+      { "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE, "old/name.py": OTHER },
+      async (r) => {
+        await twoFileChange(r);
+        await fs.rm(path.join(r, "gone.txt"));
+        await fs.writeFile(path.join(r, "docs/new.md"), "# New\n").catch(async () => {
+          await fs.mkdir(path.join(r, "docs"));
+          await fs.writeFile(path.join(r, "docs/new.md"), "# New\n");
+        });
+        await fs.mkdir(path.join(r, "lib"));
+        await fs.rename(path.join(r, "old/name.py"), path.join(r, "lib/name.py"));
+      },
+    );
     expect(diff).toContain("rename from old/name.py");
     const run = await lockstep(["apply-patch"], { cwd: root, stdin: diff });
     expect(run.status).toBe(0);
@@ -69,7 +83,13 @@ describe("lockstep apply-patch without FILE: a diff across files", () => {
     expect(await tree(root)).toEqual(after);
     const files = run.envelope.data!["files"] as { file_path: string; op: string; status: string }[];
     expect(files.map((f) => [f.file_path, f.op, f.status]).sort()).toEqual(
-      [["docs/new.md", "add", "applied"], ["gone.txt", "delete", "applied"], ["old/name.py", "move", "applied"], ["other.py", "update", "applied"], ["stats.py", "update", "applied"]].sort(),
+      [
+        ["docs/new.md", "add", "applied"],
+        ["gone.txt", "delete", "applied"],
+        ["old/name.py", "move", "applied"],
+        ["other.py", "update", "applied"],
+        ["stats.py", "update", "applied"],
+      ].sort(),
     );
   });
 
@@ -82,11 +102,18 @@ describe("lockstep apply-patch without FILE: a diff across files", () => {
     expect(run.envelope.error!.message).toMatch(/^other\.py: .*Nothing was applied to any file\./s);
     expect(await tree(root)).toEqual(before);
     const files = run.envelope.data!["files"] as { file_path: string; status: string }[];
-    expect(files.map((f) => [f.file_path, f.status])).toEqual([["other.py", "failed"], ["stats.py", "not_applied"]]);
+    expect(files.map((f) => [f.file_path, f.status])).toEqual([
+      ["other.py", "failed"],
+      ["stats.py", "not_applied"],
+    ]);
   });
 
   it("applies diff -ruN output, reading its paths without the leading folder", async () => {
-    const parent = await workspace({ "old/a.txt": "one\ntwo\n", "new/a.txt": "one\n2\n", "new/b.txt": "made\n" });
+    const parent = await workspace({
+      "old/a.txt": "one\ntwo\n",
+      "new/a.txt": "one\n2\n",
+      "new/b.txt": "made\n",
+    });
     let diff = "";
     try {
       execFileSync("diff", ["-ruN", "old", "new"], { cwd: parent, encoding: "utf8" });
@@ -142,11 +169,21 @@ describe("lockstep apply-patch with an apply_patch envelope", () => {
   });
 
   it("refuses an Add File of an existing file and a Delete File of a missing one, writing nothing", async () => {
-    const root = await workspace({ "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE, "README.md": "mine\n" });
+    const root = await workspace({
+      "stats.py": STATS,
+      "other.py": OTHER,
+      "gone.txt": GONE,
+      "README.md": "mine\n",
+    });
     const run = await lockstep(["apply-patch"], { cwd: root, stdin: envelope });
     expect(run.envelope.ok).toBe(false);
     expect(run.envelope.error!.message).toContain("README.md");
-    expect(await tree(root)).toEqual({ "stats.py": STATS, "other.py": OTHER, "gone.txt": GONE, "README.md": "mine\n" });
+    expect(await tree(root)).toEqual({
+      "stats.py": STATS,
+      "other.py": OTHER,
+      "gone.txt": GONE,
+      "README.md": "mine\n",
+    });
     const noGone = await workspace({ "stats.py": STATS, "other.py": OTHER });
     const missing = await lockstep(["apply-patch"], { cwd: noGone, stdin: envelope });
     expect(missing.envelope.error).toMatchObject({ code: "not_found" });
@@ -157,13 +194,21 @@ describe("lockstep apply-patch with an apply_patch envelope", () => {
     // It used to delete b.txt and leave the link dangling.
     const root = await workspace({ "b.txt": "keep me\n" });
     await fs.symlink("b.txt", path.join(root, "link-to-b.txt"));
-    const run = await lockstep(["apply-patch"], { cwd: root, stdin: "*** Begin Patch\n*** Delete File: link-to-b.txt\n*** End Patch\n" });
+    const run = await lockstep(["apply-patch"], {
+      cwd: root,
+      stdin: "*** Begin Patch\n*** Delete File: link-to-b.txt\n*** End Patch\n",
+    });
     expect(run.envelope.ok).toBe(false);
-    expect(run.envelope.error!.message).toMatch(/link-to-b\.txt is a symbolic link to b\.txt.*Nothing was applied/);
+    expect(run.envelope.error!.message).toMatch(
+      /link-to-b\.txt is a symbolic link to b\.txt.*Nothing was applied/,
+    );
     expect(await fs.readFile(path.join(root, "b.txt"), "utf8")).toBe("keep me\n");
     expect((await fs.lstat(path.join(root, "link-to-b.txt"))).isSymbolicLink()).toBe(true);
     // The file itself, named, is deleted as before.
-    const direct = await lockstep(["apply-patch"], { cwd: root, stdin: "*** Begin Patch\n*** Delete File: b.txt\n*** End Patch\n" });
+    const direct = await lockstep(["apply-patch"], {
+      cwd: root,
+      stdin: "*** Begin Patch\n*** Delete File: b.txt\n*** End Patch\n",
+    });
     expect(direct.envelope.ok).toBe(true);
     expect(existsSync(path.join(root, "b.txt"))).toBe(false);
   });
@@ -180,7 +225,17 @@ describe("a large change across files", () => {
   it("of over 512 KB (the size the engine runs in its worker) lands whole", async () => {
     const root = await workspace({ "stats.py": STATS });
     const big = Array.from({ length: 40_000 }, (_, i) => `+line ${i} of a generated table`).join("\n");
-    const envelope = ["*** Begin Patch", "*** Update File: stats.py", "@@ def spread(xs):", "-    return max(xs) - min(xs)", "+    return 0", "*** Add File: table.txt", big, "*** End Patch", ""].join("\n");
+    const envelope = [
+      "*** Begin Patch",
+      "*** Update File: stats.py",
+      "@@ def spread(xs):",
+      "-    return max(xs) - min(xs)",
+      "+    return 0",
+      "*** Add File: table.txt",
+      big,
+      "*** End Patch",
+      "",
+    ].join("\n");
     const run = await lockstep(["apply-patch"], { cwd: root, stdin: envelope });
     expect(run.envelope.ok).toBe(true);
     expect((await fs.readFile(path.join(root, "table.txt"), "utf8")).split("\n")).toHaveLength(40_001);

@@ -12,9 +12,15 @@ requireBuild();
 
 const N = 150;
 const names = Array.from({ length: N }, (_, i) => `d${i % 5}/f${String(i).padStart(3, "0")}.txt`);
-const oldText = (i: number): string => Array.from({ length: 20 }, (_, l) => `file ${i} line ${l}`).join("\n") + "\n";
+const oldText = (i: number): string =>
+  Array.from({ length: 20 }, (_, l) => `file ${i} line ${l}`).join("\n") + "\n";
 const newText = (i: number): string => oldText(i).replace(`file ${i} line 10\n`, `file ${i} line ten\n`);
-const diff = names.map((n, i) => `diff --git a/${n} b/${n}\n${createTwoFilesPatch(`a/${n}`, `b/${n}`, oldText(i), newText(i), "", "").split("\n").slice(1).join("\n").replace(/\t\n/g, "\n")}`).join("");
+const diff = names
+  .map(
+    (n, i) =>
+      `diff --git a/${n} b/${n}\n${createTwoFilesPatch(`a/${n}`, `b/${n}`, oldText(i), newText(i), "", "").split("\n").slice(1).join("\n").replace(/\t\n/g, "\n")}`,
+  )
+  .join("");
 
 async function fresh(): Promise<string> {
   return workspace(Object.fromEntries(names.map((n, i) => [n, oldText(i)])));
@@ -23,7 +29,10 @@ async function fresh(): Promise<string> {
 /** Runs the CLI on the diff and kills it after `ms` (or lets it finish when undefined); resolves when it has exited. */
 function runKilledAfter(root: string, ms: number | undefined): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, "apply-patch"], { cwd: root, stdio: ["pipe", "ignore", "ignore"] });
+  const child = spawn(process.execPath, [BIN, "apply-patch"], {
+    cwd: root,
+    stdio: ["pipe", "ignore", "ignore"],
+  });
   child.stdin.on("error", () => undefined);
   child.stdin.end(diff);
   const timer = ms === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), ms);
@@ -64,7 +73,7 @@ describe("lockstep apply-patch across files, killed while it writes", () => {
     const whole = await runKilledAfter(await fresh(), undefined);
     // A small deterministic generator: the same kill points on every run of the test.
     let seed = 20261125;
-    const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const seen = { allOld: 0, allNew: 0, mixed: 0 };
     for (let trial = 0; trial < 12; trial++) {
       const root = await fresh();

@@ -16,7 +16,9 @@ const POST = PRE.replace("line 10\n", "line 10\nNEW A\nNEW B\n").replace("line 2
 
 function u0(index: boolean): string {
   const body = createPatch("f.txt", PRE, POST, "", "", { context: 0 }).split("\n").slice(2).join("\n");
-  const head = index ? `diff --git a/f.txt b/f.txt\nindex ${gitBlobHash(PRE).slice(0, 7)}..${gitBlobHash(POST).slice(0, 7)} 100644\n` : "";
+  const head = index
+    ? `diff --git a/f.txt b/f.txt\nindex ${gitBlobHash(PRE).slice(0, 7)}..${gitBlobHash(POST).slice(0, 7)} 100644\n`
+    : "";
   return head + body.replace("--- f.txt\n+++ f.txt", "--- a/f.txt\n+++ b/f.txt");
 }
 
@@ -31,20 +33,42 @@ describe("lockstep apply-patch with a zero-context insertion", () => {
   it.each([
     ["without --base-sha256", []],
     ["with --base-sha256 naming the file's text", ["--base-sha256", sha256Of(PRE)]],
-  ])("refuses a -U0 diff without an index line %s, says what would settle it, and leaves the file", async (_, extra) => {
-    const root = await workspace({ "f.txt": PRE });
-    const run = await lockstep(["apply-patch", "f.txt", ...extra], { cwd: root, stdin: u0(false) });
-    expect(run.status).toBe(1);
-    expect(run.envelope).toMatchObject({ ok: false, error: { code: "invalid_diff", message: expect.stringMatching(/only added lines and no context.*no git `index OLD\.\.NEW` line/) as string } });
-    expect(run.envelope.error?.suggestions.join(" ")).toMatch(/Add 3 unchanged lines of context.*`index OLD\.\.NEW`/);
-    expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(PRE);
-  });
+  ])(
+    "refuses a -U0 diff without an index line %s, says what would settle it, and leaves the file",
+    async (_, extra) => {
+      const root = await workspace({ "f.txt": PRE });
+      const run = await lockstep(["apply-patch", "f.txt", ...extra], { cwd: root, stdin: u0(false) });
+      expect(run.status).toBe(1);
+      expect(run.envelope).toMatchObject({
+        ok: false,
+        error: {
+          code: "invalid_diff",
+          message: expect.stringMatching(
+            /only added lines and no context.*no git `index OLD\.\.NEW` line/,
+          ) as string,
+        },
+      });
+      expect(run.envelope.error?.suggestions.join(" ")).toMatch(
+        /Add 3 unchanged lines of context.*`index OLD\.\.NEW`/,
+      );
+      expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(PRE);
+    },
+  );
 
   it("refuses git's diff when the file is not the blob its index line names", async () => {
     const moved = "line 0\n" + PRE;
     const root = await workspace({ "f.txt": moved });
-    const run = await lockstep(["apply-patch", "f.txt", "--base-sha256", sha256Of(moved)], { cwd: root, stdin: u0(true) });
-    expect(run.envelope).toMatchObject({ ok: false, error: { code: "invalid_diff", message: expect.stringMatching(/the diff was made on another text/) as string } });
+    const run = await lockstep(["apply-patch", "f.txt", "--base-sha256", sha256Of(moved)], {
+      cwd: root,
+      stdin: u0(true),
+    });
+    expect(run.envelope).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid_diff",
+        message: expect.stringMatching(/the diff was made on another text/) as string,
+      },
+    });
     expect(await fs.readFile(path.join(root, "f.txt"), "utf8")).toBe(moved);
   });
 });

@@ -4,7 +4,15 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_SHA256, lines, sha256Of } from "../support/workspace-fixture.js";
-import { FIX_DIFF, GREETING, GREETING_FIXED, lockstep, requireBuild, STRAY_DIFF, workspace } from "./cli-run.js";
+import {
+  FIX_DIFF,
+  GREETING,
+  GREETING_FIXED,
+  lockstep,
+  requireBuild,
+  STRAY_DIFF,
+  workspace,
+} from "./cli-run.js";
 
 requireBuild();
 
@@ -18,10 +26,20 @@ describe("lockstep apply-patch", () => {
   ])("applies a diff %s, prints the new state and exits 0", async (_name, extra, stdin) => {
     const root = await workspace({ "greet.py": GREETING });
     const elsewhere = await workspace({ "fix.diff": FIX_DIFF });
-    const run = await lockstep(["apply-patch", "greet.py", "--root", root, ...extra(elsewhere)], { cwd: elsewhere, stdin });
+    const run = await lockstep(["apply-patch", "greet.py", "--root", root, ...extra(elsewhere)], {
+      cwd: elsewhere,
+      stdin,
+    });
 
     expect(run.status).toBe(0);
-    expect(run.envelope).toMatchObject({ ok: true, data: { message: "Patch applied successfully.", applied: true, latest_file_state: { file_path: "greet.py", sha256: sha256Of(GREETING_FIXED) } } });
+    expect(run.envelope).toMatchObject({
+      ok: true,
+      data: {
+        message: "Patch applied successfully.",
+        applied: true,
+        latest_file_state: { file_path: "greet.py", sha256: sha256Of(GREETING_FIXED) },
+      },
+    });
     expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING_FIXED);
   });
 
@@ -37,32 +55,56 @@ describe("lockstep apply-patch", () => {
 
   it("checks --base-sha256: the right one applies", async () => {
     const root = await workspace({ "greet.py": GREETING });
-    const run = await lockstep(["apply-patch", "greet.py", "--base-sha256", sha256Of(GREETING)], { cwd: root, stdin: FIX_DIFF });
+    const run = await lockstep(["apply-patch", "greet.py", "--base-sha256", sha256Of(GREETING)], {
+      cwd: root,
+      stdin: FIX_DIFF,
+    });
     expect(run.status).toBe(0);
     expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING_FIXED);
   });
 
   // Odd bytes (CRLF, no final newline, non-ASCII) and a mode of its own, so "unchanged" means every bit.
-  const ODD = Buffer.from("#!/usr/bin/env python3\r\nimport sys\r\n\r\ndef greet(name):\r\n    print('Grüße, ' + name)", "utf8");
+  const ODD = Buffer.from(
+    "#!/usr/bin/env python3\r\nimport sys\r\n\r\ndef greet(name):\r\n    print('Grüße, ' + name)",
+    "utf8",
+  );
 
   it.each<[name: string, args: string[], stdin: string, code: string, label: RegExp]>([
     ["a diff whose context is not in the file", [], STRAY_DIFF, "invalid_diff", /^Invalid Diff:/],
-    ["a stale --base-sha256", ["--base-sha256", sha256Of("import sys\n")], FIX_DIFF, "state_mismatch", /^State Mismatch:/],
-  ])("refuses %s with exit 1 and leaves the file's bytes and mode", async (_name, args, stdin, code, label) => {
-    const root = await workspace({ "greet.py": ODD });
-    await fs.chmod(path.join(root, "greet.py"), 0o640);
-    const run = await lockstep(["apply-patch", "greet.py", ...args], { cwd: root, stdin });
+    [
+      "a stale --base-sha256",
+      ["--base-sha256", sha256Of("import sys\n")],
+      FIX_DIFF,
+      "state_mismatch",
+      /^State Mismatch:/,
+    ],
+  ])(
+    "refuses %s with exit 1 and leaves the file's bytes and mode",
+    async (_name, args, stdin, code, label) => {
+      const root = await workspace({ "greet.py": ODD });
+      await fs.chmod(path.join(root, "greet.py"), 0o640);
+      const run = await lockstep(["apply-patch", "greet.py", ...args], { cwd: root, stdin });
 
-    expect(run.status).toBe(1);
-    expect(run.envelope).toMatchObject({ ok: false, error: { code, message: expect.stringMatching(label) as string } });
-    expect((await fs.readFile(path.join(root, "greet.py"))).equals(ODD)).toBe(true);
-    expect(await modeOf(path.join(root, "greet.py"))).toBe(0o640);
-  });
+      expect(run.status).toBe(1);
+      expect(run.envelope).toMatchObject({
+        ok: false,
+        error: { code, message: expect.stringMatching(label) as string },
+      });
+      expect((await fs.readFile(path.join(root, "greet.py"))).equals(ODD)).toBe(true);
+      expect(await modeOf(path.join(root, "greet.py"))).toBe(0o640);
+    },
+  );
 
   it("returns the current state with a state mismatch", async () => {
     const root = await workspace({ "greet.py": GREETING });
-    const run = await lockstep(["apply-patch", "greet.py", "--base-sha256", EMPTY_SHA256], { cwd: root, stdin: FIX_DIFF });
-    expect(run.envelope.data?.["latest_file_state"]).toMatchObject({ sha256: sha256Of(GREETING), content: GREETING });
+    const run = await lockstep(["apply-patch", "greet.py", "--base-sha256", EMPTY_SHA256], {
+      cwd: root,
+      stdin: FIX_DIFF,
+    });
+    expect(run.envelope.data?.["latest_file_state"]).toMatchObject({
+      sha256: sha256Of(GREETING),
+      content: GREETING,
+    });
   });
 
   it("checks without writing under --dry-run", async () => {
@@ -70,22 +112,40 @@ describe("lockstep apply-patch", () => {
     const run = await lockstep(["apply-patch", "greet.py", "--dry-run"], { cwd: root, stdin: FIX_DIFF });
 
     expect(run.status).toBe(0);
-    expect(run.envelope).toMatchObject({ ok: true, data: { applied: false, diff: expect.stringContaining("+    print(f'Hello, {name}!')") as string } });
+    expect(run.envelope).toMatchObject({
+      ok: true,
+      data: { applied: false, diff: expect.stringContaining("+    print(f'Hello, {name}!')") as string },
+    });
     expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING);
   });
 
   it("creates a new file from a diff against /dev/null", async () => {
     const root = await workspace({ "greet.py": GREETING });
-    const diff = lines("--- /dev/null", "+++ b/lib/__init__.py", "@@ -0,0 +1,2 @@", "+from .greet import greet", "+__all__ = ['greet']");
+    const diff = lines(
+      "--- /dev/null",
+      "+++ b/lib/__init__.py",
+      "@@ -0,0 +1,2 @@",
+      "+from .greet import greet",
+      "+__all__ = ['greet']",
+    );
     const run = await lockstep(["apply-patch", "lib/__init__.py"], { cwd: root, stdin: diff });
 
     expect(run.status).toBe(0);
-    expect(await fs.readFile(path.join(root, "lib/__init__.py"), "utf8")).toBe(lines("from .greet import greet", "__all__ = ['greet']"));
+    expect(await fs.readFile(path.join(root, "lib/__init__.py"), "utf8")).toBe(
+      lines("from .greet import greet", "__all__ = ['greet']"),
+    );
   });
 
   it("empties a file with a diff that deletes every line", async () => {
     const root = await workspace({ "todo.txt": lines("buy milk", "call bob", "fix bike") });
-    const diff = lines("--- a/todo.txt", "+++ b/todo.txt", "@@ -1,3 +0,0 @@", "-buy milk", "-call bob", "-fix bike");
+    const diff = lines(
+      "--- a/todo.txt",
+      "+++ b/todo.txt",
+      "@@ -1,3 +0,0 @@",
+      "-buy milk",
+      "-call bob",
+      "-fix bike",
+    );
     const run = await lockstep(["apply-patch", "todo.txt"], { cwd: root, stdin: diff });
 
     expect(run.status).toBe(0);
@@ -99,7 +159,10 @@ describe("lockstep apply-patch", () => {
   ])("refuses a file outside --root given as %s", async (_name, target) => {
     const parent = await workspace({ "secret.txt": "token=1\n", "ws/greet.py": GREETING });
     const root = path.join(parent, "ws");
-    const run = await lockstep(["apply-patch", target(root), "--root", root], { cwd: root, stdin: "@@ @@\n-token=1\n+token=2\n" });
+    const run = await lockstep(["apply-patch", target(root), "--root", root], {
+      cwd: root,
+      stdin: "@@ @@\n-token=1\n+token=2\n",
+    });
 
     expect(run.status).toBe(1);
     expect(run.envelope).toMatchObject({ ok: false, error: { code: "permission_denied" } });
@@ -116,7 +179,10 @@ describe("lockstep apply-patch", () => {
     const run = await lockstep(["apply-patch", "greet.py"], { cwd: root, stdin: hundredMegabytes });
 
     expect(run.status).toBe(1);
-    expect(run.envelope).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringMatching(/too large.*MB/) as string } });
+    expect(run.envelope).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: expect.stringMatching(/too large.*MB/) as string },
+    });
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await fs.readFile(path.join(root, "greet.py"), "utf8")).toBe(GREETING);
   }, 120_000);

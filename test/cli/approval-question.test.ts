@@ -15,8 +15,12 @@ requireBuild();
 const BIN = path.resolve(import.meta.dirname, "../../bin/lockstep.js");
 const QUESTION = "[d]iff again: ";
 
-const BEFORE = "export function median(values) {\n  const middle = Math.floor(values.length / 2);\n  return values[middle];\n}\n";
-const AFTER = BEFORE.replace("  return values[middle];", "  const sorted = [...values].sort((a, b) => a - b);\n  return sorted[middle];");
+const BEFORE =
+  "export function median(values) {\n  const middle = Math.floor(values.length / 2);\n  return values[middle];\n}\n";
+const AFTER = BEFORE.replace(
+  "  return values[middle];",
+  "  const sorted = [...values].sort((a, b) => a - b);\n  return sorted[middle];",
+);
 
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {
@@ -26,7 +30,13 @@ afterEach(async () => {
 
 function freshEnv(): NodeJS.ProcessEnv {
   const home = tempDir("lockstep-question-home-");
-  return { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), TERM: "xterm", LANG: "C.UTF-8" };
+  return {
+    PATH: process.env["PATH"],
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    TERM: "xterm",
+    LANG: "C.UTF-8",
+  };
 }
 
 async function project(file: string, before: string): Promise<string> {
@@ -37,10 +47,26 @@ async function project(file: string, before: string): Promise<string> {
 }
 
 /** The fake endpoint as flags (a project file's provider and baseUrl apply only in a trusted folder). */
-const endpoint = (): string[] => ["--provider", "openai", "--base-url", fake!.url, "--model", "qwen2.5-coder:7b"];
+const endpoint = (): string[] => [
+  "--provider",
+  "openai",
+  "--base-url",
+  fake!.url,
+  "--model",
+  "qwen2.5-coder:7b",
+];
 
 const patch = (file: string, before: string, after: string): FakeAnswer => ({
-  calls: [{ name: "safe_patch", args: { file_path: file, unified_diff: createPatch(file, before, after), base_content_sha256: sha256Of(before) } }],
+  calls: [
+    {
+      name: "safe_patch",
+      args: {
+        file_path: file,
+        unified_diff: createPatch(file, before, after),
+        base_content_sha256: sha256Of(before),
+      },
+    },
+  ],
 });
 
 /** What the model was told about its last call, in the request after it. */
@@ -53,7 +79,10 @@ describe("the approval question on a terminal", () => {
   it("shows the coloured diff before the question; n with a reason tells the model why", async () => {
     fake = await startFakeOpenAi([patch("src/stats.js", BEFORE, AFTER), { text: "Understood, leaving it." }]);
     const root = await project("src/stats.js", BEFORE);
-    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
+    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], {
+      cwd: root,
+      env: freshEnv(),
+    });
     await run.waitFor(QUESTION);
     const text = run.text();
     const question = text.indexOf("? lockstep wants to change src/stats.js");
@@ -76,7 +105,10 @@ describe("the approval question on a terminal", () => {
   it("Ctrl-C at the question stops the run: no further model request, the file unchanged", async () => {
     fake = await startFakeOpenAi([patch("src/stats.js", BEFORE, AFTER), { text: "should never be asked" }]);
     const root = await project("src/stats.js", BEFORE);
-    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], { cwd: root, env: freshEnv() });
+    const run = onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "fix median in @src/stats.js"], {
+      cwd: root,
+      env: freshEnv(),
+    });
     await run.waitFor(QUESTION);
     run.write("\x03");
     await run.exited;
@@ -92,7 +124,10 @@ describe("the approval question on a terminal", () => {
     fake = await startFakeOpenAi([patch("src/long.txt", long, changed), { text: "Renamed." }]);
     const root = await project("src/long.txt", long);
     const env = freshEnv();
-    const run = Object.assign(onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "rename the lines"], { cwd: root, env }), { env });
+    const run = Object.assign(
+      onTerminal(process.execPath, [BIN, "ask", ...endpoint(), "rename the lines"], { cwd: root, env }),
+      { env },
+    );
     await run.waitFor(/more lines: space for the next page/);
     expect(run.text()).not.toContain(QUESTION);
     run.write("q");

@@ -18,8 +18,27 @@ afterEach(async () => {
 
 const A = "def f():\n    return 1\n";
 const B = "B = 1\n";
-const ENVELOPE = ["*** Begin Patch", "*** Update File: a.py", "@@ def f():", "-    return 1", "+    return 2", "*** Update File: b.py", "@@", "-B = 1", "+B = 2", "*** Add File: c.py", "+c = 3", "*** End Patch"].join("\n");
-const SCRIPT = { turns: [{ calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] }, { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] }, { text: ["Done."] }] };
+const ENVELOPE = [
+  "*** Begin Patch",
+  "*** Update File: a.py",
+  "@@ def f():",
+  "-    return 1",
+  "+    return 2",
+  "*** Update File: b.py",
+  "@@",
+  "-B = 1",
+  "+B = 2",
+  "*** Add File: c.py",
+  "+c = 3",
+  "*** End Patch",
+].join("\n");
+const SCRIPT = {
+  turns: [
+    { calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] },
+    { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] },
+    { text: ["Done."] },
+  ],
+};
 
 async function ask(input: string): Promise<{ root: string; stdout: string; code: number }> {
   const root = await mkdtemp(path.join(os.tmpdir(), "lockstep-ask-patch-"));
@@ -31,7 +50,11 @@ async function ask(input: string): Promise<{ root: string; stdout: string; code:
   await writeFile(script, JSON.stringify(SCRIPT));
   const env = { ...process.env, GEMINI_API_KEY: "", XDG_CONFIG_HOME: state, XDG_STATE_HOME: state };
   try {
-    const pending = run(process.execPath, [BIN, "ask", "--root", root, "--replay", script, "change three files"], { env });
+    const pending = run(
+      process.execPath,
+      [BIN, "ask", "--root", root, "--replay", script, "change three files"],
+      { env },
+    );
     pending.child.stdin?.end(input);
     return { root, stdout: (await pending).stdout, code: 0 };
   } catch (error) {
@@ -40,7 +63,8 @@ async function ask(input: string): Promise<{ root: string; stdout: string; code:
   }
 }
 
-const QUESTION = "? lockstep wants to change 3 files with apply_patch: a.py (+1 −1), b.py (+1 −1), new c.py (+1).";
+const QUESTION =
+  "? lockstep wants to change 3 files with apply_patch: a.py (+1 −1), b.py (+1 −1), new c.py (+1).";
 const questions = (stdout: string): number => (stdout.match(/\[y\]es \/ \[n\]o \/ \[r\]eason/g) ?? []).length;
 
 describe("lockstep ask and a change across files", () => {

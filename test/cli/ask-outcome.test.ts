@@ -23,9 +23,17 @@ async function demoCopy(): Promise<string> {
   return dir;
 }
 
-async function ask(root: string, extra: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ask(
+  root: string,
+  extra: string[],
+  input = "",
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const pending = run(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, ...extra, "fix median"], { env: { ...process.env, GEMINI_API_KEY: "" } });
+    const pending = run(
+      process.execPath,
+      [BIN, "ask", "--root", root, "--replay", SESSION, ...extra, "fix median"],
+      { env: { ...process.env, GEMINI_API_KEY: "" } },
+    );
     // No terminal: the answers are read a line each from standard input, and its end answers no.
     pending.child.stdin?.end(input);
     const { stdout, stderr } = await pending;
@@ -42,7 +50,9 @@ describe("lockstep ask's exit status", () => {
     const before = await readFile(path.join(root, "src/stats.js"), "utf8");
     const result = await ask(root, []);
     expect(result.stdout).toContain("No answer (end of input): rejected.");
-    expect(result.stderr).toContain("no change landed: every change the agent proposed was rejected or failed");
+    expect(result.stderr).toContain(
+      "no change landed: every change the agent proposed was rejected or failed",
+    );
     expect(result.code).toBe(1);
     expect(await readFile(path.join(root, "src/stats.js"), "utf8")).toBe(before);
   });
@@ -60,7 +70,8 @@ describe("lockstep ask's exit status", () => {
     const root = await demoCopy();
     const before = await readFile(path.join(root, "src/stats.js"), "utf8");
     // As many yeses as the recorded run asks approvals (counted on a --yes run), then the end of the input.
-    const approvals = ((await ask(await demoCopy(), ["--yes"])).stdout.match(/→ Apply \(--yes\)/g) ?? []).length;
+    const approvals = ((await ask(await demoCopy(), ["--yes"])).stdout.match(/→ Apply \(--yes\)/g) ?? [])
+      .length;
     expect(approvals).toBeGreaterThan(0);
     const result = await ask(root, [], "y\n".repeat(approvals));
     expect(result.stdout).toContain("Keep the changes to src/stats.js?");
@@ -73,7 +84,9 @@ describe("lockstep ask's exit status", () => {
   it("asks before each change where approval review (for editors) is set, and says so", async () => {
     const root = await demoCopy();
     const result = await ask(root, ["--approval", "review"]);
-    expect(result.stderr).toContain("approval review (--approval) is for editors; the terminal asks before each change instead.");
+    expect(result.stderr).toContain(
+      "approval review (--approval) is for editors; the terminal asks before each change instead.",
+    );
     expect(result.stdout).toContain("No answer (end of input): rejected.");
     expect(result.code).toBe(1);
   });

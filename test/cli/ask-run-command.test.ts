@@ -21,14 +21,28 @@ const run = (command: string) => ({ calls: [{ name: "run_command", args: { comma
 
 describe("lockstep ask runs commands with approval on a terminal", () => {
   it("asks, remembers an always by prefix, and takes a rejection", async () => {
-    fake = await startFakeOpenAi([run("echo hello world"), run("echo hello again"), run("echo other"), { text: "All ran." }]);
+    fake = await startFakeOpenAi([
+      run("echo hello world"),
+      run("echo hello again"),
+      run("echo other"),
+      { text: "All ran." },
+    ]);
     const home = tempDir("lockstep-ask-commands-home-");
-    const env = { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), TERM: "xterm", LANG: "C.UTF-8" };
+    const env = {
+      PATH: process.env["PATH"],
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, ".config"),
+      TERM: "xterm",
+      LANG: "C.UTF-8",
+    };
     const root = await fs.realpath(tempDir("lockstep-ask-commands-"));
     // The user's own file: a project's provider and baseUrl would wait for the folder's trust.
     const userDir = path.join(home, ".config", "lockstep");
     await fs.mkdir(userDir, { recursive: true });
-    await fs.writeFile(path.join(userDir, "config.json"), JSON.stringify({ provider: "openai", baseUrl: fake.url, model: "m" }) + "\n");
+    await fs.writeFile(
+      path.join(userDir, "config.json"),
+      JSON.stringify({ provider: "openai", baseUrl: fake.url, model: "m" }) + "\n",
+    );
     const term = onTerminal(process.execPath, [BIN, "ask", "run them"], { cwd: root, env });
     await term.waitFor("[y]es / [n]o / [a]lways: ");
     expect(term.text()).toContain("echo hello world");
@@ -47,7 +61,9 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
 
   it("lockstep config says which sandbox commands get here, or why there is none", () => {
     const r = spawnSync(process.execPath, [BIN, "config", "--json"], { encoding: "utf8", timeout: 60_000 });
-    const sandbox = (JSON.parse(r.stdout) as { data: { sandbox: { available: boolean; name?: string; reason?: string } } }).data.sandbox;
+    const sandbox = (
+      JSON.parse(r.stdout) as { data: { sandbox: { available: boolean; name?: string; reason?: string } } }
+    ).data.sandbox;
     if (sandbox.available) expect(sandbox.name).toBe("bubblewrap");
     else expect(sandbox.reason).toMatch(/bubblewrap|no sandbox for/);
   });

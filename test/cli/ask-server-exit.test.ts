@@ -17,34 +17,44 @@ afterEach(async () => {
 /** The pids of `pid`'s children (Linux's /proc, through pgrep). */
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
 }
 
 describe("lockstep ask and a server that dies", () => {
-  it("exits 1 naming the server's end when the server dies while a request waits on it", { timeout: 60_000 }, async () => {
-    const root = await mkdtemp(path.join(os.tmpdir(), "lockstep-ask-exit-"));
-    dirs.push(root);
-    await cp(path.resolve("demo/project"), root, { recursive: true });
-    const ask = spawn(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, "fix median"], { env: { ...process.env, GEMINI_API_KEY: "" }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    ask.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    ask.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => ask.once("exit", (code) => resolve(code)));
-    // The server is stopped as soon as it is spawned, before it can answer initialize; then killed.
-    let server: number | undefined;
-    while (server === undefined && ask.exitCode === null) {
-      server = childrenOf(ask.pid!)[0];
-      if (server === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    expect(server).toBeDefined();
-    process.kill(server!, "SIGSTOP");
-    process.kill(server!, "SIGKILL");
-    expect(await exited).toBe(1);
-    expect(stderr).toMatch(/lockstep ask: the language server exited \(SIGKILL\) before the run ended/);
-    expect(stdout).toBe("");
-  });
+  it(
+    "exits 1 naming the server's end when the server dies while a request waits on it",
+    { timeout: 60_000 },
+    async () => {
+      const root = await mkdtemp(path.join(os.tmpdir(), "lockstep-ask-exit-"));
+      dirs.push(root);
+      await cp(path.resolve("demo/project"), root, { recursive: true });
+      const ask = spawn(process.execPath, [BIN, "ask", "--root", root, "--replay", SESSION, "fix median"], {
+        env: { ...process.env, GEMINI_API_KEY: "" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      ask.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      ask.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => ask.once("exit", (code) => resolve(code)));
+      // The server is stopped as soon as it is spawned, before it can answer initialize; then killed.
+      let server: number | undefined;
+      while (server === undefined && ask.exitCode === null) {
+        server = childrenOf(ask.pid!)[0];
+        if (server === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(server).toBeDefined();
+      process.kill(server!, "SIGSTOP");
+      process.kill(server!, "SIGKILL");
+      expect(await exited).toBe(1);
+      expect(stderr).toMatch(/lockstep ask: the language server exited \(SIGKILL\) before the run ended/);
+      expect(stdout).toBe("");
+    },
+  );
 });

@@ -22,7 +22,10 @@ afterEach(async () => {
 
 /** A long answer whose last words are `last`: ~20 KB, some 3,000 streamed pieces. */
 function longAnswer(last: string): string {
-  const lines = Array.from({ length: 400 }, (_, i) => `Line ${String(i + 1).padStart(3, "0")}: median now sorts a copy of the values.`);
+  const lines = Array.from(
+    { length: 400 },
+    (_, i) => `Line ${String(i + 1).padStart(3, "0")}: median now sorts a copy of the values.`,
+  );
   return `${lines.join("\n")}\n${last}`;
 }
 
@@ -30,12 +33,30 @@ const ENV = { ...process.env, OPENAI_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API
 
 async function project(): Promise<{ root: string; transcript: string }> {
   const root = await fs.realpath(tempDir("lockstep-transcript-"));
-  await fs.writeFile(path.join(root, "stats.js"), "export const median = (xs) => xs.sort()[xs.length >> 1];\n");
+  await fs.writeFile(
+    path.join(root, "stats.js"),
+    "export const median = (xs) => xs.sort()[xs.length >> 1];\n",
+  );
   return { root, transcript: path.join(root, "notes", "transcript.md") };
 }
 
 function askArgs(root: string, transcript: string, url: string): string[] {
-  return [BIN, "ask", "--root", root, "--provider", "openai", "--base-url", url, "--model", "fake", "--yes", "--transcript", transcript, "fix median"];
+  return [
+    BIN,
+    "ask",
+    "--root",
+    root,
+    "--provider",
+    "openai",
+    "--base-url",
+    url,
+    "--model",
+    "fake",
+    "--yes",
+    "--transcript",
+    transcript,
+    "fix median",
+  ];
 }
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
@@ -65,7 +86,10 @@ describe("lockstep ask --transcript", () => {
   it("holds what the model said before a failure, and the failure", async () => {
     const { root, transcript } = await project();
     const said = longAnswer("Reading the file first.");
-    fake = await startFakeOpenAi([{ text: said, calls: [{ name: "read_file", args: { file_path: "stats.js" } }] }, { status: 400, body: { error: { message: "the model is gone" } } }]);
+    fake = await startFakeOpenAi([
+      { text: said, calls: [{ name: "read_file", args: { file_path: "stats.js" } }] },
+      { status: 400, body: { error: { message: "the model is gone" } } },
+    ]);
     const ended = await run(askArgs(root, transcript, fake.url));
     expect(ended.code).toBe(1);
     const text = await fs.readFile(transcript, "utf8");

@@ -17,7 +17,8 @@ const BUILT = path.join(REPO, "dist/server/src/cli/main.js");
 /** Fails the file's tests early, with the command to run, when the build is missing (call at the top of a test file). */
 export function requireBuild(): void {
   beforeAll(() => {
-    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npx tsc -p tsconfig.build.json\` before the CLI tests.`);
+    if (!existsSync(BUILT))
+      throw new Error(`${BUILT} is missing: run \`npx tsc -p tsconfig.build.json\` before the CLI tests.`);
   });
 }
 
@@ -39,7 +40,10 @@ type Stdin = string | (() => AsyncIterable<Buffer>);
 
 /** Runs `node bin/lockstep.js ...args`; fails the test unless stdout is exactly one JSON line. */
 export async function lockstep(args: string[], options: { cwd: string; stdin?: Stdin }): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (b: Buffer) => out.push(b));
@@ -59,7 +63,9 @@ export async function lockstep(args: string[], options: { cwd: string; stdin?: S
   const stderr = Buffer.concat(err).toString("utf8");
   const linesOut = stdout.split("\n");
   if (linesOut.length !== 2 || linesOut[1] !== "") {
-    throw new Error(`stdout is not exactly one line (exit ${status}):\n${stdout.slice(0, 2000)}\nstderr:\n${stderr.slice(0, 2000)}`);
+    throw new Error(
+      `stdout is not exactly one line (exit ${status}):\n${stdout.slice(0, 2000)}\nstderr:\n${stderr.slice(0, 2000)}`,
+    );
   }
   return { status, stdout, stderr, envelope: JSON.parse(linesOut[0]!) as Envelope };
 }
@@ -93,4 +99,9 @@ export const FIX_DIFF = lines(
   "+    print(f'Hello, {name}!')",
 );
 /** Context that is nowhere in greet.py. */
-export const STRAY_DIFF = lines("@@ -5,2 +5,2 @@", " def welcome(name):", "-    print('Hi ' + name)", "+    print(f'Hi {name}')");
+export const STRAY_DIFF = lines(
+  "@@ -5,2 +5,2 @@",
+  " def welcome(name):",
+  "-    print('Hi ' + name)",
+  "+    print(f'Hi {name}')",
+);

@@ -12,9 +12,17 @@ import { sha256Of, tempDir } from "../support/workspace-fixture.js";
 const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../bin/lockstep.js");
 const WRITERS = 20;
 
-function applyPatch(root: string, base: string, diff: string): Promise<{ code: string | undefined; ok: boolean }> {
+function applyPatch(
+  root: string,
+  base: string,
+  diff: string,
+): Promise<{ code: string | undefined; ok: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "apply-patch", "lines.txt", "--base-sha256", base, "--root", root], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [BIN, "apply-patch", "lines.txt", "--base-sha256", base, "--root", root],
+      { stdio: ["pipe", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.on("error", reject);
@@ -44,7 +52,9 @@ describe("writers in separate processes", () => {
     const k = landed[0]!;
     const at = 5 + k * 9;
     const after = await fs.readFile(path.join(root, "lines.txt"), "utf8");
-    expect(after).toBe(original.replace(`line ${at} value ${at * 7}\n`, `line ${at} value CHANGED BY ${k}\n`));
+    expect(after).toBe(
+      original.replace(`line ${at} value ${at * 7}\n`, `line ${at} value CHANGED BY ${k}\n`),
+    );
     // Neither lock nor temporary file is left behind.
     expect((await fs.readdir(root)).sort()).toEqual(["lines.txt"]);
   }, 60_000);

@@ -12,6 +12,8 @@ it("the demo finishes a task offline, with a stale patch refused and recovered",
   expect(run.stderr).toBe("");
   expect(run.status).toBe(0);
   expect(run.stdout).toContain("State Mismatch:");
-  expect(run.stdout).toContain("a stale patch was refused and the retry on the fresh state landed; your edit is kept");
+  expect(run.stdout).toContain(
+    "a stale patch was refused and the retry on the fresh state landed; your edit is kept",
+  );
   expect(run.stdout).toContain("const sorted = [...values].sort((a, b) => a - b);");
 });

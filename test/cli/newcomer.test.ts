@@ -14,8 +14,12 @@ import { onTerminal } from "./pty.js";
 
 requireBuild();
 
-const BEFORE = "export function median(values) {\n  const middle = Math.floor(values.length / 2);\n  return values[middle];\n}\n";
-const AFTER = BEFORE.replace("  return values[middle];", "  const sorted = [...values].sort((a, b) => a - b);\n  return sorted[middle];");
+const BEFORE =
+  "export function median(values) {\n  const middle = Math.floor(values.length / 2);\n  return values[middle];\n}\n";
+const AFTER = BEFORE.replace(
+  "  return values[middle];",
+  "  const sorted = [...values].sort((a, b) => a - b);\n  return sorted[middle];",
+);
 const FIX = createPatch("src/stats.js", BEFORE, AFTER);
 const STRAY = "@@ -1,2 +1,2 @@\n export function mean(values) {\n-  return 0;\n+  return 1;\n";
 
@@ -28,7 +32,13 @@ afterEach(async () => {
 /** A fresh HOME and XDG config folder, and no API key of any provider in the environment. */
 function freshEnv(): NodeJS.ProcessEnv {
   const home = tempDir("lockstep-newcomer-home-");
-  return { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), TERM: "xterm", LANG: "C.UTF-8" };
+  return {
+    PATH: process.env["PATH"],
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    TERM: "xterm",
+    LANG: "C.UTF-8",
+  };
 }
 
 async function project(settings: Record<string, unknown> | undefined): Promise<string> {
@@ -37,19 +47,38 @@ async function project(settings: Record<string, unknown> | undefined): Promise<s
   await fs.writeFile(path.join(root, "src/stats.js"), BEFORE);
   await fs.writeFile(path.join(root, "fix.diff"), FIX);
   await fs.writeFile(path.join(root, "stray.diff"), STRAY);
-  if (settings) await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify(settings, null, 2) + "\n");
+  if (settings)
+    await fs.writeFile(path.join(root, ".lockstep.json"), JSON.stringify(settings, null, 2) + "\n");
   return root;
 }
 
 /** The model's part of one run: read the file, patch it on the sha256 it read, say so. */
 const RUN: FakeAnswer[] = [
   { text: "Reading the file.", calls: [{ name: "read_file", args: { file_path: "src/stats.js" } }] },
-  { calls: [{ name: "safe_patch", args: { file_path: "src/stats.js", unified_diff: FIX, base_content_sha256: sha256Of(BEFORE) } }] },
+  {
+    calls: [
+      {
+        name: "safe_patch",
+        args: { file_path: "src/stats.js", unified_diff: FIX, base_content_sha256: sha256Of(BEFORE) },
+      },
+    ],
+  },
   { text: "median now sorts a copy." },
 ];
 
-function piped(args: string[], root: string, env: NodeJS.ProcessEnv, input = ""): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: root, env, input, encoding: "utf8", timeout: 60_000 });
+function piped(
+  args: string[],
+  root: string,
+  env: NodeJS.ProcessEnv,
+  input = "",
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: root,
+    env,
+    input,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -63,7 +92,10 @@ describe("a newcomer's first five minutes", () => {
 
     // First run: y to trusting the folder the newcomer wrote the file in (asked once, one key),
     // y (one key, no Enter) to the change, then Ctrl-D at "Keep the changes?".
-    const first = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env });
+    const first = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], {
+      cwd: root,
+      env,
+    });
     await first.waitFor(`? Trust ${root} and apply them? [y]es / [N]o: `);
     expect(first.text()).toContain("sets provider, baseUrl, which apply only in a folder you trust");
     first.write("y");
@@ -82,7 +114,10 @@ describe("a newcomer's first five minutes", () => {
     expect(fake.authorizations.every((a) => a === undefined)).toBe(true);
 
     // Second run: y, then y at "Keep the changes?": the change stays, exit 0.
-    const second = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], { cwd: root, env });
+    const second = onTerminal(process.execPath, [BIN, "ask", "fix median in @src/stats.js"], {
+      cwd: root,
+      env,
+    });
     await second.waitFor("[d]iff again: ");
     second.write("y");
     await second.waitFor("Keep the changes to src/stats.js?");
@@ -95,7 +130,12 @@ describe("a newcomer's first five minutes", () => {
 
   it("`lockstep config` says what is in force and where each came from, naming the key's variable, never its value", async () => {
     const env: NodeJS.ProcessEnv = { ...freshEnv(), OPENROUTER_API_KEY: "sk-or-secret-123" };
-    const root = await project({ provider: "openai", baseUrl: "https://openrouter.ai/api/v1", model: "qwen/qwen-2.5-coder-32b-instruct", apiKeyEnv: "OPENROUTER_API_KEY" });
+    const root = await project({
+      provider: "openai",
+      baseUrl: "https://openrouter.ai/api/v1",
+      model: "qwen/qwen-2.5-coder-32b-instruct",
+      apiKeyEnv: "OPENROUTER_API_KEY",
+    });
     // The README's one extra step: the folder whose .lockstep.json names the endpoint is trusted.
     expect(piped(["trust"], root, env).status).toBe(0);
     const human = piped(["config"], root, { ...env, LOCKSTEP_APPROVAL: "review" });
@@ -109,26 +149,37 @@ describe("a newcomer's first five minutes", () => {
 
     const json = piped(["config", "--json", "--model", "other"], root, env);
     expect(json.status).toBe(0);
-    const parsed = JSON.parse(json.stdout) as { data: { settings: Record<string, { value: unknown; from: string }> } };
+    const parsed = JSON.parse(json.stdout) as {
+      data: { settings: Record<string, { value: unknown; from: string }> };
+    };
     expect(parsed.data.settings["model"]).toMatchObject({ value: "other", from: "--model" });
     expect(json.stdout).not.toContain("sk-or-secret-123");
 
     // The same project with the key's variable empty: an error before anything is sent, named where it was written.
     const unset = piped(["ask", "hi"], root, { ...env, OPENROUTER_API_KEY: "" });
     expect(unset.status).toBe(2);
-    expect(unset.stderr).toContain(`"apiKeyEnv" in ${path.join(root, ".lockstep.json")}:5 names OPENROUTER_API_KEY, which is not set or empty`);
+    expect(unset.stderr).toContain(
+      `"apiKeyEnv" in ${path.join(root, ".lockstep.json")}:5 names OPENROUTER_API_KEY, which is not set or empty`,
+    );
   }, 60_000);
 
   it("a flag's mistake names the flag: --provider openai without --model is a usage error", async () => {
     const root = await project(undefined);
-    const run = piped(["ask", "--provider", "openai", "--base-url", "http://127.0.0.1:11434/v1", "hi"], root, freshEnv());
+    const run = piped(
+      ["ask", "--provider", "openai", "--base-url", "http://127.0.0.1:11434/v1", "hi"],
+      root,
+      freshEnv(),
+    );
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--provider (openai) needs the endpoint's model named: add --model NAME");
   });
 
   it("a malformed project file is named with its line", async () => {
     const root = await project(undefined);
-    await fs.writeFile(path.join(root, ".lockstep.json"), '{\n  "provider": "openai",\n  "model": "m"\n  "baseUrl": "http://127.0.0.1:1/v1"\n}\n');
+    await fs.writeFile(
+      path.join(root, ".lockstep.json"),
+      '{\n  "provider": "openai",\n  "model": "m"\n  "baseUrl": "http://127.0.0.1:1/v1"\n}\n',
+    );
     const run = piped(["ask", "hi"], root, freshEnv());
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`${path.join(root, ".lockstep.json")}:4:3: not valid JSON`);
@@ -150,13 +201,20 @@ describe("a newcomer's first five minutes", () => {
   it("apply-patch on a terminal: a summary with a coloured diff, a refusal's reason, the paste hint; exit 0 and 1", async () => {
     const env = freshEnv();
     const root = await project(undefined);
-    const refused = onTerminal(process.execPath, [BIN, "apply-patch", "src/stats.js", "--diff", "stray.diff"], { cwd: root, env });
+    const refused = onTerminal(
+      process.execPath,
+      [BIN, "apply-patch", "src/stats.js", "--diff", "stray.diff"],
+      { cwd: root, env },
+    );
     expect(await refused.exited).toBe(1);
     expect(refused.text()).toMatch(/^✘ Invalid Diff: /m);
     expect(refused.text()).toContain("lockstep read src/stats.js prints it");
     expect(refused.text()).not.toContain('{"ok"');
 
-    const applied = onTerminal(process.execPath, [BIN, "apply-patch", "src/stats.js", "--diff", "fix.diff"], { cwd: root, env });
+    const applied = onTerminal(process.execPath, [BIN, "apply-patch", "src/stats.js", "--diff", "fix.diff"], {
+      cwd: root,
+      env,
+    });
     expect(await applied.exited).toBe(0);
     expect(applied.text()).toMatch(/^✔ Patch applied successfully\./m);
     expect(applied.raw()).toContain("\x1b[32m+  const sorted = [...values].sort((a, b) => a - b);\x1b[0m");
@@ -164,7 +222,10 @@ describe("a newcomer's first five minutes", () => {
     expect(await stats(root)).toBe(AFTER);
 
     // NO_COLOR: the same summary without colours.
-    const noColor = onTerminal(process.execPath, [BIN, "read", "src/stats.js"], { cwd: root, env: { ...env, NO_COLOR: "1" } });
+    const noColor = onTerminal(process.execPath, [BIN, "read", "src/stats.js"], {
+      cwd: root,
+      env: { ...env, NO_COLOR: "1" },
+    });
     expect(await noColor.exited).toBe(0);
     expect(noColor.raw()).not.toContain("\x1b[");
     expect(noColor.text()).toContain(`src/stats.js  sha256 ${sha256Of(AFTER).slice(0, 12)}… · 5 lines`);
@@ -188,7 +249,10 @@ describe("a newcomer's first five minutes", () => {
 
     const applied = piped(["apply-patch", "src/stats.js"], root, env, FIX);
     expect(applied.status).toBe(0);
-    expect(JSON.parse(applied.stdout)).toMatchObject({ ok: true, data: { applied: true, latest_file_state: { sha256: sha256Of(AFTER) } } });
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      ok: true,
+      data: { applied: true, latest_file_state: { sha256: sha256Of(AFTER) } },
+    });
 
     const empty = piped(["apply-patch", "src/stats.js"], root, env, "");
     expect(empty.status).toBe(2);

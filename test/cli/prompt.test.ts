@@ -7,7 +7,12 @@ import { Prompter } from "../../server/src/cli/prompt.js";
 
 /** A terminal's standard input as Prompter uses it, recording what happens in order. */
 function terminal(events: string[]): NodeJS.ReadStream {
-  const input = new EventEmitter() as EventEmitter & { isTTY: boolean; setRawMode: (raw: boolean) => void; resume: () => void; pause: () => void };
+  const input = new EventEmitter() as EventEmitter & {
+    isTTY: boolean;
+    setRawMode: (raw: boolean) => void;
+    resume: () => void;
+    pause: () => void;
+  };
   input.isTTY = true;
   input.setRawMode = (raw) => void events.push(`raw ${String(raw)}`);
   input.resume = () => void events.push("resume");

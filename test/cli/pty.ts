@@ -16,8 +16,18 @@ export interface PtyRun {
 // eslint-disable-next-line no-control-regex
 export const plain = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r\n/g, "\n");
 
-export function onTerminal(file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): PtyRun {
-  const child = pty.spawn(file, args, { name: "xterm", cols: 200, rows: 50, cwd: options.cwd, env: options.env as Record<string, string> });
+export function onTerminal(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): PtyRun {
+  const child = pty.spawn(file, args, {
+    name: "xterm",
+    cols: 200,
+    rows: 50,
+    cwd: options.cwd,
+    env: options.env as Record<string, string>,
+  });
   let out = "";
   const waiters: (() => void)[] = [];
   child.onData((d) => {
@@ -25,7 +35,8 @@ export function onTerminal(file: string, args: string[], options: { cwd: string;
     for (const w of waiters.splice(0)) w();
   });
   const exited = new Promise<number>((resolve) => child.onExit((e) => resolve(e.exitCode)));
-  const has = (what: string | RegExp): boolean => (typeof what === "string" ? plain(out).includes(what) : what.test(plain(out)));
+  const has = (what: string | RegExp): boolean =>
+    typeof what === "string" ? plain(out).includes(what) : what.test(plain(out));
   return {
     raw: () => out,
     text: () => plain(out),
@@ -33,19 +44,26 @@ export function onTerminal(file: string, args: string[], options: { cwd: string;
     exited,
     waitFor: (what, timeoutMs = 60_000) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the terminal never showed ${String(what)}; it showed:\n${plain(out)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`the terminal never showed ${String(what)}; it showed:\n${plain(out)}`)),
+          timeoutMs,
+        );
         const check = (): void => {
           if (has(what)) {
             clearTimeout(timer);
             resolve();
           } else waiters.push(check);
         };
-        void exited.then(() => setTimeout(() => {
-          if (!has(what)) {
-            clearTimeout(timer);
-            reject(new Error(`the command ended without showing ${String(what)}; it showed:\n${plain(out)}`));
-          }
-        }, 200));
+        void exited.then(() =>
+          setTimeout(() => {
+            if (!has(what)) {
+              clearTimeout(timer);
+              reject(
+                new Error(`the command ended without showing ${String(what)}; it showed:\n${plain(out)}`),
+              );
+            }
+          }, 200),
+        );
         check();
       }),
   };

@@ -9,7 +9,15 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { GEOMETRY_TS, contentsOf, patchCall, replaceLineDiff, sha256Hex, TEST_API_KEY, turn } from "../support/agent-scripts.js";
+import {
+  GEOMETRY_TS,
+  contentsOf,
+  patchCall,
+  replaceLineDiff,
+  sha256Hex,
+  TEST_API_KEY,
+  turn,
+} from "../support/agent-scripts.js";
 import { startFakeGemini, type FakeTurn } from "../support/fake-gemini.js";
 
 const run = promisify(execFile);
@@ -31,10 +39,19 @@ async function setUp(script: FakeTurn[]) {
   await writeFile(path.join(root, "a.ts"), A);
   const fake = await startFakeGemini(script);
   closers.push(() => fake.close());
-  const env = { ...process.env, XDG_STATE_HOME: state, GEMINI_API_KEY: TEST_API_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl };
+  const env = {
+    ...process.env,
+    XDG_STATE_HOME: state,
+    GEMINI_API_KEY: TEST_API_KEY,
+    GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+  };
   const lockstep = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: root, env, timeout: 30_000 });
+      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+        cwd: root,
+        env,
+        timeout: 30_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -47,7 +64,15 @@ async function setUp(script: FakeTurn[]) {
 describe("lockstep sessions, ask --continue, revert", () => {
   it("keeps an ask's session, continues it, lists it, and reverts its run only when told to", async () => {
     const { root, fake, lockstep } = await setUp([
-      turn({ calls: [patchCall("a.ts", replaceLineDiff("a.ts", A, "  return 2 * (w + h);", "  return 2 * w + 2 * h;"), sha256Hex(A))] }),
+      turn({
+        calls: [
+          patchCall(
+            "a.ts",
+            replaceLineDiff("a.ts", A, "  return 2 * (w + h);", "  return 2 * w + 2 * h;"),
+            sha256Hex(A),
+          ),
+        ],
+      }),
       turn({ text: ["Expanded it."] }),
       turn({ text: ["Continued."] }),
     ]);
@@ -56,8 +81,14 @@ describe("lockstep sessions, ask --continue, revert", () => {
 
     const listed = await lockstep("sessions", "--json");
     expect(listed.code).toBe(0);
-    const data = (JSON.parse(listed.stdout) as { data: { sessions: { id: string; title: string; turns: number; files_changed: string[] }[] } }).data;
-    expect(data.sessions).toMatchObject([{ title: "Expand the perimeter", turns: 2, files_changed: ["a.ts"] }]);
+    const data = (
+      JSON.parse(listed.stdout) as {
+        data: { sessions: { id: string; title: string; turns: number; files_changed: string[] }[] };
+      }
+    ).data;
+    expect(data.sessions).toMatchObject([
+      { title: "Expand the perimeter", turns: 2, files_changed: ["a.ts"] },
+    ]);
     const id = data.sessions[0]!.id;
     const human = await lockstep("sessions");
     expect(human.stdout).toMatch(new RegExp(`^${id} .* 2 turns +1 file .*Expand the perimeter$`, "m"));
@@ -92,7 +123,10 @@ describe("lockstep sessions, ask --continue, revert", () => {
     const { state, lockstep } = await setUp([turn({ text: ["one"] }), turn({ text: ["two"] })]);
     await lockstep("ask", "--yes", "first");
     await lockstep("ask", "--yes", "second");
-    const sessions = JSON.parse((await lockstep("sessions", "--json")).stdout).data.sessions as { id: string; title: string }[];
+    const sessions = JSON.parse((await lockstep("sessions", "--json")).stdout).data.sessions as {
+      id: string;
+      title: string;
+    }[];
     expect(sessions.map((s) => s.title)).toEqual(["second", "first"]);
     const unknown = await lockstep("sessions", "rm", "19990101-000000-000000");
     expect(unknown.code).toBe(1);
@@ -110,14 +144,20 @@ describe("lockstep sessions, ask --continue, revert", () => {
     const revertShort = await lockstep("revert", "--yes", "j");
     expect(revertShort.stderr).toContain("too short to name a run");
     expect(JSON.parse((await lockstep("sessions", "--json")).stdout).data.sessions).toHaveLength(2);
-    expect((await lockstep("sessions", "rm", sessions[0]!.id)).stdout).toContain(`Deleted session ${sessions[0]!.id}.`);
+    expect((await lockstep("sessions", "rm", sessions[0]!.id)).stdout).toContain(
+      `Deleted session ${sessions[0]!.id}.`,
+    );
     // The remaining one is made ten days old, then pruned at 7 days but not at 30.
     const [project] = await readdir(path.join(state, "lockstep"));
     const file = path.join(state, "lockstep", project!, `${sessions[1]!.id}.jsonl`);
     const old = new Date(Date.now() - 10 * 24 * 3600 * 1000);
     await utimes(file, old, old);
-    expect((await lockstep("sessions", "prune", "--days", "30")).stdout).toContain("No session is older than 30 days.");
-    expect((await lockstep("sessions", "prune", "--days", "7")).stdout).toContain(`Deleted 1 session(s): ${sessions[1]!.id}`);
+    expect((await lockstep("sessions", "prune", "--days", "30")).stdout).toContain(
+      "No session is older than 30 days.",
+    );
+    expect((await lockstep("sessions", "prune", "--days", "7")).stdout).toContain(
+      `Deleted 1 session(s): ${sessions[1]!.id}`,
+    );
     expect((await lockstep("sessions")).stdout).toMatch(/^No stored session for /);
     const tooMany = await lockstep("revert", "a", "b");
     expect(tooMany.code).toBe(2);

@@ -25,22 +25,46 @@ async function project(): Promise<string> {
 const env = { ...process.env, GEMINI_API_KEY: "", XDG_CONFIG_HOME: os.tmpdir(), NO_COLOR: "1" };
 
 describe("text from outside lockstep on the terminal", () => {
-  it("lockstep ask prints the model's text and the file names it names without their escape sequences", { timeout: 60_000 }, async () => {
-    const root = await project();
-    const script = path.join(root, ".script.json");
-    const evil = "x\u001b]0;owned\u0007.txt";
-    await writeFile(script, JSON.stringify({ turns: [{ text: ["Hello \u001b]0;pwned\u0007there\u001b[2J\u001b[H, done\r"], calls: [{ name: "read_file", args: { file_path: evil } }] }, { text: ["bye"] }] }));
-    const { stdout, stderr } = await run(process.execPath, [BIN, "ask", "--root", root, "--replay", script, "hello"], { env: { ...env, XDG_STATE_HOME: root } });
-    const all = stdout + stderr;
-    expect(all).toContain("Hello there, done");
-    expect(all).toContain("→ read_file x.txt");
-    for (const raw of ["\u001b]", "\u001b[2J", "\u0007", "\r"]) expect(all).not.toContain(raw);
-  });
+  it(
+    "lockstep ask prints the model's text and the file names it names without their escape sequences",
+    { timeout: 60_000 },
+    async () => {
+      const root = await project();
+      const script = path.join(root, ".script.json");
+      const evil = "x\u001b]0;owned\u0007.txt";
+      await writeFile(
+        script,
+        JSON.stringify({
+          turns: [
+            {
+              text: ["Hello \u001b]0;pwned\u0007there\u001b[2J\u001b[H, done\r"],
+              calls: [{ name: "read_file", args: { file_path: evil } }],
+            },
+            { text: ["bye"] },
+          ],
+        }),
+      );
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [BIN, "ask", "--root", root, "--replay", script, "hello"],
+        { env: { ...env, XDG_STATE_HOME: root } },
+      );
+      const all = stdout + stderr;
+      expect(all).toContain("Hello there, done");
+      expect(all).toContain("→ read_file x.txt");
+      for (const raw of ["\u001b]", "\u001b[2J", "\u0007", "\r"]) expect(all).not.toContain(raw);
+    },
+  );
 
   it("lockstep config shows a value holding a newline and ESC on its own line, escaped", async () => {
     const root = await project();
-    await writeFile(path.join(root, ".lockstep.json"), JSON.stringify({ model: "m\n\u001b[2K  approval  auto  (you set this)" }));
-    const { stdout } = await run(process.execPath, [BIN, "config", "--root", root], { env }).catch((e: { stdout: string }) => e);
+    await writeFile(
+      path.join(root, ".lockstep.json"),
+      JSON.stringify({ model: "m\n\u001b[2K  approval  auto  (you set this)" }),
+    );
+    const { stdout } = await run(process.execPath, [BIN, "config", "--root", root], { env }).catch(
+      (e: { stdout: string }) => e,
+    );
     expect(stdout).not.toContain("\u001b");
     expect(stdout.split("\n").filter((l) => l.trimStart().startsWith("approval"))).toHaveLength(1);
     expect(stdout).toContain("m\\n  approval  auto  (you set this)");

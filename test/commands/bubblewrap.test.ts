@@ -2,21 +2,39 @@
 // and into .git is refused, the host's /tmp is not the command's, a loopback port is out of reach
 // (and in reach with the network allowed, so the check can fail), a timeout and a child that left
 // the process group leave nothing running. Skipped, saying why, only where bwrap is missing.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeBubblewrap, runCommand, type RunRequest, type SandboxBackend } from "../../server/src/commands/index.js";
+import {
+  probeBubblewrap,
+  runCommand,
+  type RunRequest,
+  type SandboxBackend,
+} from "../../server/src/commands/index.js";
 import { eventually, request, scratchRoot } from "./run-support.js";
 
 const probe = await probeBubblewrap();
-const title = probe.kind === "available" ? "bubblewrap sandbox" : `bubblewrap sandbox (skipped: ${probe.reason})`;
+const title =
+  probe.kind === "available" ? "bubblewrap sandbox" : `bubblewrap sandbox (skipped: ${probe.reason})`;
 
 /** A directory outside both the root and /tmp (which the sandbox replaces with its own). */
 const outside = mkdtempSync(path.join(process.cwd(), ".test-outside-"));
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
-function sandboxed(command: string, root: string, more: Partial<RunRequest> & { network?: boolean } = {}): RunRequest {
+function sandboxed(
+  command: string,
+  root: string,
+  more: Partial<RunRequest> & { network?: boolean } = {},
+): RunRequest {
   const backend = (probe as { backend: SandboxBackend }).backend;
   const dotGit = path.join(root, ".git");
   const policy = { root, readOnly: existsSync(dotGit) ? [dotGit] : [], network: more.network ?? false };
@@ -90,7 +108,9 @@ describe.skipIf(probe.kind !== "available")(title, () => {
   });
 
   it("a timeout leaves nothing running inside, and a child that left the group dies with the sandbox", async () => {
-    const timedOut = await runCommand(sandboxed("sleep 1234.5 & echo started; wait", scratchRoot(), { timeoutMs: 1_500 }));
+    const timedOut = await runCommand(
+      sandboxed("sleep 1234.5 & echo started; wait", scratchRoot(), { timeoutMs: 1_500 }),
+    );
     expect(timedOut).toMatchObject({ timed_out: true, output: "started\n" });
     await eventually(() => withMarker("1234.5").length === 0, "the timed-out grandchild to be gone");
     const escaped = await runCommand(sandboxed("setsid sleep 2345.5 & sleep 0.2; echo bye", scratchRoot()));
@@ -101,7 +121,13 @@ describe.skipIf(probe.kind !== "available")(title, () => {
   it("removes the key variables inside the sandbox too", async () => {
     const key = "sk-sandbox-0123456789";
     const env = { ...process.env, OPENAI_API_KEY: key };
-    const r = await runCommand(sandboxed("env", scratchRoot(), { env, remove: ["OPENAI_API_KEY"], secrets: [{ name: "OPENAI_API_KEY", value: key }] }));
+    const r = await runCommand(
+      sandboxed("env", scratchRoot(), {
+        env,
+        remove: ["OPENAI_API_KEY"],
+        secrets: [{ name: "OPENAI_API_KEY", value: key }],
+      }),
+    );
     expect(r.output).not.toContain(key);
     expect(r.output).not.toContain("OPENAI_API_KEY=");
     expect(r.output).toContain("TMPDIR=/tmp");

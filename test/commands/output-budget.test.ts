@@ -22,15 +22,20 @@ describe("OutputBudget", () => {
 
   it("is the same however the stream is cut (property)", () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 40 }), { maxLength: 60 }), fc.nat(50), fc.nat(50), (chunks, head, tail) => {
-        const b = new OutputBudget({ head, tail });
-        for (const c of chunks) b.push(c);
-        const all = chunks.join("");
-        const kept = all.length <= head + tail ? all : all.slice(0, head) + all.slice(all.length - tail);
-        const text = b.text();
-        expect(text.replace(/\n\[… [\d,]+ characters of output left out here …\]\n/, "")).toBe(kept);
-        expect(b.omitted).toBe(all.length - kept.length);
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 40 }), { maxLength: 60 }),
+        fc.nat(50),
+        fc.nat(50),
+        (chunks, head, tail) => {
+          const b = new OutputBudget({ head, tail });
+          for (const c of chunks) b.push(c);
+          const all = chunks.join("");
+          const kept = all.length <= head + tail ? all : all.slice(0, head) + all.slice(all.length - tail);
+          const text = b.text();
+          expect(text.replace(/\n\[… [\d,]+ characters of output left out here …\]\n/, "")).toBe(kept);
+          expect(b.omitted).toBe(all.length - kept.length);
+        },
+      ),
       { seed: 31, numRuns: 300 },
     );
   });

@@ -62,7 +62,9 @@ describe("always asked, never remembered", () => {
       const r = reviewCommand(line);
       expect(r.askReasons.join("; ")).toMatch(reason);
       expect(r.prefixes).toEqual([]);
-      expect(coveredBy(r, new Set(["npm test", "echo", "cat", "find .", "npm", "sh -c", "sudo npm"]))).toBe(false);
+      expect(coveredBy(r, new Set(["npm test", "echo", "cat", "find .", "npm", "sh -c", "sudo npm"]))).toBe(
+        false,
+      );
     });
   }
 });
@@ -93,7 +95,8 @@ describe("coverage: every part by its own prefix", () => {
     ["'npm' test", true],
   ];
   for (const [line, covered] of cases) {
-    it(`${line} → ${covered ? "covered" : "asks"}`, () => expect(coveredBy(reviewCommand(line), allowed)).toBe(covered));
+    it(`${line} → ${covered ? "covered" : "asks"}`, () =>
+      expect(coveredBy(reviewCommand(line), allowed)).toBe(covered));
   }
 });
 

@@ -10,7 +10,16 @@ export function scratchRoot(): string {
 }
 
 export function request(command: string, cwd: string, more: Partial<RunRequest> = {}): RunRequest {
-  return { command, cwd, timeoutMs: 60_000, signal: new AbortController().signal, env: process.env, remove: [], secrets: [], ...more };
+  return {
+    command,
+    cwd,
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+    env: process.env,
+    remove: [],
+    secrets: [],
+    ...more,
+  };
 }
 
 export function running(pid: number): boolean {

@@ -11,7 +11,14 @@ describe("runCommand", () => {
     const root = scratchRoot();
     const r = await runCommand(request("echo one; echo two >&2; echo three; exit 3", root));
     expect(r.output).toBe("one\ntwo\nthree\n");
-    expect(r).toMatchObject({ exit_code: 3, signal: null, timed_out: false, cancelled: false, sandboxed: false, omitted_characters: 0 });
+    expect(r).toMatchObject({
+      exit_code: 3,
+      signal: null,
+      timed_out: false,
+      cancelled: false,
+      sandboxed: false,
+      omitted_characters: 0,
+    });
     expect(r.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -27,14 +34,24 @@ describe("runCommand", () => {
 
   it("runs in the cwd it is given, with no pager, no colour and no prompt", async () => {
     const root = scratchRoot();
-    const r = await runCommand(request('pwd; echo "$PAGER $GIT_PAGER $NO_COLOR $GIT_TERMINAL_PROMPT [${FORCE_COLOR-unset}]"', root, { env: { ...process.env, FORCE_COLOR: "3" } }));
+    const r = await runCommand(
+      request('pwd; echo "$PAGER $GIT_PAGER $NO_COLOR $GIT_TERMINAL_PROMPT [${FORCE_COLOR-unset}]"', root, {
+        env: { ...process.env, FORCE_COLOR: "3" },
+      }),
+    );
     expect(r.output).toBe(`${root}\ncat cat 1 0 [unset]\n`);
   });
 
   it("removes the key variables and redacts a key value printed anyway", async () => {
     const key = "sk-test-0123456789abcdef";
     const env = { ...process.env, OPENAI_API_KEY: key, MY_KEY_VARIABLE: key, COPIED: `x${key}y` };
-    const r = await runCommand(request("env", scratchRoot(), { env, remove: ["OPENAI_API_KEY", "MY_KEY_VARIABLE"], secrets: [{ name: "OPENAI_API_KEY", value: key }] }));
+    const r = await runCommand(
+      request("env", scratchRoot(), {
+        env,
+        remove: ["OPENAI_API_KEY", "MY_KEY_VARIABLE"],
+        secrets: [{ name: "OPENAI_API_KEY", value: key }],
+      }),
+    );
     expect(r.output).not.toContain("OPENAI_API_KEY=");
     expect(r.output).not.toContain("MY_KEY_VARIABLE=");
     expect(r.output).not.toContain(key);
@@ -83,7 +100,9 @@ describe("runCommand", () => {
 
   it("a child that leaves the process group does not hold the result (it survives: no sandbox here)", async () => {
     const root = scratchRoot();
-    const r = await runCommand(request("setsid sh -c 'echo $$ > escaped.pid; exec sleep 1000' & sleep 0.2; echo bye", root));
+    const r = await runCommand(
+      request("setsid sh -c 'echo $$ > escaped.pid; exec sleep 1000' & sleep 0.2; echo bye", root),
+    );
     const escaped = await pidIn(root, "escaped.pid");
     try {
       expect(r).toMatchObject({ exit_code: 0, output: "bye\n" });
@@ -92,21 +111,21 @@ describe("runCommand", () => {
     }
   });
 
-  it(
-    "1 GB of output on one line keeps memory bounded and the head and tail",
-    async () => {
-      let peak = process.memoryUsage().rss;
-      const before = peak;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-      const r = await runCommand(request("echo start; head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo end", scratchRoot(), { timeoutMs: 300_000 }));
-      clearInterval(sampler);
-      expect(r.exit_code).toBe(0);
-      expect(r.output.startsWith("start\nxxxx")).toBe(true);
-      expect(r.output.endsWith("xxxx\nend\n")).toBe(true);
-      expect(r.omitted_characters).toBeGreaterThan(999_000_000);
-      expect(r.output.length).toBeLessThan(40_000);
-      expect(peak - before).toBeLessThan(150 * 1024 * 1024);
-    },
-    300_000,
-  );
+  it("1 GB of output on one line keeps memory bounded and the head and tail", async () => {
+    let peak = process.memoryUsage().rss;
+    const before = peak;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    const r = await runCommand(
+      request("echo start; head -c 1000000000 /dev/zero | tr '\\0' x; echo; echo end", scratchRoot(), {
+        timeoutMs: 300_000,
+      }),
+    );
+    clearInterval(sampler);
+    expect(r.exit_code).toBe(0);
+    expect(r.output.startsWith("start\nxxxx")).toBe(true);
+    expect(r.output.endsWith("xxxx\nend\n")).toBe(true);
+    expect(r.omitted_characters).toBeGreaterThan(999_000_000);
+    expect(r.output.length).toBeLessThan(40_000);
+    expect(peak - before).toBeLessThan(150 * 1024 * 1024);
+  }, 300_000);
 });

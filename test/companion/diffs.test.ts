@@ -13,22 +13,47 @@ const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-diffs-")))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(cleanup);
 
-const BEFORE = ["export function add(a: number, b: number) {", "  return a + b;", "}", "", ...Array.from({ length: 12 }, (_, i) => `// filler ${i}`), "", "export const name = 'old';", ""].join("\n");
+const BEFORE = [
+  "export function add(a: number, b: number) {",
+  "  return a + b;",
+  "}",
+  "",
+  ...Array.from({ length: 12 }, (_, i) => `// filler ${i}`),
+  "",
+  "export const name = 'old';",
+  "",
+].join("\n");
 const PROPOSED = BEFORE.replace("return a + b;", "return a + b + 0;").replace("'old'", "'new'");
 
-async function session(options: Omit<StartOptions, "root">): Promise<{ client: TestClient; agent: AgentClient; file: string }> {
+async function session(
+  options: Omit<StartOptions, "root">,
+): Promise<{ client: TestClient; agent: AgentClient; file: string }> {
   const client = await launch({ "src/math.ts": BEFORE }, { ...options, env: { TMPDIR: tmp } });
   const port = Number((await companionFacts(client))["port"]);
   const { info } = await readDiscovery(tmp, process.pid, port);
-  return { client, agent: await AgentClient.connect(port, info.authToken, "gemini-cli-mcp-client"), file: client.path("src/math.ts") };
+  return {
+    client,
+    agent: await AgentClient.connect(port, info.authToken, "gemini-cli-mcp-client"),
+    file: client.path("src/math.ts"),
+  };
 }
 
 /** A code action of the staged proposal, once its hunks are shown: for the whole file, or (`line`) for the hunk there. */
-async function stagedAction(client: TestClient, verb: "Accept" | "Reject", line?: number): Promise<CodeAction> {
-  await client.waitForNotification("textDocument/publishDiagnostics", (p) => ((p as { diagnostics: unknown[] }).diagnostics ?? []).length > 0);
+async function stagedAction(
+  client: TestClient,
+  verb: "Accept" | "Reject",
+  line?: number,
+): Promise<CodeAction> {
+  await client.waitForNotification(
+    "textDocument/publishDiagnostics",
+    (p) => ((p as { diagnostics: unknown[] }).diagnostics ?? []).length > 0,
+  );
   const at = line === undefined ? undefined : { start: { line, character: 0 }, end: { line, character: 0 } };
   const actions = (await client.codeActions("src/math.ts", at)) as CodeAction[];
-  const title = line === undefined ? `lockstep: ${verb} all proposed changes in src/math.ts` : `lockstep: ${verb} this change`;
+  const title =
+    line === undefined
+      ? `lockstep: ${verb} all proposed changes in src/math.ts`
+      : `lockstep: ${verb} this change`;
   const action = actions.find((a) => a.title === title);
   if (!action) throw new Error(`no "${title}" action among ${JSON.stringify(actions.map((a) => a.title))}`);
   return action;
@@ -42,7 +67,9 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     await client.runCodeAction(await stagedAction(client, "Accept", 1));
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
-    await client.runCodeAction(await stagedAction(client, "Reject", BEFORE.split("\n").indexOf("export const name = 'old';")));
+    await client.runCodeAction(
+      await stagedAction(client, "Reject", BEFORE.split("\n").indexOf("export const name = 'old';")),
+    );
     const taken = BEFORE.replace("return a + b;", "return a + b + 0;");
     expect((await agent.waitFor("ide/diffAccepted")).params).toEqual({ filePath: file, content: taken });
     expect(client.buffer("src/math.ts")?.text).toBe(taken);
@@ -53,7 +80,10 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
     const { client, agent, file } = await session({ style: "helix" });
     await client.open("src/math.ts");
     await serverCaughtUp(client);
-    expect(await agent.call("openDiff", { filePath: file, newContent: PROPOSED })).toEqual({ isError: false, text: "" });
+    expect(await agent.call("openDiff", { filePath: file, newContent: PROPOSED })).toEqual({
+      isError: false,
+      text: "",
+    });
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
     await client.runCodeAction(await stagedAction(client, "Accept"));
     const accepted = await agent.waitFor("ide/diffAccepted");
@@ -83,8 +113,13 @@ describe("openDiff through the editor's staged changes (Helix: code actions)", (
     const closed = await agent.call("closeDiff", { filePath: file, suppressNotification: true });
     expect(closed.isError).toBe(false);
     expect(JSON.parse(closed.text)).toEqual({ content: PROPOSED });
-    await client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as { diagnostics: unknown[] }).diagnostics.length === 0);
-    expect(await client.codeActions("src/math.ts")).not.toContainEqual(expect.objectContaining({ title: expect.stringMatching(/proposed changes/) }));
+    await client.waitForNotification(
+      "textDocument/publishDiagnostics",
+      (p) => (p as { diagnostics: unknown[] }).diagnostics.length === 0,
+    );
+    expect(await client.codeActions("src/math.ts")).not.toContainEqual(
+      expect.objectContaining({ title: expect.stringMatching(/proposed changes/) }),
+    );
     expect(JSON.parse((await agent.call("closeDiff", { filePath: file })).text)).toEqual({ content: null });
     expect(agent.notes.filter((n) => n.method.startsWith("ide/diff"))).toEqual([]);
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
@@ -111,22 +146,32 @@ describe("openDiff and what the editor really did", () => {
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     await client.runCodeAction(await stagedAction(client, "Accept"));
-    expect((await agent.waitFor("ide/diffAccepted", () => true, 8000)).params).toEqual({ filePath: file, content: PROPOSED });
+    expect((await agent.waitFor("ide/diffAccepted", () => true, 8000)).params).toEqual({
+      filePath: file,
+      content: PROPOSED,
+    });
     expect(client.buffer("src/math.ts")?.text).toBe(PROPOSED);
     await agent.close();
   });
 
-  it("an editor that answers applied and applies nothing: the agent hears the buffer as it is", { timeout: 20_000 }, async () => {
-    const { client, agent, file } = await session({ style: "helix" });
-    await client.open("src/math.ts");
-    await serverCaughtUp(client);
-    client.lies = 1;
-    await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
-    await client.runCodeAction(await stagedAction(client, "Accept"));
-    expect((await agent.waitFor("ide/diffAccepted", () => true, 10_000)).params).toEqual({ filePath: file, content: BEFORE });
-    expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
-    await agent.close();
-  });
+  it(
+    "an editor that answers applied and applies nothing: the agent hears the buffer as it is",
+    { timeout: 20_000 },
+    async () => {
+      const { client, agent, file } = await session({ style: "helix" });
+      await client.open("src/math.ts");
+      await serverCaughtUp(client);
+      client.lies = 1;
+      await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
+      await client.runCodeAction(await stagedAction(client, "Accept"));
+      expect((await agent.waitFor("ide/diffAccepted", () => true, 10_000)).params).toEqual({
+        filePath: file,
+        content: BEFORE,
+      });
+      expect(client.buffer("src/math.ts")?.text).toBe(BEFORE);
+      await agent.close();
+    },
+  );
 });
 
 describe("openDiff on a buffer with unsaved typing (Neovim)", () => {
@@ -156,8 +201,12 @@ describe("openDiff on a buffer with unsaved typing (Neovim)", () => {
     await serverCaughtUp(client);
     await agent.call("openDiff", { filePath: file, newContent: PROPOSED });
     expect((await agent.waitFor("ide/diffRejected")).params).toEqual({ filePath: file });
-    const warning = await client.waitForNotification("window/showMessage", (p) => /src\/math\.ts was not staged/.test((p as { message: string }).message));
-    expect((warning.params as { message: string }).message).toMatch(/does not fit the unsaved buffer: Conflict/);
+    const warning = await client.waitForNotification("window/showMessage", (p) =>
+      /src\/math\.ts was not staged/.test((p as { message: string }).message),
+    );
+    expect((warning.params as { message: string }).message).toMatch(
+      /does not fit the unsaved buffer: Conflict/,
+    );
     expect(client.buffer("src/math.ts")?.text).toBe(BEFORE.replace("'old'", "'mine'"));
     await agent.close();
   });

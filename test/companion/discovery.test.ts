@@ -2,11 +2,28 @@
 // which sessions `lockstep mcp` finds, which stale files a start removes, and the
 // editor's name as gemini-cli will show it.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { discoveryDir, findSessions, ideInfoOf, sweepStale, writeDiscovery, type DiscoveryFile } from "../../server/src/companion/discovery.js";
+import {
+  discoveryDir,
+  findSessions,
+  ideInfoOf,
+  sweepStale,
+  writeDiscovery,
+  type DiscoveryFile,
+} from "../../server/src/companion/discovery.js";
 
 const scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-discovery-")));
 const savedTmp = process.env["TMPDIR"];
@@ -19,10 +36,19 @@ afterAll(() => {
 beforeEach(() => rmSync(path.join(scratch, "gemini"), { recursive: true, force: true }));
 
 /** A PID that was alive a moment ago and is not any more. */
-const deadPid = (): number => spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout.trim() as unknown as number;
+const deadPid = (): number =>
+  spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+    encoding: "utf8",
+  }).stdout.trim() as unknown as number;
 
 function info(port: number, workspacePath: string, pid = process.pid): DiscoveryFile {
-  return { port, workspacePath, authToken: `token-${port}`, ideInfo: { name: "neovim", displayName: "Neovim" }, lockstep: { pid, version: "test" } };
+  return {
+    port,
+    workspacePath,
+    authToken: `token-${port}`,
+    ideInfo: { name: "neovim", displayName: "Neovim" },
+    lockstep: { pid, version: "test" },
+  };
 }
 
 describe("discovery files", () => {
@@ -52,7 +78,16 @@ describe("discovery files", () => {
     const dead = await writeDiscovery(5, info(50005, "/w", Number(deadPid())));
     const live = await writeDiscovery(6, info(50006, "/w"));
     const foreign = path.join(discoveryDir(), "gemini-ide-server-7-50007.json");
-    writeFileSync(foreign, JSON.stringify({ port: 50007, workspacePath: "/w", authToken: "x", ideInfo: { name: "vscode", displayName: "VS Code" } }), { mode: 0o600 });
+    writeFileSync(
+      foreign,
+      JSON.stringify({
+        port: 50007,
+        workspacePath: "/w",
+        authToken: "x",
+        ideInfo: { name: "vscode", displayName: "VS Code" },
+      }),
+      { mode: 0o600 },
+    );
     expect(await sweepStale()).toEqual([dead]);
     expect([existsSync(dead), existsSync(live), existsSync(foreign)]).toEqual([false, true, true]);
   });
@@ -63,9 +98,15 @@ describe("discovery files", () => {
     const deadTemporary = path.join(dir, `.lockstep-${Number(deadPid())}-00aa11bb22cc.tmp`);
     const liveTemporary = path.join(dir, `.lockstep-${process.ppid}-00aa11bb22cc.tmp`);
     const other = path.join(dir, ".other-companion.tmp");
-    for (const f of [deadTemporary, liveTemporary, other]) writeFileSync(f, JSON.stringify(info(1, "/w")), { mode: 0o600 });
+    for (const f of [deadTemporary, liveTemporary, other])
+      writeFileSync(f, JSON.stringify(info(1, "/w")), { mode: 0o600 });
     expect(await sweepStale()).toEqual([deadTemporary]);
-    expect([existsSync(deadTemporary), existsSync(liveTemporary), existsSync(other), existsSync(live)]).toEqual([false, true, true, true]);
+    expect([
+      existsSync(deadTemporary),
+      existsSync(liveTemporary),
+      existsSync(other),
+      existsSync(live),
+    ]).toEqual([false, true, true, true]);
   });
 
   it("lockstep mcp's lookup sweeps the dead servers' files it comes across", async () => {

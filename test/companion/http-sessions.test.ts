@@ -14,7 +14,9 @@ const echo: McpTool = {
   name: "echo",
   description: "Answers with its argument and the caller.",
   inputSchema: { type: "object", properties: { say: { type: "string" } } },
-  call: async (args, call) => ({ content: [{ type: "text", text: `${String(args["say"])} from ${call.client}` }] }),
+  call: async (args, call) => ({
+    content: [{ type: "text", text: `${String(args["say"])} from ${call.client}` }],
+  }),
 };
 
 let endpoint: Endpoint | undefined;
@@ -37,7 +39,14 @@ const slow: McpTool = {
 async function serve(
   idleMs: number,
   maxSessions?: number,
-): Promise<{ sessions: HttpSessions; token: string; port: number; opened: string[]; closed: Promise<string>; allClosed: string[] }> {
+): Promise<{
+  sessions: HttpSessions;
+  token: string;
+  port: number;
+  opened: string[];
+  closed: Promise<string>;
+  allClosed: string[];
+}> {
   const opened: string[] = [];
   const allClosed: string[] = [];
   let onClosed: (id: string) => void = () => undefined;
@@ -64,10 +73,21 @@ async function serve(
  * no `initialized`, so the transport never opens its event stream. The session id, or the HTTP error.
  */
 async function initializeOnly(port: number, token: string): Promise<{ id?: string; error?: string }> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const answered = new Promise<void>((resolve) => (transport.onmessage = () => resolve()));
   await transport.start();
-  const initialize: JSONRPCMessage = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "idle-agent", version: "0" } } };
+  const initialize: JSONRPCMessage = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "idle-agent", version: "0" },
+    },
+  };
   try {
     await transport.send(initialize);
     await answered;
@@ -114,7 +134,12 @@ describe("HTTP sessions", () => {
     expect(sessions.count).toBe(0);
     const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "mcp-session-id": String(id), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": String(id),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     expect(res.status).toBe(404);
@@ -145,14 +170,31 @@ describe("HTTP sessions", () => {
     expect(sessions.count).toBe(3);
     const refused = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "one-too-many", version: "0" } } }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "one-too-many", version: "0" },
+        },
+      }),
     });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("60");
-    expect(await refused.text()).toMatch(/3 live MCP sessions, the most it keeps \(3\)\. End a session you no longer use/);
+    expect(await refused.text()).toMatch(
+      /3 live MCP sessions, the most it keeps \(3\)\. End a session you no longer use/,
+    );
     // The SDK client hears the refusal with its message.
-    await expect(AgentClient.connect(port, token, "sdk-too-many")).rejects.toThrow(/Service Unavailable: this endpoint has 3 live MCP sessions/);
+    await expect(AgentClient.connect(port, token, "sdk-too-many")).rejects.toThrow(
+      /Service Unavailable: this endpoint has 3 live MCP sessions/,
+    );
     await agents[0]!.transport.terminateSession();
     await eventually(() => sessions.count === 2, "the ended session to go");
     const another = await AgentClient.connect(port, token, "agent-3");

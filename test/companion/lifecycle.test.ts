@@ -47,7 +47,16 @@ describe("the discovery file's life", () => {
     // A file in the same folder from another companion (no lockstep mark): never ours to remove.
     const foreign = path.join(discoveryDirIn(tmp), "gemini-ide-server-999999-1234.json");
     mkdirSync(path.dirname(foreign), { recursive: true });
-    writeFileSync(foreign, JSON.stringify({ port: 1234, workspacePath: "/", authToken: "x", ideInfo: { name: "vscode", displayName: "VS Code" } }), { mode: 0o600 });
+    writeFileSync(
+      foreign,
+      JSON.stringify({
+        port: 1234,
+        workspacePath: "/",
+        authToken: "x",
+        ideInfo: { name: "vscode", displayName: "VS Code" },
+      }),
+      { mode: 0o600 },
+    );
     const next = await started();
     expect(existsSync(file)).toBe(false);
     expect(existsSync(foreign)).toBe(true);
@@ -55,15 +64,32 @@ describe("the discovery file's life", () => {
   });
 
   it("a temporary file a killed writer left (holding a token) is removed at the next start; a dead server's file planted later, at exit", async () => {
-    const dead = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+    const dead = Number(
+      spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+        .stdout,
+    );
     mkdirSync(discoveryDirIn(tmp), { recursive: true });
     const temporary = path.join(discoveryDirIn(tmp), `.lockstep-${dead}-0a1b2c3d4e5f.tmp`);
-    writeFileSync(temporary, JSON.stringify({ port: 1, authToken: "f".repeat(64), lockstep: { pid: dead } }), { mode: 0o600 });
+    writeFileSync(
+      temporary,
+      JSON.stringify({ port: 1, authToken: "f".repeat(64), lockstep: { pid: dead } }),
+      { mode: 0o600 },
+    );
     const { client } = await started();
     expect(existsSync(temporary)).toBe(false);
     // A server that dies with SIGKILL while this one runs: its file goes when this one exits.
     const stale = path.join(discoveryDirIn(tmp), "gemini-ide-server-4-50004.json");
-    writeFileSync(stale, JSON.stringify({ port: 50004, workspacePath: "/", authToken: "t", ideInfo: { name: "x", displayName: "X" }, lockstep: { pid: dead, version: "0" } }), { mode: 0o600 });
+    writeFileSync(
+      stale,
+      JSON.stringify({
+        port: 50004,
+        workspacePath: "/",
+        authToken: "t",
+        ideInfo: { name: "x", displayName: "X" },
+        lockstep: { pid: dead, version: "0" },
+      }),
+      { mode: 0o600 },
+    );
     expect(await client.shutdown()).toBe(0);
     expect(existsSync(stale)).toBe(false);
   });

@@ -4,7 +4,12 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { CONTEXT_DEBOUNCE_MS, MAX_OPEN_FILES, OpenFiles, type IdeContext } from "../../server/src/companion/open-files.js";
+import {
+  CONTEXT_DEBOUNCE_MS,
+  MAX_OPEN_FILES,
+  OpenFiles,
+  type IdeContext,
+} from "../../server/src/companion/open-files.js";
 
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-open-files-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,7 +85,10 @@ describe("open files for ide/contextUpdate", () => {
       expect(r.seen).toHaveLength(1);
       r.files.announce();
       vi.advanceTimersByTime(CONTEXT_DEBOUNCE_MS);
-      expect(r.seen.map(paths)).toEqual([[b, a], [b, a]]);
+      expect(r.seen.map(paths)).toEqual([
+        [b, a],
+        [b, a],
+      ]);
       r.files.touch(a);
       vi.advanceTimersByTime(CONTEXT_DEBOUNCE_MS - 1);
       expect(r.seen).toHaveLength(2);

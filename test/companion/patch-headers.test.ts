@@ -15,11 +15,14 @@ afterEach(cleanup);
 
 describe("safe_patch over the companion endpoint", () => {
   it("applies a diff headed original / modified, and refuses one headed for a buffer that is open but not on disk", async () => {
-    const client = await launch({ "f.txt": UTIL }, {
-      style: "helix",
-      env: { TMPDIR: tmp },
-      showMessageRequest: async (params) => params.actions?.find((a) => a.title === "Apply") ?? null,
-    });
+    const client = await launch(
+      { "f.txt": UTIL },
+      {
+        style: "helix",
+        env: { TMPDIR: tmp },
+        showMessageRequest: async (params) => params.actions?.find((a) => a.title === "Apply") ?? null,
+      },
+    );
     await client.open("f.txt");
     await client.open("draft.py", UTIL);
     await serverCaughtUp(client);
@@ -27,9 +30,23 @@ describe("safe_patch over the companion endpoint", () => {
     const { info } = await readDiscovery(tmp, process.pid, port);
     const agent = await AgentClient.connect(port, info.authToken);
     try {
-      const other = await agent.envelope("safe_patch", { file_path: client.path("f.txt"), unified_diff: utilDiff("a/draft.py", "b/draft.py"), base_content_sha256: sha256(UTIL) });
-      expect(other).toMatchObject({ ok: false, error: { code: "invalid_diff", message: expect.stringContaining("the diff is for `draft.py`") as string } });
-      const hint = await agent.envelope("safe_patch", { file_path: client.path("f.txt"), unified_diff: utilDiff("original", "modified"), base_content_sha256: sha256(UTIL) });
+      const other = await agent.envelope("safe_patch", {
+        file_path: client.path("f.txt"),
+        unified_diff: utilDiff("a/draft.py", "b/draft.py"),
+        base_content_sha256: sha256(UTIL),
+      });
+      expect(other).toMatchObject({
+        ok: false,
+        error: {
+          code: "invalid_diff",
+          message: expect.stringContaining("the diff is for `draft.py`") as string,
+        },
+      });
+      const hint = await agent.envelope("safe_patch", {
+        file_path: client.path("f.txt"),
+        unified_diff: utilDiff("original", "modified"),
+        base_content_sha256: sha256(UTIL),
+      });
       expect(hint).toMatchObject({ ok: true, data: { applied: true } });
       await client.settled();
       expect(client.buffer("f.txt")?.text).toBe(UTIL_FIXED);

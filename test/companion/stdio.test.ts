@@ -22,11 +22,20 @@ afterEach(async () => {
 
 const TEXT = "line one\nline two\n";
 
-async function mcp(cwd: string, args: string[] = []): Promise<{ client: Client; call(name: string, a: Record<string, unknown>): Promise<Envelope> }> {
+async function mcp(
+  cwd: string,
+  args: string[] = [],
+): Promise<{ client: Client; call(name: string, a: Record<string, unknown>): Promise<Envelope> }> {
   const client = new Client({ name: "claude-code", version: "1.0.0" });
   clients.push(client);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), TMPDIR: tmp };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...args], cwd, env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp", ...args],
+    cwd,
+    env,
+    stderr: "pipe",
+  });
   transport.stderr?.on("data", () => undefined); // drained: its one line says where it relays
   await client.connect(transport);
   return {
@@ -51,7 +60,11 @@ describe("lockstep mcp", () => {
     expect(stateOf(read)).toMatchObject({ version: 1, sha256: sha256(TEXT) });
     await editor.type("src/notes.txt", "line two", "line 2 (unsaved)");
     await serverCaughtUp(editor);
-    const stale = await agent.call("write_file", { file_path: "src/notes.txt", content: "replaced\n", base_content_sha256: sha256(TEXT) });
+    const stale = await agent.call("write_file", {
+      file_path: "src/notes.txt",
+      content: "replaced\n",
+      base_content_sha256: sha256(TEXT),
+    });
     expect(stale).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
     expect(stateOf(stale)).toMatchObject({ version: 2, content: "line one\nline 2 (unsaved)\n" });
     expect(readFileSync(editor.path("src/notes.txt"), "utf8")).toBe(TEXT);
@@ -61,9 +74,13 @@ describe("lockstep mcp", () => {
     const editor = await launch({ "notes.txt": TEXT }, { style: "helix", env: { TMPDIR: tmp } });
     await companionFacts(editor);
     const agent = await mcp(editor.root);
-    expect(stateOf(await agent.call("read_file", { file_path: "notes.txt" }))).toMatchObject({ sha256: sha256(TEXT) });
+    expect(stateOf(await agent.call("read_file", { file_path: "notes.txt" }))).toMatchObject({
+      sha256: sha256(TEXT),
+    });
     await editor.kill();
-    await expect(agent.call("read_file", { file_path: "notes.txt" })).rejects.toThrow(/editor session on port \d+ is gone.*Restart lockstep mcp/);
+    await expect(agent.call("read_file", { file_path: "notes.txt" })).rejects.toThrow(
+      /editor session on port \d+ is gone.*Restart lockstep mcp/,
+    );
   });
 
   it("serves the disk without an editor session, says so, and still enforces the sha256 lock", async () => {
@@ -73,18 +90,40 @@ describe("lockstep mcp", () => {
     expect((await agent.client.listTools()).tools.map((t) => t.name)).not.toContain("openDiff");
     const read = await agent.call("read_file", { file_path: "notes.txt" });
     expect(stateOf(read)).toMatchObject({ version: null, sha256: sha256(TEXT) });
-    expect(await agent.call("write_file", { file_path: "notes.txt", content: "x\n", base_content_sha256: sha256("something else") })).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
-    expect(await agent.call("write_file", { file_path: "notes.txt", content: "x\n", base_content_sha256: sha256(TEXT) })).toMatchObject({ ok: true });
+    expect(
+      await agent.call("write_file", {
+        file_path: "notes.txt",
+        content: "x\n",
+        base_content_sha256: sha256("something else"),
+      }),
+    ).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
+    expect(
+      await agent.call("write_file", {
+        file_path: "notes.txt",
+        content: "x\n",
+        base_content_sha256: sha256(TEXT),
+      }),
+    ).toMatchObject({ ok: true });
     expect(readFileSync(path.join(root, "notes.txt"), "utf8")).toBe("x\n");
   });
 
   it("says which session is missing when --port names none, and refuses a port that is not a number", async () => {
     const root = await createWorkspace({ "notes.txt": TEXT });
     const env = { ...process.env, TMPDIR: tmp };
-    const missing = spawnSync(process.execPath, [BIN, "mcp", "--port", "1"], { cwd: root, env, input: "", encoding: "utf8" });
+    const missing = spawnSync(process.execPath, [BIN, "mcp", "--port", "1"], {
+      cwd: root,
+      env,
+      input: "",
+      encoding: "utf8",
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/no editor session on port 1 whose workspace holds/);
-    const bad = spawnSync(process.execPath, [BIN, "mcp", "--port", "abc"], { cwd: root, env, input: "", encoding: "utf8" });
+    const bad = spawnSync(process.execPath, [BIN, "mcp", "--port", "abc"], {
+      cwd: root,
+      env,
+      input: "",
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--port takes a port number \(got abc\)/);
   });

@@ -4,23 +4,51 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { configuredMcpServers, mergeMcpServers, readMcpServers } from "../../server/src/config/mcp-servers.js";
+import {
+  configuredMcpServers,
+  mergeMcpServers,
+  readMcpServers,
+} from "../../server/src/config/mcp-servers.js";
 
 const FILE = "/home/u/.config/lockstep/config.json";
 const read = (raw: unknown, env: NodeJS.ProcessEnv = {}) => readMcpServers(raw, FILE, env);
 
 describe("mcpServers in the user file", () => {
   it("reads stdio and Streamable HTTP entries in Claude Code's and gemini-cli's shape", () => {
-    const { servers, problems } = read({
-      git: { command: "uvx", args: ["mcp-server-git"], env: { TOKEN: "${GIT_TOKEN}" }, cwd: "/tmp" },
-      docs: { type: "http", url: "https://docs.example/mcp", headers: { Authorization: "Bearer ${DOCS_KEY}" }, trust: true },
-      plain: { type: "stdio", command: "srv" },
-      later: { command: "x", enabled: false },
-    }, { GIT_TOKEN: "g-1", DOCS_KEY: "d-2" });
+    const { servers, problems } = read(
+      {
+        git: { command: "uvx", args: ["mcp-server-git"], env: { TOKEN: "${GIT_TOKEN}" }, cwd: "/tmp" },
+        docs: {
+          type: "http",
+          url: "https://docs.example/mcp",
+          headers: { Authorization: "Bearer ${DOCS_KEY}" },
+          trust: true,
+        },
+        plain: { type: "stdio", command: "srv" },
+        later: { command: "x", enabled: false },
+      },
+      { GIT_TOKEN: "g-1", DOCS_KEY: "d-2" },
+    );
     expect(problems).toEqual([]);
     expect(servers).toEqual([
-      { name: "git", transport: "stdio", command: "uvx", args: ["mcp-server-git"], env: { TOKEN: "g-1" }, cwd: "/tmp", enabled: true, trust: false },
-      { name: "docs", transport: "http", url: "https://docs.example/mcp", headers: { Authorization: "Bearer d-2" }, enabled: true, trust: true },
+      {
+        name: "git",
+        transport: "stdio",
+        command: "uvx",
+        args: ["mcp-server-git"],
+        env: { TOKEN: "g-1" },
+        cwd: "/tmp",
+        enabled: true,
+        trust: false,
+      },
+      {
+        name: "docs",
+        transport: "http",
+        url: "https://docs.example/mcp",
+        headers: { Authorization: "Bearer d-2" },
+        enabled: true,
+        trust: true,
+      },
       { name: "plain", transport: "stdio", command: "srv", args: [], env: {}, enabled: true, trust: false },
     ]);
   });
@@ -44,15 +72,25 @@ describe("mcpServers in the user file", () => {
   });
 
   it("uses a ${VAR:-default} when the variable is unset", () => {
-    expect(read({ a: { url: "http://127.0.0.1:${PORT:-8080}/mcp" } }).servers[0]).toMatchObject({ url: "http://127.0.0.1:8080/mcp" });
+    expect(read({ a: { url: "http://127.0.0.1:${PORT:-8080}/mcp" } }).servers[0]).toMatchObject({
+      url: "http://127.0.0.1:8080/mcp",
+    });
   });
 
   it("keeps the first source's server on a name given twice, and says so", () => {
     const one = read({ a: { command: "client" } }).servers;
     const two = read({ a: { command: "file" }, b: { command: "b" } }).servers;
-    const merged = mergeMcpServers([{ label: "the client", servers: one }, { label: FILE, servers: two }]);
-    expect(merged.servers.map((s) => [s.name, s.transport === "stdio" ? s.command : ""])).toEqual([["a", "client"], ["b", "b"]]);
-    expect(merged.problems).toEqual([`MCP server "a" is named by the client and by ${FILE}: the one from the client is used`]);
+    const merged = mergeMcpServers([
+      { label: "the client", servers: one },
+      { label: FILE, servers: two },
+    ]);
+    expect(merged.servers.map((s) => [s.name, s.transport === "stdio" ? s.command : ""])).toEqual([
+      ["a", "client"],
+      ["b", "b"],
+    ]);
+    expect(merged.problems).toEqual([
+      `MCP server "a" is named by the client and by ${FILE}: the one from the client is used`,
+    ]);
   });
 });
 
@@ -63,16 +101,40 @@ describe("a project's MCP servers", () => {
       const root = path.join(dir, "repo");
       mkdirSync(root);
       mkdirSync(path.join(dir, "config", "lockstep"), { recursive: true });
-      writeFileSync(path.join(dir, "config", "lockstep", "config.json"), JSON.stringify({ mcpServers: { git: { command: "user-git" } } }));
-      writeFileSync(path.join(root, ".lockstep.json"), JSON.stringify({ mcpServers: { git: { command: "repo-git" }, lint: { command: "repo-lint", trust: true } } }));
-      writeFileSync(path.join(root, ".mcp.json"), JSON.stringify({ mcpServers: { lint: { command: "other" }, docs: { type: "http", url: "http://127.0.0.1:9/mcp" } } }));
+      writeFileSync(
+        path.join(dir, "config", "lockstep", "config.json"),
+        JSON.stringify({ mcpServers: { git: { command: "user-git" } } }),
+      );
+      writeFileSync(
+        path.join(root, ".lockstep.json"),
+        JSON.stringify({
+          mcpServers: { git: { command: "repo-git" }, lint: { command: "repo-lint", trust: true } },
+        }),
+      );
+      writeFileSync(
+        path.join(root, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: { lint: { command: "other" }, docs: { type: "http", url: "http://127.0.0.1:9/mcp" } },
+        }),
+      );
       const env = { XDG_CONFIG_HOME: path.join(dir, "config"), HOME: dir };
       const untrusted = configuredMcpServers({ root, trusted: false, env });
       expect(untrusted.servers.map((s) => s.config.name)).toEqual(["git"]);
-      expect(untrusted.problems.join("\n")).toContain(`"mcpServers" in ${path.join(root, ".lockstep.json")}: not started, the folder is not trusted`);
-      expect(untrusted.problems.join("\n")).toContain(`"mcpServers" in ${path.join(root, ".mcp.json")}: not started`);
+      expect(untrusted.problems.join("\n")).toContain(
+        `"mcpServers" in ${path.join(root, ".lockstep.json")}: not started, the folder is not trusted`,
+      );
+      expect(untrusted.problems.join("\n")).toContain(
+        `"mcpServers" in ${path.join(root, ".mcp.json")}: not started`,
+      );
       const trusted = configuredMcpServers({ root, trusted: true, env });
-      expect(trusted.servers.map((s) => [s.config.name, s.from, s.config.transport === "stdio" ? s.config.command : s.config.url, s.config.trust])).toEqual([
+      expect(
+        trusted.servers.map((s) => [
+          s.config.name,
+          s.from,
+          s.config.transport === "stdio" ? s.config.command : s.config.url,
+          s.config.trust,
+        ]),
+      ).toEqual([
         ["git", path.join(dir, "config", "lockstep", "config.json"), "user-git", false],
         ["lint", path.join(root, ".lockstep.json"), "repo-lint", false],
         ["docs", path.join(root, ".mcp.json"), "http://127.0.0.1:9/mcp", false],

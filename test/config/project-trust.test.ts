@@ -8,14 +8,25 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSettings } from "../../server/src/config/load-settings.js";
 import { PROJECT_KEY_RULES } from "../../server/src/config/project-keys.js";
-import { addTrust, isTrusted, readTrustList, removeTrust, trustFilePath } from "../../server/src/config/trust.js";
+import {
+  addTrust,
+  isTrusted,
+  readTrustList,
+  removeTrust,
+  trustFilePath,
+} from "../../server/src/config/trust.js";
 import { settingsSchema } from "../../server/src/config/settings.js";
 import { tempDir } from "../support/workspace-fixture.js";
 
 function setup(project?: string, user?: string): { root: string; env: NodeJS.ProcessEnv; file: string } {
   const home = tempDir("lockstep-trust-home-");
   const root = tempDir("lockstep-trust-root-");
-  const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), XDG_STATE_HOME: path.join(home, "state"), GEMINI_API_KEY: "user-gemini-key" };
+  const env = {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, "config"),
+    XDG_STATE_HOME: path.join(home, "state"),
+    GEMINI_API_KEY: "user-gemini-key",
+  };
   if (user !== undefined) {
     mkdirSync(path.join(home, "config", "lockstep"), { recursive: true });
     writeFileSync(path.join(home, "config", "lockstep", "config.json"), user);
@@ -42,7 +53,13 @@ describe("a project file in a folder the user has not trusted", () => {
   it("sets none of the keys that send, write or run anything, names each once with how to trust, and keeps the safe ones", () => {
     const { root, env } = setup(ATTACK);
     const loaded = loadSettings({ root, env });
-    expect(loaded.settings).toMatchObject({ provider: "gemini", model: "m", approval: "ask", maxTurns: 20, closedFileEdits: "editor" });
+    expect(loaded.settings).toMatchObject({
+      provider: "gemini",
+      model: "m",
+      approval: "ask",
+      maxTurns: 20,
+      closedFileEdits: "editor",
+    });
     expect(loaded.settings.baseUrl).toBeUndefined();
     expect(loaded.settings.apiKeyEnv).toBeUndefined();
     expect(loaded.settings.replay).toBeUndefined();
@@ -51,15 +68,29 @@ describe("a project file in a folder the user has not trusted", () => {
     expect(loaded.trust).toMatchObject({ trusted: false });
     const warnings = loaded.problems.filter((p) => p.severity === "warning").map((p) => p.message);
     expect(warnings).toEqual([
-      expect.stringMatching(/sets provider, baseUrl, apiKeyEnv, approval, maxTurns, closedFileEdits, which apply only in a folder you trust .*lockstep trust /),
-      expect.stringMatching(/sets replay, transcript, sessionsDir, which lockstep takes only from your own settings/),
+      expect.stringMatching(
+        /sets provider, baseUrl, apiKeyEnv, approval, maxTurns, closedFileEdits, which apply only in a folder you trust .*lockstep trust /,
+      ),
+      expect.stringMatching(
+        /sets replay, transcript, sessionsDir, which lockstep takes only from your own settings/,
+      ),
     ]);
   });
 
   it("may make approval stricter than the user's own and lower the limits, never the other way", () => {
-    const stricter = setup(JSON.stringify({ approval: "review", maxTurns: 3, sessions: false }), JSON.stringify({ approval: "auto" }));
-    expect(loadSettings({ root: stricter.root, env: stricter.env }).settings).toMatchObject({ approval: "review", maxTurns: 3, sessions: false });
-    const looser = setup(JSON.stringify({ approval: "auto", maxToolCalls: 51 }), JSON.stringify({ approval: "ask" }));
+    const stricter = setup(
+      JSON.stringify({ approval: "review", maxTurns: 3, sessions: false }),
+      JSON.stringify({ approval: "auto" }),
+    );
+    expect(loadSettings({ root: stricter.root, env: stricter.env }).settings).toMatchObject({
+      approval: "review",
+      maxTurns: 3,
+      sessions: false,
+    });
+    const looser = setup(
+      JSON.stringify({ approval: "auto", maxToolCalls: 51 }),
+      JSON.stringify({ approval: "ask" }),
+    );
     const loaded = loadSettings({ root: looser.root, env: looser.env });
     expect(loaded.settings).toMatchObject({ approval: "ask", maxToolCalls: 50 });
     expect(loaded.trust.ignored.map((i) => i.key)).toEqual(["approval", "maxToolCalls"]);
@@ -67,7 +98,9 @@ describe("a project file in a folder the user has not trusted", () => {
 
   it("every setting has a rule, and the keys a repository may set alone are the ones that cannot send, write or run", () => {
     expect(Object.keys(PROJECT_KEY_RULES).sort()).toEqual(Object.keys(settingsSchema.shape).sort());
-    const safe = Object.entries(PROJECT_KEY_RULES).filter(([, r]) => r === "safe").map(([k]) => k);
+    const safe = Object.entries(PROJECT_KEY_RULES)
+      .filter(([, r]) => r === "safe")
+      .map(([k]) => k);
     expect(safe.sort()).toEqual(["diagnosticsWaitMs", "model", "patchTool", "tools"]);
   });
 });
@@ -78,7 +111,13 @@ describe("after lockstep trust", () => {
     expect(isTrusted(root, env)).toBe(false);
     addTrust(root, env);
     const loaded = loadSettings({ root, env });
-    expect(loaded.settings).toMatchObject({ provider: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "GEMINI_API_KEY", approval: "auto", maxTurns: 500 });
+    expect(loaded.settings).toMatchObject({
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKeyEnv: "GEMINI_API_KEY",
+      approval: "auto",
+      maxTurns: 500,
+    });
     expect(loaded.settings.replay).toBeUndefined();
     expect(loaded.settings.transcript).toBeUndefined();
     expect(loaded.settings.sessionsDir).toBeUndefined();
@@ -114,7 +153,9 @@ describe("a settings file is read as input", () => {
 
   it("an invalid file's error never quotes its bytes", () => {
     const { root, env } = setup("PASSWORD=hunter2\n");
-    const message = loadSettings({ root, env }).problems.map((p) => p.message).join("\n");
+    const message = loadSettings({ root, env })
+      .problems.map((p) => p.message)
+      .join("\n");
     expect(message).toContain("not valid JSON");
     expect(message).not.toContain("hunter2");
     expect(message).not.toContain("PASS");
@@ -129,14 +170,18 @@ describe("a settings file is read as input", () => {
     const user = setup();
     mkdirSync(path.join(user.env["XDG_CONFIG_HOME"]!, "lockstep"), { recursive: true });
     symlinkSync("/dev/zero", path.join(user.env["XDG_CONFIG_HOME"]!, "lockstep", "config.json"));
-    expect(loadSettings({ root: user.root, env: user.env }).problems[0]?.message).toMatch(/is a device, not a regular file/);
+    expect(loadSettings({ root: user.root, env: user.env }).problems[0]?.message).toMatch(
+      /is a device, not a regular file/,
+    );
   });
 
   it("a 100 MB file is refused by its size without being read; 100,000-deep JSON is a named error", () => {
     const { root, env, file } = setup("{}");
     truncateSync(file, 100 * 1024 * 1024);
     const started = Date.now();
-    expect(loadSettings({ root, env }).problems[0]?.message).toMatch(/over 1,048,576 bytes; the limit is 1,048,576 bytes/);
+    expect(loadSettings({ root, env }).problems[0]?.message).toMatch(
+      /over 1,048,576 bytes; the limit is 1,048,576 bytes/,
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
     writeFileSync(file, `{"model": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`);
     const deep = loadSettings({ root, env }).problems[0]?.message ?? "";

@@ -25,7 +25,11 @@ describe("DiagnosticsHub", () => {
     // The staged change is decided: the wrapped server's new list is not taken with it.
     h.set("child", "file:///a.ts", [at(2, "unused", "typescript")], 5);
     h.set("review", "file:///a.ts", []);
-    expect(sent.at(-1)).toEqual({ uri: "file:///a.ts", diagnostics: [at(2, "unused", "typescript")], version: 5 });
+    expect(sent.at(-1)).toEqual({
+      uri: "file:///a.ts",
+      diagnostics: [at(2, "unused", "typescript")],
+      version: 5,
+    });
   });
 
   it("passes the wrapped server's version on only when its list is all there is", () => {

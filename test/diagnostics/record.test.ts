@@ -6,7 +6,11 @@ import { DiagnosticsRecord, markNew, SETTLE_MS } from "../../server/src/diagnost
 import type { WireDiagnostic } from "../../server/src/diagnostics/types.js";
 
 const URI = "file:///w/a.ts";
-const at = (line: number, message = "boom"): WireDiagnostic => ({ range: { start: { line, character: 0 }, end: { line, character: 4 } }, severity: 1, message });
+const at = (line: number, message = "boom"): WireDiagnostic => ({
+  range: { start: { line, character: 0 }, end: { line, character: 4 } },
+  severity: 1,
+  message,
+});
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function recordWith(waitMs = 400): DiagnosticsRecord {
@@ -22,7 +26,14 @@ describe("DiagnosticsRecord.watch", () => {
     record.record(URI, [at(3, "syntax")], 2);
     await sleep(SETTLE_MS / 2);
     record.record(URI, [at(3, "syntax"), at(5, "types")], 2);
-    expect(await after).toMatchObject({ status: "received", version: 2, diagnostics: [{ line: 4, new: true }, { line: 6, new: true }] });
+    expect(await after).toMatchObject({
+      status: "received",
+      version: 2,
+      diagnostics: [
+        { line: 4, new: true },
+        { line: 6, new: true },
+      ],
+    });
   });
 
   it("ignores a list for the version the change was built on, or an older one", async () => {
@@ -44,7 +55,11 @@ describe("DiagnosticsRecord.watch", () => {
     const alone = record.watch(URI, 2)(new AbortController().signal);
     record.record(URI, [at(7)], undefined);
     const result = await alone;
-    expect(result).toMatchObject({ status: "received", version: null, diagnostics: [{ line: 8, new: true }] });
+    expect(result).toMatchObject({
+      status: "received",
+      version: null,
+      diagnostics: [{ line: 8, new: true }],
+    });
     expect(result.message).toContain("may be for an earlier text");
   });
 
@@ -59,7 +74,11 @@ describe("DiagnosticsRecord.watch", () => {
     const started = Date.now();
     const unchanged = record.watch(URI, 2)(new AbortController().signal);
     record.record(URI, [at(0), at(1)], 3);
-    expect(await unchanged).toMatchObject({ status: "received", version: 3, diagnostics: [{ new: false }, { new: false }] });
+    expect(await unchanged).toMatchObject({
+      status: "received",
+      version: 3,
+      diagnostics: [{ new: false }, { new: false }],
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
   });
 
@@ -75,13 +94,18 @@ describe("DiagnosticsRecord.watch", () => {
     const record = recordWith();
     expect(await record.watch(URI, null)(AbortSignal.timeout(1000))).toMatchObject({ status: "not_open" });
     const off = new DiagnosticsRecord("srv", () => 0);
-    expect(await off.watch(URI, 1)(new AbortController().signal)).toMatchObject({ status: "timeout", message: expect.stringContaining("diagnosticsWaitMs is 0") as string });
+    expect(await off.watch(URI, 1)(new AbortController().signal)).toMatchObject({
+      status: "timeout",
+      message: expect.stringContaining("diagnosticsWaitMs is 0") as string,
+    });
   });
 });
 
 describe("markNew", () => {
   it("counts copies: a second equal diagnostic is new, a moved one is not", () => {
-    const before = [{ line: 1, column: 1, end_line: 1, end_column: 2, severity: "error" as const, message: "x" }];
+    const before = [
+      { line: 1, column: 1, end_line: 1, end_column: 2, severity: "error" as const, message: "x" },
+    ];
     const after = [
       { ...before[0]!, line: 5, end_line: 5 },
       { ...before[0]!, line: 6, end_line: 6 },

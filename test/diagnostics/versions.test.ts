@@ -4,9 +4,18 @@ import { describe, expect, it } from "vitest";
 import { SentVersions } from "../../server/src/diagnostics/versions.js";
 
 const URI = "file:///p/a.ts";
-const open = (version: number) => ["textDocument/didOpen", { textDocument: { uri: URI, languageId: "typescript", version, text: "" } }] as const;
-const change = (version: number) => ["textDocument/didChange", { textDocument: { uri: URI, version }, contentChanges: [] }] as const;
-const list = (version?: number) => ({ uri: URI, diagnostics: [], ...(version !== undefined ? { version } : {}) });
+const open = (version: number) =>
+  [
+    "textDocument/didOpen",
+    { textDocument: { uri: URI, languageId: "typescript", version, text: "" } },
+  ] as const;
+const change = (version: number) =>
+  ["textDocument/didChange", { textDocument: { uri: URI, version }, contentChanges: [] }] as const;
+const list = (version?: number) => ({
+  uri: URI,
+  diagnostics: [],
+  ...(version !== undefined ? { version } : {}),
+});
 
 type Step = readonly [string, unknown];
 
@@ -16,7 +25,12 @@ describe("SentVersions", () => {
     ["one text sent since the last list: that text's", [open(1)], list(), 1],
     ["two texts sent since the last list: cannot be told", [open(1), change(2)], list(), undefined],
     ["nothing sent: cannot be told", [], list(), undefined],
-    ["other notifications do not count", [open(1), ["textDocument/didSave", { textDocument: { uri: URI } }]], list(), 1],
+    [
+      "other notifications do not count",
+      [open(1), ["textDocument/didSave", { textDocument: { uri: URI } }]],
+      list(),
+      1,
+    ],
   ])("%s", (_name, steps, published, expected) => {
     const versions = new SentVersions();
     for (const [method, params] of steps) versions.noteSent(method, params);

@@ -43,7 +43,8 @@ function linksOf(text: string): { target: string; line: number }[] {
   text.split("\n").forEach((l, i) => {
     if (/^\s*```/.test(l)) inCode = !inCode;
     if (inCode) return;
-    for (const m of l.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push({ target: m[1]!, line: i + 1 });
+    for (const m of l.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g))
+      out.push({ target: m[1]!, line: i + 1 });
   });
   return out;
 }
@@ -57,7 +58,7 @@ function commandsOf(file: string): { line: number; words: string[] }[] {
     .forEach((l, i) => {
       const fence = /^\s*```(\S*)/.exec(l);
       if (fence) {
-        lang = lang === undefined ? fence[1] ?? "" : undefined;
+        lang = lang === undefined ? (fence[1] ?? "") : undefined;
         return;
       }
       if (lang === undefined || !["sh", "bash", "shell", "console"].includes(lang)) return;
@@ -81,12 +82,21 @@ describe("the docs", () => {
     for (const { target, line } of linksOf(readFileSync(path.join(REPO, file), "utf8"))) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
       const [rel, anchor] = target.split("#") as [string, string | undefined];
-      const dest = rel === "" ? path.join(REPO, file) : path.resolve(path.dirname(path.join(REPO, file)), decodeURIComponent(rel));
+      const dest =
+        rel === ""
+          ? path.join(REPO, file)
+          : path.resolve(path.dirname(path.join(REPO, file)), decodeURIComponent(rel));
       if (!existsSync(dest)) {
         broken.push(`${file}:${line}: ${target} (no such file)`);
         continue;
       }
-      if (anchor !== undefined && anchor !== "" && dest.endsWith(".md") && statSync(dest).isFile() && !anchorsOf(dest).has(anchor)) {
+      if (
+        anchor !== undefined &&
+        anchor !== "" &&
+        dest.endsWith(".md") &&
+        statSync(dest).isFile() &&
+        !anchorsOf(dest).has(anchor)
+      ) {
         broken.push(`${file}:${line}: ${target} (no heading #${anchor} in ${path.relative(REPO, dest)})`);
       }
     }
@@ -127,7 +137,8 @@ describe("the docs", () => {
       const wrapAt = rest.indexOf("--");
       for (const word of wrapAt >= 0 ? rest.slice(0, wrapAt) : rest) {
         const option = /^(--?[a-z][a-z0-9-]*)/i.exec(word)?.[1];
-        if (option !== undefined && !usage.includes(option)) wrong.push(`${where}: ${option} is not an option of lockstep ${command || "(the server)"}`);
+        if (option !== undefined && !usage.includes(option))
+          wrong.push(`${where}: ${option} is not an option of lockstep ${command || "(the server)"}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -144,7 +155,13 @@ describe("the docs", () => {
   });
 
   it("say nowhere that the agent needs a Gemini key", () => {
-    const claims = MARKDOWN.flatMap((f) => (/needs (a Gemini key|`GEMINI_API_KEY`)|instead of calling Gemini/.test(readFileSync(path.join(REPO, f), "utf8")) ? [f] : []));
+    const claims = MARKDOWN.flatMap((f) =>
+      /needs (a Gemini key|`GEMINI_API_KEY`)|instead of calling Gemini/.test(
+        readFileSync(path.join(REPO, f), "utf8"),
+      )
+        ? [f]
+        : [],
+    );
     expect(claims).toEqual([]);
   });
 });

@@ -8,7 +8,13 @@
 // and C-u M-x lockstep-revert RET <job> RET. A third answers no to Eglot's
 // own "Proceed?" prompt.
 import { describe, expect, it } from "vitest";
-import { lastResponses, sha256Hex, turn, writeCall, type WireFunctionResponse } from "../support/agent-scripts.js";
+import {
+  lastResponses,
+  sha256Hex,
+  turn,
+  writeCall,
+  type WireFunctionResponse,
+} from "../support/agent-scripts.js";
 import { startFakeGemini, type FakeScript, type RecordedRequest } from "../support/fake-gemini.js";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
 import { REPO, makeWorkspace, resultOf, runEditor } from "./fixtures/harness.js";
@@ -101,7 +107,14 @@ interface KeysResult extends ScenarioResult<BufferView> {
   list_selected: boolean;
   list: string[];
   moves: Keys[];
-  preview: { hunk_id: string; buffer: string; before_line: number; text: string; face: string; shown: boolean } | null;
+  preview: {
+    hunk_id: string;
+    buffer: string;
+    before_line: number;
+    text: string;
+    face: string;
+    shown: boolean;
+  } | null;
   preview_after_reject: unknown;
   visit: Keys;
   accept: Keys;
@@ -131,11 +144,16 @@ interface KeysResult extends ScenarioResult<BufferView> {
 }
 
 /** Each request the model made after its write: the write_file answer it heard. */
-const heard = (request: RecordedRequest | undefined): WireFunctionResponse["response"] | undefined => lastResponses(request)[0]?.response;
-const statuses = (hunks: Hunk[] | undefined): [string, string | undefined][] => (hunks ?? []).map((h) => [h.hunk_id, h.status]);
+const heard = (request: RecordedRequest | undefined): WireFunctionResponse["response"] | undefined =>
+  lastResponses(request)[0]?.response;
+const statuses = (hunks: Hunk[] | undefined): [string, string | undefined][] =>
+  (hunks ?? []).map((h) => [h.hunk_id, h.status]);
 
 /** Plays `scenario` in Emacs with the fake model on `script`; returns the driver's report and the requests the model got. */
-async function play<R extends ScenarioResult = ReviewResult>(scenario: Record<string, unknown>, script: FakeScript): Promise<{ r: R; requests: RecordedRequest[] }> {
+async function play<R extends ScenarioResult = ReviewResult>(
+  scenario: Record<string, unknown>,
+  script: FakeScript,
+): Promise<{ r: R; requests: RecordedRequest[] }> {
   requireEmacs();
   const fake = await startFakeGemini(script);
   try {
@@ -161,8 +179,14 @@ const write = turn({ calls: [writeCall(FILE, PROPOSED, sha256Hex(BEFORE))] });
 describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: TEST_TIMEOUT_MS }, () => {
   it("approval review: one hunk accepted, the other rejected, the run reverted; a second proposal rejected whole with C-u", async () => {
     // Each run: the model writes calc.py, then ends once it hears what became of the write.
-    const { r, requests } = await play({ scenario: "review", settings: { approval: "review" }, prompt: "simplify calc.py", second_prompt: "try again" }, (_request, index) =>
-      index % 2 === 0 ? write : turn({ text: ["Noted."] }),
+    const { r, requests } = await play(
+      {
+        scenario: "review",
+        settings: { approval: "review" },
+        prompt: "simplify calc.py",
+        second_prompt: "try again",
+      },
+      (_request, index) => (index % 2 === 0 ? write : turn({ text: ["Noted."] })),
     );
 
     // Flymake shows each hunk as an information diagnostic on the line it changes.
@@ -182,9 +206,13 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       [2, 2],
       [14, 14],
     ]);
-    expect(r.list[0]).toBe("2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(r.list[0]).toBe(
+      "2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
     expect(r.list).toContain(`calc.py:2: ${first?.hunk_id} write_file +1 −1: return h * w (${r.first_job})`);
-    expect(r.list).toContain(`calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${r.first_job})`);
+    expect(r.list).toContain(
+      `calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${r.first_job})`,
+    );
     expect(r.list).toContain(`  -${FIRST[0]}`);
     expect(r.list).toContain(`  +${SECOND[1]}`);
 
@@ -192,7 +220,9 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(r.first_visit).toEqual({ buffer: FILE, line: 2 });
     expect(statuses(r.accepted)).toEqual([[first?.hunk_id, "applied"]]);
     expect(r.after_accept).toMatchObject({ text: FIRST_ONLY, modified: true });
-    expect(r.list_after_accept[0]).toBe("1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(r.list_after_accept[0]).toBe(
+      "1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
     // The next next-error goes to the second; lockstep-reject there leaves it out.
     expect(r.second_visit).toEqual({ buffer: FILE, line: 14 });
     expect(statuses(r.rejected)).toEqual([[second?.hunk_id, "rejected"]]);
@@ -214,13 +244,20 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     expect(r.after_revert.text).toBe(BEFORE);
 
     // The second run: lockstep-accept off any hunk says so; C-u M-x lockstep-review lists this file's hunks.
-    expect(r.off_hunk.command_error).toBe("[lockstep] No proposed change at line 1 of calc.py; M-x lockstep-review lists them");
-    expect(r.file_list[0]).toBe("2 proposed changes wait for review in calc.py.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(r.off_hunk.command_error).toBe(
+      "[lockstep] No proposed change at line 1 of calc.py; M-x lockstep-review lists them",
+    );
+    expect(r.file_list[0]).toBe(
+      "2 proposed changes wait for review in calc.py.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
     // Its proposal, rejected whole with C-u M-x lockstep-reject from the top of the file.
     expect(r.rejected_file.map((h) => h.status)).toEqual(["rejected", "rejected"]);
     const secondRun = heard(requests[3]);
     expect(secondRun).toMatchObject({ ok: false, error: { code: "rejected" } });
-    expect((secondRun?.data?.["hunks"] as Hunk[] | undefined)?.map((h) => h.status)).toEqual(["rejected", "rejected"]);
+    expect((secondRun?.data?.["hunks"] as Hunk[] | undefined)?.map((h) => h.status)).toEqual([
+      "rejected",
+      "rejected",
+    ]);
     expect(r.final.text).toBe(BEFORE);
     expect(r.disk).toBe(BEFORE);
     expect(requests).toHaveLength(4);
@@ -238,7 +275,12 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
         revert_typed_line: 6,
         typing: "C-e SPC # SPC m i n e", // TYPED at the end of the line
       },
-      (_request, index) => (index === 0 ? write : index === 2 ? turn({ calls: [writeCall(FILE, SECOND_PROPOSED, sha256Hex(FIRST_ONLY))] }) : turn({ text: ["Noted."] })),
+      (_request, index) =>
+        index === 0
+          ? write
+          : index === 2
+            ? turn({ calls: [writeCall(FILE, SECOND_PROPOSED, sha256Hex(FIRST_ONLY))] })
+            : turn({ text: ["Noted."] }),
     );
     const [first, second] = k.moves;
     // M-x lockstep-review selects the list: its keys work at once.
@@ -250,13 +292,24 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       ["p", first?.hunk_id],
     ]);
     expect(k.list).toContain(`calc.py:2: ${first?.hunk_id} write_file +1 −1: return h * w (${k.first_job})`);
-    expect(k.list).toContain(`calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${k.first_job})`);
+    expect(k.list).toContain(
+      `calc.py:14: ${second?.hunk_id} write_file +1 −1: return s * s (${k.first_job})`,
+    );
     // Point on a hunk in the list previews it in its file: its diff under its lines, in the diff faces.
-    expect(k.preview).toEqual({ hunk_id: first?.hunk_id, buffer: FILE, before_line: 3, text: `-${FIRST[0]}\n+${FIRST[1]}\n`, face: "diff-removed", shown: true });
+    expect(k.preview).toEqual({
+      hunk_id: first?.hunk_id,
+      buffer: FILE,
+      before_line: 3,
+      text: `-${FIRST[0]}\n+${FIRST[1]}\n`,
+      face: "diff-removed",
+      shown: true,
+    });
     expect(k.visit).toMatchObject({ buffer: FILE, line: 2 });
     // a on the first hunk's line lands it; n goes to the other, r leaves it out.
     expect(k.accept).toMatchObject({ buffer: REVIEW_LIST, message: `[lockstep] ${first?.hunk_id} applied` });
-    expect(k.list_after_accept[0]).toBe("1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(k.list_after_accept[0]).toBe(
+      "1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
     expect(k.to_other.hunk_id).toBe(second?.hunk_id);
     expect(k.reject).toMatchObject({ message: `[lockstep] ${second?.hunk_id} rejected` });
     expect(k.list_after_reject).toEqual(["Nothing waits for review."]);
@@ -270,15 +323,27 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
     // The second run's proposal comes while the list says nothing waits: g lists it.
     expect(k.stale_list).toEqual(["Nothing waits for review."]);
     expect(k.refresh.command_error).toBeUndefined();
-    expect(k.refreshed_list[0]).toBe("2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
-    const [other, typedOver] = k.refreshed_list.filter((l) => l.startsWith("calc.py:")).map((l) => l.split(" ")[1]);
-    expect(k.refreshed_list).toContain(`calc.py:6: ${other} write_file +1 −1: return 2 * w + 2 * h (${k.second_job})`);
-    expect(k.refreshed_list).toContain(`calc.py:14: ${typedOver} write_file +1 −1: return s * s (${k.second_job})`);
+    expect(k.refreshed_list[0]).toBe(
+      "2 proposed changes wait for review.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
+    const [other, typedOver] = k.refreshed_list
+      .filter((l) => l.startsWith("calc.py:"))
+      .map((l) => l.split(" ")[1]);
+    expect(k.refreshed_list).toContain(
+      `calc.py:6: ${other} write_file +1 −1: return 2 * w + 2 * h (${k.second_job})`,
+    );
+    expect(k.refreshed_list).toContain(
+      `calc.py:14: ${typedOver} write_file +1 −1: return s * s (${k.second_job})`,
+    );
     // The user typed over line 14, the second hunk's own line, and went back to the list
     // before Eglot's idle timer sent it: a there is a conflict, never forced; the typing stays.
     expect(k.typing).toMatchObject({ buffer: FILE, line: 14 });
-    expect(k.conflict.message).toBe(`[lockstep] ${typedOver} conflict: Conflict: the lines it changes (lines 14–14) were edited since the change was proposed.`);
-    expect(k.list_after_conflict[0]).toBe("1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh");
+    expect(k.conflict.message).toBe(
+      `[lockstep] ${typedOver} conflict: Conflict: the lines it changes (lines 14–14) were edited since the change was proposed.`,
+    );
+    expect(k.list_after_conflict[0]).toBe(
+      "1 proposed change waits for review.  RET visit, a accept, r reject (C-u: whole file), g refresh",
+    );
     // The other hunk still lands, then g shows nothing pending.
     expect(k.accept_other.message).toBe(`[lockstep] ${other} applied`);
     expect(k.final_refresh.command_error).toBeUndefined();
@@ -290,14 +355,18 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
       [other, "applied"],
       [typedOver, "conflict"],
     ]);
-    expect((heardSecond?.data?.["hunks"] as Hunk[])[1]?.message).toMatch(/^Conflict: the lines it changes \(lines 14–14\) were edited/);
+    expect((heardSecond?.data?.["hunks"] as Hunk[])[1]?.message).toMatch(
+      /^Conflict: the lines it changes \(lines 14–14\) were edited/,
+    );
 
     // C-u M-x lockstep-revert RET <second job>, after the user typed over line 6, its applied
     // line: left as it is, reported in *lockstep revert* with the part that would be undone.
     const edited = secondRun.replace(THIRD[1], `${THIRD[1]}${TYPED}`);
     expect(k.revert_conflict.message).toBe(`[lockstep] Revert of ${k.second_job}: ${FILE} conflict`);
     expect(k.revert_buffer_shown).toBe(true);
-    expect(k.revert_buffer).toMatch(/^calc\.py: conflict\ncalc\.py was left as it is: .*lines 6–6\) were edited/);
+    expect(k.revert_buffer).toMatch(
+      /^calc\.py: conflict\ncalc\.py was left as it is: .*lines 6–6\) were edited/,
+    );
     expect(k.revert_buffer).toContain(`-${THIRD[1]}\n+${THIRD[0]}\n`);
     expect(k.after_revert_conflict.text).toBe(edited);
     // C-u M-x lockstep-revert RET <first job>: that job (not the last) is undone, the rest stays.
@@ -308,8 +377,15 @@ describe("Emacs 28 + Eglot 1.9: review and revert with lockstep.el", { timeout: 
   });
 
   it("approval auto: no to Eglot's own Proceed? reaches the model as rejected; the buffer is untouched", async () => {
-    const { r, requests } = await play({ scenario: "proceed", settings: { approval: "auto" }, confirm: true, prompt: "simplify calc.py", select: { "y-or-n-p": "n" } }, (_request, index) =>
-      index === 0 ? write : turn({ text: ["Understood."] }),
+    const { r, requests } = await play(
+      {
+        scenario: "proceed",
+        settings: { approval: "auto" },
+        confirm: true,
+        prompt: "simplify calc.py",
+        select: { "y-or-n-p": "n" },
+      },
+      (_request, index) => (index === 0 ? write : turn({ text: ["Understood."] })),
     );
     expect(r.prompts).toHaveLength(1);
     expect(r.prompts[0]).toMatchObject({ kind: "y-or-n-p", picked: "n" });

@@ -32,13 +32,17 @@ interface EmacsResult extends ScenarioResult<EmacsBufferView> {
   steps: string[];
 }
 
-async function runEmacs(input: Record<string, unknown>, env: Record<string, string> = {}): Promise<EmacsResult> {
+async function runEmacs(
+  input: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<EmacsResult> {
   requireEmacs();
   return playScenario<EmacsResult>(emacsCommand("driver.el"), { ...input, modes: MODES }, env);
 }
 
 /** lockstep.el's report of the edit blocks' status, in the echo area. */
-const blockReport = (r: EmacsResult): string | undefined => r.messages.find((m) => m.startsWith("[lockstep]") && m.includes("edit block"));
+const blockReport = (r: EmacsResult): string | undefined =>
+  r.messages.find((m) => m.startsWith("[lockstep]") && m.includes("edit block"));
 
 describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIMEOUT_MS }, () => {
   it("read_file returns the buffer's unsaved text and Eglot's version of it", async () => {
@@ -51,8 +55,16 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
 
   it("lockstep-apply-edit-blocks applies both blocks to buffers: the visited one and one Eglot visits", async () => {
     const r = await runEmacs({ ...blocksInput, select: { "y-or-n-p": "y" } });
-    expect(r.buffers?.["calc.py"]).toMatchObject({ exists: true, modified: true, text: blocksInput.expected["calc.py"] });
-    expect(r.buffers?.["shapes.py"]).toMatchObject({ exists: true, modified: true, text: blocksInput.expected["shapes.py"] });
+    expect(r.buffers?.["calc.py"]).toMatchObject({
+      exists: true,
+      modified: true,
+      text: blocksInput.expected["calc.py"],
+    });
+    expect(r.buffers?.["shapes.py"]).toMatchObject({
+      exists: true,
+      modified: true,
+      text: blocksInput.expected["shapes.py"],
+    });
     // Eglot 1.9 asks before it edits a file that is not visited (the driver says yes).
     expect(r.prompts.map((p) => p.kind)).toEqual(["y-or-n-p"]);
     expect(r.prompts[0]?.prompt).toContain("shapes.py");
@@ -68,12 +80,27 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
 
   it("lockstep-revert of an accepted change left unsaved in a buffer lockstep does not manage: reverted from the buffer", async () => {
     const before = "old notes\n";
-    const fake = await startFakeGemini([turn({ calls: [writeCall("notes.txt", "new notes\n", sha256Hex(before))] }), turn({ text: ["Wrote the notes."] })]);
+    const fake = await startFakeGemini([
+      turn({ calls: [writeCall("notes.txt", "new notes\n", sha256Hex(before))] }),
+      turn({ text: ["Wrote the notes."] }),
+    ]);
     try {
       const r = (await runEmacs(
-        { scenario: "revert-unsaved", settings: { approval: "ask" }, file: "calc.py", prompt: "rewrite the notes", notes_before: before, select: { "lockstep.approval": "Apply" } },
+        {
+          scenario: "revert-unsaved",
+          settings: { approval: "ask" },
+          file: "calc.py",
+          prompt: "rewrite the notes",
+          notes_before: before,
+          select: { "lockstep.approval": "Apply" },
+        },
         { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      )) as EmacsResult & { after_run: EmacsBufferView; reverted: { status: string; message: string }[]; after_revert: EmacsBufferView; disk: string };
+      )) as EmacsResult & {
+        after_run: EmacsBufferView;
+        reverted: { status: string; message: string }[];
+        after_revert: EmacsBufferView;
+        disk: string;
+      };
       expect(r.after_run).toMatchObject({ text: "new notes\n", modified: true, managed: false });
       expect(r.disk).toBe(before);
       expect(r.reverted.map((f) => f.status)).toEqual(["reverted"]);
@@ -84,7 +111,11 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
   });
 
   it("M-x lockstep-trust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {
-    const r = (await runEmacs({ scenario: "trust", settings: {}, file: "calc.py" })) as EmacsResult & { before?: { data?: Record<string, unknown> }; session?: { data?: Record<string, unknown> }; trust_file?: string };
+    const r = (await runEmacs({ scenario: "trust", settings: {}, file: "calc.py" })) as EmacsResult & {
+      before?: { data?: Record<string, unknown> };
+      session?: { data?: Record<string, unknown> };
+      trust_file?: string;
+    };
     expect(r.before?.data?.["trust"]).toMatchObject({ trusted: false });
     expect(r.session?.data?.["trust"]).toMatchObject({ trusted: true });
     const folder = String((r.session?.data?.["trust"] as { folder: string }).folder);

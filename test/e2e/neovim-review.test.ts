@@ -10,7 +10,16 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastResponses, sha256Hex, turn, writeCall, type Call } from "../support/agent-scripts.js";
 import { startFakeGemini, type FakeScript, type RecordedRequest } from "../support/fake-gemini.js";
-import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor } from "./fixtures/harness.js";
+import {
+  FIXTURES,
+  REPO,
+  makeWorkspace,
+  once,
+  requireBuild,
+  requireEditor,
+  resultOf,
+  runEditor,
+} from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, type Envelope } from "./fixtures/scenario-checks.js";
 import { FAKE_KEY } from "./fixtures/scenarios.js";
 
@@ -45,7 +54,8 @@ const OVER_HUNK = [FIRST[0], "  # mine"] as const;
 const ELSEWHERE = ["    return 2 * (w + h)", "  # typed"] as const;
 const OVER_APPLIED = [SECOND[1], "  # checked"] as const;
 const DIAGONAL = ["    return (w ** 2 + h ** 2) ** 0.5", "    return (w * w + h * h) ** 0.5"] as const;
-const typed = (text: string, [line, suffix]: readonly [string, string]): string => text.replace(line, line + suffix);
+const typed = (text: string, [line, suffix]: readonly [string, string]): string =>
+  text.replace(line, line + suffix);
 const TYPED = typed(typed(BEFORE, OVER_HUNK), ELSEWHERE);
 const LANDED = TYPED.replace(SECOND[0], SECOND[1]);
 const JOB2 = LANDED.replace(DIAGONAL[0], DIAGONAL[1]);
@@ -100,27 +110,60 @@ const ready = once(() => {
 });
 
 type Heard = { name: string; ok: boolean; hunks: unknown }[];
-const heardIn = (request: RecordedRequest | undefined): Heard => lastResponses(request).map((answer) => ({ name: answer.name, ok: answer.response.ok, hunks: answer.response.data?.["hunks"] }));
+const heardIn = (request: RecordedRequest | undefined): Heard =>
+  lastResponses(request).map((answer) => ({
+    name: answer.name,
+    ok: answer.response.ok,
+    hunks: answer.response.data?.["hunks"],
+  }));
 
 /** The model: PROPOSED for the first prompt, `second` (if any) for the second, "Done." after each. */
 function modelTurns(second?: Call): FakeScript {
-  return (_request, index) => (index === 0 ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] }) : index === 2 && second ? turn({ calls: [second] }) : turn({ text: ["Done."] }));
+  return (_request, index) =>
+    index === 0
+      ? turn({ calls: [writeCall("calc.py", PROPOSED, sha256Hex(BEFORE))] })
+      : index === 2 && second
+        ? turn({ calls: [second] })
+        : turn({ text: ["Done."] });
 }
 
 /**
  * Plays `flow` of the driver (`hunks`, `file` or `conflict`, with its input); `heard`: what the
  * model heard back from its write_file, for each prompt.
  */
-async function playReview(flow: string, extra: Record<string, unknown> = {}, second?: Call): Promise<{ r: ReviewResult; heard: Heard[] }> {
+async function playReview(
+  flow: string,
+  extra: Record<string, unknown> = {},
+  second?: Call,
+): Promise<{ r: ReviewResult; heard: Heard[] }> {
   ready();
   const fake = await startFakeGemini(modelTurns(second));
   try {
     const workspace = await makeWorkspace({ "calc.py": BEFORE });
     const run = await runEditor<ReviewResult>({
       command: "nvim",
-      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "review-driver.lua")}`],
+      args: [
+        "--headless",
+        "-u",
+        "NONE",
+        "-i",
+        "NONE",
+        "-n",
+        "--cmd",
+        `set rtp+=${path.join(REPO, "clients", "neovim")}`,
+        "-c",
+        `luafile ${path.join(FIXTURES, "nvim", "review-driver.lua")}`,
+      ],
       logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-      input: { workspace, repo: REPO, node: process.execPath, file: "calc.py", prompt: PROMPT, flow, ...extra },
+      input: {
+        workspace,
+        repo: REPO,
+        node: process.execPath,
+        file: "calc.py",
+        prompt: PROMPT,
+        flow,
+        ...extra,
+      },
       cwd: workspace,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
       timeoutMs: 50_000, // under TEST_TIMEOUT_MS; room for a loaded machine
@@ -134,8 +177,10 @@ async function playReview(flow: string, extra: Record<string, unknown> = {}, sec
   }
 }
 
-const replies = (r: ReviewResult, command: string): (Envelope | undefined)[] => r.commands.filter((c) => c.command === command).map((c) => c.reply);
-const decisions = (r: ReviewResult): unknown[] => r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument);
+const replies = (r: ReviewResult, command: string): (Envelope | undefined)[] =>
+  r.commands.filter((c) => c.command === command).map((c) => c.reply);
+const decisions = (r: ReviewResult): unknown[] =>
+  r.commands.filter((c) => c.command === "lockstep.decide").map((c) => c.argument);
 
 /** Under each hunk: a header, the line it replaces and the line it proposes, in the diff colours. */
 const PROPOSED_LINES: Proposed[] = [
@@ -168,16 +213,28 @@ const STAGED = [
 function expectReverted(r: ReviewResult): void {
   expect(r.chat.at(-1)).toBe("[done] done · files changed: calc.py");
   const [revert, again] = replies(r, "lockstep.revert");
-  expect(revert).toMatchObject({ ok: true, data: { job_id: r.job_id, files: [{ file_path: "calc.py", status: "reverted" }] } });
+  expect(revert).toMatchObject({
+    ok: true,
+    data: { job_id: r.job_id, files: [{ file_path: "calc.py", status: "reverted" }] },
+  });
   expect(r.after_revert).toEqual({ text: BEFORE, disk: BEFORE, modified: true });
-  expect(r.messages.map((m) => m.message)).toContainEqual(expect.stringMatching(new RegExp(`^lockstep: revert of ${r.job_id}\\nreverted +calc\\.py  calc\\.py: this job's changes are undone`)));
+  expect(r.messages.map((m) => m.message)).toContainEqual(
+    expect.stringMatching(
+      new RegExp(
+        `^lockstep: revert of ${r.job_id}\\nreverted +calc\\.py  calc\\.py: this job's changes are undone`,
+      ),
+    ),
+  );
   expect(again).toMatchObject({ ok: false, error: { code: "not_found" } });
   expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
 }
 
 describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIMEOUT_MS }, () => {
   it("two hunks: :LockstepAccept takes one, :LockstepReject in the quickfix window drops the other, :LockstepRevert undoes the job", async () => {
-    const { r, heard: [heard] } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
+    const {
+      r,
+      heard: [heard],
+    } = await playReview("hunks", { expected: { first: ONLY_FIRST } });
 
     // Staged, not applied: one information diagnostic per hunk, listed in the quickfix list.
     expect(r.diagnostics).toEqual(STAGED);
@@ -218,15 +275,29 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     expect(r.after_second.review?.items).toEqual([]);
     expect(r.after_second.proposed).toEqual([]);
     expect(r.after_second.diagnostics).toEqual([]);
-    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 applied", "lockstep: c1.2 rejected"]));
+    expect(r.messages.map((m) => m.message)).toEqual(
+      expect.arrayContaining(["lockstep: c1.1 applied", "lockstep: c1.2 rejected"]),
+    );
 
     // The model heard exactly that.
-    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "applied" }, { hunk_id: "c1.2", status: "rejected" }] }]);
+    expect(heard).toEqual([
+      {
+        name: "write_file",
+        ok: true,
+        hunks: [
+          { hunk_id: "c1.1", status: "applied" },
+          { hunk_id: "c1.2", status: "rejected" },
+        ],
+      },
+    ]);
     expectReverted(r);
   });
 
   it("the code action rejects one hunk, :LockstepAccept! takes the rest of the file, :LockstepRevert undoes the job", async () => {
-    const { r, heard: [heard] } = await playReview("file", { code_action: "lockstep: Reject this change", reopen: true });
+    const {
+      r,
+      heard: [heard],
+    } = await playReview("file", { code_action: "lockstep: Reject this change", reopen: true });
 
     expect(r.diagnostics).toEqual(STAGED);
     // The file wiped and opened again while the hunks wait: their proposed lines are drawn again.
@@ -235,7 +306,14 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
       message: "lockstep: no proposed change at line 1 of calc.py (:LockstepReview lists them)",
       level: 3,
     });
-    expect(r.code_action_menu).toEqual(expect.arrayContaining(["lockstep: Accept this change", "lockstep: Reject this change", "lockstep: Accept all proposed changes in calc.py", "lockstep: Show proposed diff"]));
+    expect(r.code_action_menu).toEqual(
+      expect.arrayContaining([
+        "lockstep: Accept this change",
+        "lockstep: Reject this change",
+        "lockstep: Accept all proposed changes in calc.py",
+        "lockstep: Show proposed diff",
+      ]),
+    );
     expect(r.after_first.text).toBe(BEFORE);
     expect(r.after_first.diagnostics).toEqual([STAGED[1]]);
     // The cursor was on no hunk: ! decides the whole file; the review list is then empty.
@@ -246,22 +324,46 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     ]);
     expect(r.after_second.text).toBe(ONLY_SECOND);
     expect(r.after_second.diagnostics).toEqual([]);
-    expect(r.messages.map((m) => m.message)).toEqual(expect.arrayContaining(["lockstep: c1.1 rejected", "lockstep: c1.2 applied", "lockstep: nothing waits for review"]));
+    expect(r.messages.map((m) => m.message)).toEqual(
+      expect.arrayContaining([
+        "lockstep: c1.1 rejected",
+        "lockstep: c1.2 applied",
+        "lockstep: nothing waits for review",
+      ]),
+    );
 
-    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "rejected" }, { hunk_id: "c1.2", status: "applied" }] }]);
+    expect(heard).toEqual([
+      {
+        name: "write_file",
+        ok: true,
+        hunks: [
+          { hunk_id: "c1.1", status: "rejected" },
+          { hunk_id: "c1.2", status: "applied" },
+        ],
+      },
+    ]);
     expectReverted(r);
   });
 
   it("typing over a hunk makes :LockstepAccept a conflict and keeps the typing, the other hunk lands; :LockstepRevert is a conflict over edited lines, a clean job is undone", async () => {
-    const { r, heard: [heard, heardLater] } = await playReview(
+    const {
+      r,
+      heard: [heard, heardLater],
+    } = await playReview(
       "conflict",
-      { typing: { hunk: OVER_HUNK, elsewhere: ELSEWHERE, applied: OVER_APPLIED }, second_prompt: "use products in diagonal" },
+      {
+        typing: { hunk: OVER_HUNK, elsewhere: ELSEWHERE, applied: OVER_APPLIED },
+        second_prompt: "use products in diagonal",
+      },
       writeCall("calc.py", JOB2, sha256Hex(LANDED)),
     );
     expect(r.diagnostics).toEqual(STAGED);
 
     // The user typed over the first hunk's lines: its diagnostic says so before any decision.
-    expect(r.typed).toEqual({ text: TYPED, diagnostics: [{ ...STAGED[0], message: `${STAGED[0]!.message}: conflict, ${CONFLICT}` }, STAGED[1]] });
+    expect(r.typed).toEqual({
+      text: TYPED,
+      diagnostics: [{ ...STAGED[0], message: `${STAGED[0]!.message}: conflict, ${CONFLICT}` }, STAGED[1]],
+    });
 
     // :LockstepAccept on it: a conflict, reported as a warning; the typing stays.
     expect(decisions(r)).toEqual([
@@ -270,18 +372,38 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
       { file_path: expect.stringMatching(/\/calc\.py$/) as string, decision: "apply" },
     ]);
     const [onTyped, onOther, job2] = replies(r, "lockstep.decide");
-    expect(onTyped).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.1", status: "conflict", message: CONFLICT }] } });
+    expect(onTyped).toEqual({
+      ok: true,
+      data: { decision: "apply", hunks: [{ hunk_id: "c1.1", status: "conflict", message: CONFLICT }] },
+    });
     expect(r.messages).toContainEqual({ message: `lockstep: c1.1 conflict: ${CONFLICT}`, level: 3 });
     expect(r.after_first).toEqual({ text: TYPED, diagnostics: [STAGED[1]] });
 
     // :LockstepAccept on the other: it lands beside the typing elsewhere.
-    expect(onOther).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c1.2", status: "applied" }] } });
+    expect(onOther).toEqual({
+      ok: true,
+      data: { decision: "apply", hunks: [{ hunk_id: "c1.2", status: "applied" }] },
+    });
     expect(r.after_second).toEqual({ text: LANDED, diagnostics: [] });
-    expect(heard).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c1.1", status: "conflict", message: CONFLICT }, { hunk_id: "c1.2", status: "applied" }] }]);
+    expect(heard).toEqual([
+      {
+        name: "write_file",
+        ok: true,
+        hunks: [
+          { hunk_id: "c1.1", status: "conflict", message: CONFLICT },
+          { hunk_id: "c1.2", status: "applied" },
+        ],
+      },
+    ]);
 
     // A second job, accepted whole.
-    expect(job2).toEqual({ ok: true, data: { decision: "apply", hunks: [{ hunk_id: "c2.1", status: "applied" }] } });
-    expect(heardLater).toEqual([{ name: "write_file", ok: true, hunks: [{ hunk_id: "c2.1", status: "applied" }] }]);
+    expect(job2).toEqual({
+      ok: true,
+      data: { decision: "apply", hunks: [{ hunk_id: "c2.1", status: "applied" }] },
+    });
+    expect(heardLater).toEqual([
+      { name: "write_file", ok: true, hunks: [{ hunk_id: "c2.1", status: "applied" }] },
+    ]);
     expect(r.after_job2).toBe(JOB2);
     expect(r.second_job).not.toBe(r.first_job);
 
@@ -289,15 +411,30 @@ describe("Neovim 0.7.2 + clients/neovim: review and revert", { timeout: TEST_TIM
     // says why; reverting the second (the last) undoes its line and keeps all the typing.
     expect(replies(r, "lockstep.revert")).toHaveLength(2);
     const [overEdited, clean] = replies(r, "lockstep.revert");
-    expect(overEdited).toMatchObject({ ok: true, data: { job_id: r.first_job, files: [{ file_path: "calc.py", status: "conflict" }] } });
+    expect(overEdited).toMatchObject({
+      ok: true,
+      data: { job_id: r.first_job, files: [{ file_path: "calc.py", status: "conflict" }] },
+    });
     expect(r.after_conflict).toBe(CHECKED);
     const warning = r.messages.find((m) => m.message.startsWith(`lockstep: revert of ${r.first_job!}\n`));
     expect(warning?.level).toBe(3);
-    expect(warning?.message).toMatch(/^lockstep: revert of \S+\nconflict +calc\.py {2}calc\.py was left as it is: .* The part that would be undone:\n@@ /);
+    expect(warning?.message).toMatch(
+      /^lockstep: revert of \S+\nconflict +calc\.py {2}calc\.py was left as it is: .* The part that would be undone:\n@@ /,
+    );
     expect(warning?.message).toContain(`-${SECOND[1]}\n+${SECOND[0]}`);
-    expect(clean).toMatchObject({ ok: true, data: { job_id: r.second_job, files: [{ file_path: "calc.py", status: "reverted" }] } });
-    expect(r.after_revert).toEqual({ text: CHECKED.replace(DIAGONAL[1], DIAGONAL[0]), disk: BEFORE, modified: true });
-    expect(r.chat.filter((line) => line.startsWith("[done]"))).toEqual(["[done] done · files changed: calc.py", "[done] done · files changed: calc.py"]);
+    expect(clean).toMatchObject({
+      ok: true,
+      data: { job_id: r.second_job, files: [{ file_path: "calc.py", status: "reverted" }] },
+    });
+    expect(r.after_revert).toEqual({
+      text: CHECKED.replace(DIAGONAL[1], DIAGONAL[0]),
+      disk: BEFORE,
+      modified: true,
+    });
+    expect(r.chat.filter((line) => line.startsWith("[done]"))).toEqual([
+      "[done] done · files changed: calc.py",
+      "[done] done · files changed: calc.py",
+    ]);
     expect(r.messages.filter((m) => m.message.startsWith("unexpected prompt"))).toEqual([]);
   });
 });

@@ -36,12 +36,26 @@ const ready = once(() => {
   requireBuild();
 });
 
-async function runNvim(input: Record<string, unknown>, env: Record<string, string> = {}): Promise<NvimResult> {
+async function runNvim(
+  input: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<NvimResult> {
   ready();
   return playScenario<NvimResult>(
     {
       command: "nvim",
-      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "driver.lua")}`],
+      args: [
+        "--headless",
+        "-u",
+        "NONE",
+        "-i",
+        "NONE",
+        "-n",
+        "--cmd",
+        `set rtp+=${path.join(REPO, "clients", "neovim")}`,
+        "-c",
+        `luafile ${path.join(FIXTURES, "nvim", "driver.lua")}`,
+      ],
       logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
     },
     input,
@@ -50,7 +64,8 @@ async function runNvim(input: Record<string, unknown>, env: Record<string, strin
 }
 
 /** The plugin's report of the edit blocks' status. */
-const blockReport = (r: NvimResult): string | undefined => r.messages.map((m) => m.message).find((m) => m.includes("edit block"));
+const blockReport = (r: NvimResult): string | undefined =>
+  r.messages.map((m) => m.message).find((m) => m.includes("edit block"));
 
 describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it("read_file returns the buffer's unsaved text and the buffer's version", async () => {
@@ -65,14 +80,21 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it("the edit-blocks code action applies both blocks to buffers: the open one and a hidden one it loads", async () => {
     const r = await runNvim(blocksInput);
     const menu = r.prompts.find((p) => p.kind === "codeaction");
-    expect(menu?.items).toEqual(expect.arrayContaining(["Apply 2 edit blocks", "Check 2 edit blocks (dry run)"]));
+    expect(menu?.items).toEqual(
+      expect.arrayContaining(["Apply 2 edit blocks", "Check 2 edit blocks (dry run)"]),
+    );
     expect(menu?.picked).toBe("Apply 2 edit blocks");
 
     const calc = r.buffers?.["calc.py"];
     expect(calc?.text).toBe(blocksInput.expected["calc.py"]);
     expect(calc?.modified).toBe(true);
     const shapes = r.buffers?.["shapes.py"];
-    expect(shapes).toMatchObject({ exists: true, loaded: true, modified: true, text: blocksInput.expected["shapes.py"] });
+    expect(shapes).toMatchObject({
+      exists: true,
+      loaded: true,
+      modified: true,
+      text: blocksInput.expected["shapes.py"],
+    });
     expectBothBlocksApplied(r, blockReport(r));
   });
 
@@ -82,7 +104,11 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it(":LockstepTrust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {
-    const r = (await runNvim({ scenario: "trust", settings: {}, file: "calc.py" })) as NvimResult & { before?: Envelope; session?: Envelope; trust_file?: string };
+    const r = (await runNvim({ scenario: "trust", settings: {}, file: "calc.py" })) as NvimResult & {
+      before?: Envelope;
+      session?: Envelope;
+      trust_file?: string;
+    };
     expect(r.before?.data?.["trust"]).toMatchObject({ trusted: false });
     expect(r.session?.data?.["trust"]).toMatchObject({ trusted: true });
     const folder = String((r.session?.data?.["trust"] as { folder: string }).folder);

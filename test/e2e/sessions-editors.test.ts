@@ -10,7 +10,16 @@ import { contentsOf, patchCall, sha256Hex, startAgent, turn } from "../support/a
 import { startFakeGemini } from "../support/fake-gemini.js";
 import { stopAllServers } from "../support/lsp-client.js";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
-import { FIXTURES, REPO, once, requireBuild, requireEditor, resultOf, runEditor, type RunOptions } from "./fixtures/harness.js";
+import {
+  FIXTURES,
+  REPO,
+  once,
+  requireBuild,
+  requireEditor,
+  resultOf,
+  runEditor,
+  type RunOptions,
+} from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, type Envelope } from "./fixtures/scenario-checks.js";
 import { FAKE_KEY } from "./fixtures/scenarios.js";
 
@@ -25,7 +34,10 @@ async function storedRun(): Promise<{ root: string; state: string; jobId: string
     files: { "calc.py": BEFORE },
     env: { XDG_STATE_HOME: state },
     initializationOptions: { approval: "auto", closedFileEdits: "disk" },
-    script: [turn({ calls: [patchCall("calc.py", DIFF, sha256Hex(BEFORE))] }), turn({ text: ["Expanded the perimeter."] })],
+    script: [
+      turn({ calls: [patchCall("calc.py", DIFF, sha256Hex(BEFORE))] }),
+      turn({ text: ["Expanded the perimeter."] }),
+    ],
   });
   const job = await rig.finished(await rig.ask("expand the perimeter"));
   expect(job.files_changed).toEqual(["calc.py"]);
@@ -52,13 +64,24 @@ const nvimReady = once(() => {
  * common part; checks what both editors must show (the changed file on opening, the file as
  * before once reverted, the model's request holding the stored answer and the new prompt).
  */
-async function resumeIn<R extends SessionsResult>(launch: Pick<RunOptions, "command" | "args" | "logs">, input: Record<string, unknown>): Promise<{ r: R; jobId: string; request: string }> {
+async function resumeIn<R extends SessionsResult>(
+  launch: Pick<RunOptions, "command" | "args" | "logs">,
+  input: Record<string, unknown>,
+): Promise<{ r: R; jobId: string; request: string }> {
   const { root, state, jobId } = await storedRun();
   const fake = await startFakeGemini([turn({ text: ["Continuing."] })]);
   try {
     const run = await runEditor<R>({
       ...launch,
-      input: { workspace: root, repo: REPO, node: process.execPath, file: "calc.py", prompt: "and the area?", expected: BEFORE, ...input },
+      input: {
+        workspace: root,
+        repo: REPO,
+        node: process.execPath,
+        file: "calc.py",
+        prompt: "and the area?",
+        expected: BEFORE,
+        ...input,
+      },
       cwd: root,
       env: { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl, XDG_STATE_HOME: state },
       timeoutMs: 50_000, // under TEST_TIMEOUT_MS; room for a loaded machine
@@ -79,28 +102,58 @@ async function resumeIn<R extends SessionsResult>(launch: Pick<RunOptions, "comm
 describe("stored sessions in real editors", { timeout: TEST_TIMEOUT_MS }, () => {
   it("Neovim: :LockstepSessions resumes the stored session, :LockstepAsk continues it, :LockstepRevert undoes its run", async () => {
     nvimReady();
-    const { r, jobId, request } = await resumeIn<SessionsResult & { picker: { prompt: string; items: string[] }; commands: { command: string; argument: unknown; reply?: Envelope }[] }>(
+    const { r, jobId, request } = await resumeIn<
+      SessionsResult & {
+        picker: { prompt: string; items: string[] };
+        commands: { command: string; argument: unknown; reply?: Envelope }[];
+      }
+    >(
       {
         command: "nvim",
-        args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "sessions-driver.lua")}`],
+        args: [
+          "--headless",
+          "-u",
+          "NONE",
+          "-i",
+          "NONE",
+          "-n",
+          "--cmd",
+          `set rtp+=${path.join(REPO, "clients", "neovim")}`,
+          "-c",
+          `luafile ${path.join(FIXTURES, "nvim", "sessions-driver.lua")}`,
+        ],
         logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
       },
       {},
     );
     expect(r.picker.prompt).toBe("lockstep: resume a session");
-    expect(r.picker.items).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}2 turns {2}1 file {2}expand the perimeter$/)]);
+    expect(r.picker.items).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}2 turns {2}1 file {2}expand the perimeter$/),
+    ]);
     const revert = r.commands.find((c) => c.command === "lockstep.revert");
-    expect(revert?.reply).toMatchObject({ ok: true, data: { job_id: jobId, files: [{ file_path: "calc.py", status: "reverted" }] } });
+    expect(revert?.reply).toMatchObject({
+      ok: true,
+      data: { job_id: jobId, files: [{ file_path: "calc.py", status: "reverted" }] },
+    });
     expect(request).toContain("expand the perimeter");
   });
 
   it("Emacs: M-x lockstep-sessions and RET resume the stored session, lockstep-ask continues it, lockstep-revert undoes its run", async () => {
     requireEmacs();
-    const { r, jobId } = await resumeIn<SessionsResult & { list: string[]; resumed: { session_id: string; turns: number; runs: unknown[] }; reverted: { file_path: string; status: string }[] }>(
-      emacsCommand("sessions-driver.el"),
-      { mode: "python-mode", settings: { approval: "auto" }, select: { "y-or-n-p": "y" } },
-    );
-    expect(r.list).toEqual([expect.stringMatching(/^ \d{4}-\d\d-\d\d \d\d:\d\d +2 +1 +\d+ expand the perimeter$/)]);
+    const { r, jobId } = await resumeIn<
+      SessionsResult & {
+        list: string[];
+        resumed: { session_id: string; turns: number; runs: unknown[] };
+        reverted: { file_path: string; status: string }[];
+      }
+    >(emacsCommand("sessions-driver.el"), {
+      mode: "python-mode",
+      settings: { approval: "auto" },
+      select: { "y-or-n-p": "y" },
+    });
+    expect(r.list).toEqual([
+      expect.stringMatching(/^ \d{4}-\d\d-\d\d \d\d:\d\d +2 +1 +\d+ expand the perimeter$/),
+    ]);
     expect(r.resumed).toMatchObject({ turns: 2, runs: [{ job_id: jobId, files_changed: ["calc.py"] }] });
     expect(r.reverted).toMatchObject([{ file_path: "calc.py", status: "reverted" }]);
   });

@@ -7,7 +7,17 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
-import { FIXTURES, REPO, makeWorkspace, once, requireBuild, requireEditor, resultOf, runEditor, type RunOptions } from "./fixtures/harness.js";
+import {
+  FIXTURES,
+  REPO,
+  makeWorkspace,
+  once,
+  requireBuild,
+  requireEditor,
+  resultOf,
+  runEditor,
+  type RunOptions,
+} from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS } from "./fixtures/scenario-checks.js";
 
 const FILE = "app.js";
@@ -51,7 +61,13 @@ const RECORDED = {
   usage: { input_tokens: 1200, output_tokens: 300 },
   project_instructions: "AGENTS.md",
   companion: { enabled: false, reason: "disabled in the settings" },
-  wrapped: { server: "typescript-language-server", state: "failed", restarts: 0, reason: "it did not initialize: Unsupported TypeScript version 3.9.0 in this workspace", missing: ["hover", "completion", "diagnostics"] },
+  wrapped: {
+    server: "typescript-language-server",
+    state: "failed",
+    restarts: 0,
+    reason: "it did not initialize: Unsupported TypeScript version 3.9.0 in this workspace",
+    missing: ["hover", "completion", "diagnostics"],
+  },
 };
 const RECORDED_VIEW = [
   "lockstep 0.1.0 session",
@@ -77,7 +93,10 @@ const nvimReady = once(() => {
 });
 
 /** Runs the session driver `launch` starts in a fresh workspace holding FILE; its result, checked to be whole. */
-async function play<R extends SessionResult>(launch: Pick<RunOptions, "command" | "args" | "logs">, input: Record<string, unknown>): Promise<R> {
+async function play<R extends SessionResult>(
+  launch: Pick<RunOptions, "command" | "args" | "logs">,
+  input: Record<string, unknown>,
+): Promise<R> {
   const workspace = await makeWorkspace({ [FILE]: "let count = 1;\n" });
   const run = await runEditor<R>({
     ...launch,
@@ -96,7 +115,18 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
   return play(
     {
       command: "nvim",
-      args: ["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", `set rtp+=${path.join(REPO, "clients", "neovim")}`, "-c", `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`],
+      args: [
+        "--headless",
+        "-u",
+        "NONE",
+        "-i",
+        "NONE",
+        "-n",
+        "--cmd",
+        `set rtp+=${path.join(REPO, "clients", "neovim")}`,
+        "-c",
+        `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`,
+      ],
       logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
     },
     { cmd, wrapped },
@@ -104,11 +134,13 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
 }
 
 /** The view's line for `label` (the label column is 13 wide), and the lines under it. */
-const row = (lines: string[], label: string): string | undefined => lines.find((l) => l.startsWith(label.padEnd(13)))?.slice(13);
+const row = (lines: string[], label: string): string | undefined =>
+  lines.find((l) => l.startsWith(label.padEnd(13)))?.slice(13);
 const under = (lines: string[], label: string): string[] => {
   const at = lines.findIndex((l) => l.startsWith(label.padEnd(13)));
   const out: string[] = [];
-  for (let i = at + 1; at >= 0 && i < lines.length && lines[i]!.startsWith(" ".repeat(13)); i++) out.push(lines[i]!.slice(13));
+  for (let i = at + 1; at >= 0 && i < lines.length && lines[i]!.startsWith(" ".repeat(13)); i++)
+    out.push(lines[i]!.slice(13));
   return out;
 };
 
@@ -116,7 +148,10 @@ const under = (lines: string[], label: string): string[] => {
 function expectCompanion(lines: string[]): void {
   const port = /^port (\d+), 0 agents, no pending diff$/.exec(row(lines, "companion") ?? "")?.[1];
   expect(port, row(lines, "companion")).toBeDefined();
-  expect(under(lines, "companion")).toEqual([expect.stringMatching(new RegExp(`^discovery file .*-${port}\\.json$`)), `in a terminal: GEMINI_CLI_IDE_SERVER_PORT=${port}`]);
+  expect(under(lines, "companion")).toEqual([
+    expect.stringMatching(new RegExp(`^discovery file .*-${port}\\.json$`)),
+    `in a terminal: GEMINI_CLI_IDE_SERVER_PORT=${port}`,
+  ]);
 }
 
 /** What every view of the failed wrapped server must say. */
@@ -180,7 +215,11 @@ interface EmacsSession extends SessionResult {
 
 async function emacs(wrap: string[] | undefined): Promise<EmacsSession> {
   requireEmacs();
-  return play(emacsCommand("session-driver.el"), { repo: REPO, node: process.execPath, ...(wrap ? { wrap } : {}) });
+  return play(emacsCommand("session-driver.el"), {
+    repo: REPO,
+    node: process.execPath,
+    ...(wrap ? { wrap } : {}),
+  });
 }
 
 describe("Emacs 28 + Eglot 1.9: M-x lockstep-session", { timeout: TEST_TIMEOUT_MS }, () => {

@@ -5,19 +5,28 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readFrames, wellFramed, writeFrame, type Frame } from "../../server/src/jsonrpc/framing.js";
 
-const frame = (body: string): Buffer => Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
+const frame = (body: string): Buffer =>
+  Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
 
 function reader(): { input: PassThrough; frames: Frame[]; broken: [string, boolean][] } {
   const input = new PassThrough();
   const frames: Frame[] = [];
   const broken: [string, boolean][] = [];
-  readFrames(input, (f) => frames.push(f), (why, inHeader) => broken.push([why, inHeader]));
+  readFrames(
+    input,
+    (f) => frames.push(f),
+    (why, inHeader) => broken.push([why, inHeader]),
+  );
   return { input, frames, broken };
 }
 
 describe("readFrames", () => {
   it("reads frames whole, cut anywhere (one byte at a time, or several in a chunk), keeping their bytes", () => {
-    const bodies = ['{"jsonrpc":"2.0","id":1,"method":"a","params":{"text":"é ✓"}}', '{"jsonrpc":"2.0","method":"b"}', '{"jsonrpc":"2.0","id":"x","result":null}'];
+    const bodies = [
+      '{"jsonrpc":"2.0","id":1,"method":"a","params":{"text":"é ✓"}}',
+      '{"jsonrpc":"2.0","method":"b"}',
+      '{"jsonrpc":"2.0","id":"x","result":null}',
+    ];
     const bytes = Buffer.concat(bodies.map(frame));
     for (const cut of [1, 7, bytes.length]) {
       const r = reader();
@@ -45,7 +54,12 @@ describe("readFrames", () => {
     expect(noLength.frames).toEqual([]);
 
     const notJson = reader();
-    notJson.input.write(Buffer.concat([Buffer.from("Content-Length: 5\r\n\r\n{\"jso"), frame('{"jsonrpc":"2.0","method":"later"}')]));
+    notJson.input.write(
+      Buffer.concat([
+        Buffer.from('Content-Length: 5\r\n\r\n{"jso'),
+        frame('{"jsonrpc":"2.0","method":"later"}'),
+      ]),
+    );
     expect(notJson.broken).toEqual([[expect.stringContaining("not JSON"), false]]);
 
     const array = reader();
@@ -59,16 +73,39 @@ describe("readFrames", () => {
 });
 
 describe("readFrames with invalid bodies answered", () => {
-  function answering(): { input: PassThrough; frames: Frame[]; broken: string[]; invalid: [number, string, unknown][] } {
+  function answering(): {
+    input: PassThrough;
+    frames: Frame[];
+    broken: string[];
+    invalid: [number, string, unknown][];
+  } {
     const input = new PassThrough();
-    const r = { input, frames: [] as Frame[], broken: [] as string[], invalid: [] as [number, string, unknown][] };
-    readFrames(input, (f) => r.frames.push(f), (why) => r.broken.push(why), { invalid: (code, message, id) => r.invalid.push([code, message, id]) });
+    const r = {
+      input,
+      frames: [] as Frame[],
+      broken: [] as string[],
+      invalid: [] as [number, string, unknown][],
+    };
+    readFrames(
+      input,
+      (f) => r.frames.push(f),
+      (why) => r.broken.push(why),
+      { invalid: (code, message, id) => r.invalid.push([code, message, id]) },
+    );
     return r;
   }
 
   it("answers a well-framed body that is not JSON, or not a message, and reads the next frame", () => {
     const r = answering();
-    r.input.write(Buffer.concat([frame("{not json"), frame("[1]"), frame('{"id":3}'), frame(""), frame('{"jsonrpc":"2.0","method":"later"}')]));
+    r.input.write(
+      Buffer.concat([
+        frame("{not json"),
+        frame("[1]"),
+        frame('{"id":3}'),
+        frame(""),
+        frame('{"jsonrpc":"2.0","method":"later"}'),
+      ]),
+    );
     expect(r.invalid).toEqual([
       [-32700, expect.stringContaining("not JSON"), null],
       [-32600, expect.stringContaining("not a JSON-RPC message"), null],
@@ -103,13 +140,27 @@ describe("readFrames with invalid bodies answered", () => {
 
   it("answers -32600 with the id the object named, a string or a number, and null for any other id", () => {
     const r = answering();
-    r.input.write(Buffer.concat([frame('{"id":"a"}'), frame('{"id":4,"params":[]}'), frame('{"id":{"x":1}}'), frame("null")]));
-    expect(r.invalid.map(([code, , id]) => [code, id])).toEqual([[-32600, "a"], [-32600, 4], [-32600, null], [-32600, null]]);
+    r.input.write(
+      Buffer.concat([
+        frame('{"id":"a"}'),
+        frame('{"id":4,"params":[]}'),
+        frame('{"id":{"x":1}}'),
+        frame("null"),
+      ]),
+    );
+    expect(r.invalid.map(([code, , id]) => [code, id])).toEqual([
+      [-32600, "a"],
+      [-32600, 4],
+      [-32600, null],
+      [-32600, null],
+    ]);
   });
 
   it("wellFramed: nothing yet, or a header's field name (any, of any case) and its colon, however little of it has come", () => {
-    for (const rest of ["", "C", "content-le", "Content-Length: 3\r\n", "X-Other: 1", "x"]) expect(wellFramed(Buffer.from(rest))).toBe(true);
-    for (const rest of ['nrpc":"2.0"}', " Content", ": 3", "}", "hello world", '2.0","id":1}']) expect(wellFramed(Buffer.from(rest))).toBe(false);
+    for (const rest of ["", "C", "content-le", "Content-Length: 3\r\n", "X-Other: 1", "x"])
+      expect(wellFramed(Buffer.from(rest))).toBe(true);
+    for (const rest of ['nrpc":"2.0"}', " Content", ": 3", "}", "hello world", '2.0","id":1}'])
+      expect(wellFramed(Buffer.from(rest))).toBe(false);
   });
 });
 
@@ -120,6 +171,8 @@ describe("writeFrame", () => {
     writeFrame(out, raw);
     writeFrame(out, { jsonrpc: "2.0", method: "ü" } as never);
     const written = (out.read() as Buffer).toString("utf8");
-    expect(written).toBe(`Content-Length: ${raw.length}\r\n\r\n${raw.toString("utf8")}Content-Length: ${Buffer.byteLength('{"jsonrpc":"2.0","method":"ü"}')}\r\n\r\n{"jsonrpc":"2.0","method":"ü"}`);
+    expect(written).toBe(
+      `Content-Length: ${raw.length}\r\n\r\n${raw.toString("utf8")}Content-Length: ${Buffer.byteLength('{"jsonrpc":"2.0","method":"ü"}')}\r\n\r\n{"jsonrpc":"2.0","method":"ü"}`,
+    );
   });
 });

@@ -7,7 +7,14 @@ import { cleanup, launch, type Envelope, type TestClient } from "../support/lsp-
 
 afterEach(cleanup);
 
-const MATH = ["def add(a, b):", "    return a + b", "", "def multiply(a, b):", "    return a + b  # BUG", ""].join("\n");
+const MATH = [
+  "def add(a, b):",
+  "    return a + b",
+  "",
+  "def multiply(a, b):",
+  "    return a + b  # BUG",
+  "",
+].join("\n");
 const UTILS = ["import os", "import json", ""].join("\n");
 const FILES = { "src/math.py": MATH, "src/utils.py": UTILS };
 
@@ -29,7 +36,8 @@ const ENVELOPE = [
 
 async function run(client: TestClient, actions: (CodeAction | Command)[], title: string): Promise<Envelope> {
   const found = actions.find((a) => a.title.startsWith(title));
-  if (!found) throw new Error(`no code action "${title}" among ${JSON.stringify(actions.map((a) => a.title))}`);
+  if (!found)
+    throw new Error(`no code action "${title}" among ${JSON.stringify(actions.map((a) => a.title))}`);
   const result = await client.runCodeAction(found);
   if (!result) throw new Error(`"${title}" ran no command`);
   return result;
@@ -47,10 +55,21 @@ describe.each(["helix", "eglot"] as const)("apply_patch code actions in %s", (st
     expect(client.applyEditRequests).toHaveLength(0);
 
     const applied = await run(client, actions, "Apply apply_patch envelope (2 files");
-    expect(applied).toMatchObject({ ok: true, data: { applied: true, files: [{ file_path: "src/math.py", status: "applied" }, { file_path: "src/utils.py", status: "applied" }] } });
+    expect(applied).toMatchObject({
+      ok: true,
+      data: {
+        applied: true,
+        files: [
+          { file_path: "src/math.py", status: "applied" },
+          { file_path: "src/utils.py", status: "applied" },
+        ],
+      },
+    });
     expect(client.buffer("src/math.py")!.text).toBe(MATH.replace("return a + b  # BUG", "return a * b"));
     expect(client.buffer("src/utils.py")!.text).toBe(UTILS.replace("import os\n", "import os\nimport sys\n"));
-    const versions = client.applyEditRequests.map((r) => (r.params.edit.documentChanges?.[0] as TextDocumentEdit).textDocument.version);
+    const versions = client.applyEditRequests.map(
+      (r) => (r.params.edit.documentChanges?.[0] as TextDocumentEdit).textDocument.version,
+    );
     expect(versions).toEqual([1, 1]);
   });
 
@@ -90,7 +109,13 @@ describe("a .diff buffer for two files", () => {
     await client.open("src/utils.py");
     await client.open("fix.patch");
     const actions = await client.codeActions("fix.patch");
-    expect(actions.map((a) => a.title)).toEqual(expect.arrayContaining(["Apply the change to 2 files (all or none)", "Apply patch to src/math.py", "Apply patch to src/utils.py"]));
+    expect(actions.map((a) => a.title)).toEqual(
+      expect.arrayContaining([
+        "Apply the change to 2 files (all or none)",
+        "Apply patch to src/math.py",
+        "Apply patch to src/utils.py",
+      ]),
+    );
     expect(await run(client, actions, "Apply the change to 2 files")).toMatchObject({ ok: true });
     expect(client.buffer("src/math.py")!.text).toBe(MATH.replace("return a + b  # BUG", "return a * b"));
     expect(client.buffer("src/utils.py")!.text).toBe(UTILS.replace("import os\n", "import os\nimport sys\n"));

@@ -8,21 +8,41 @@ import { cleanup, launch, type Envelope, type TestClient } from "../support/lsp-
 
 afterEach(cleanup);
 
-const MATH = ["def add(a, b):", "    return a + b", "", "def multiply(a, b):", "    return a + b  # BUG", ""].join("\n");
-const UTILS = ["import os", "import json", "", "def load(path):", "    with open(path) as f:", "        return json.load(f)", ""].join("\n");
+const MATH = [
+  "def add(a, b):",
+  "    return a + b",
+  "",
+  "def multiply(a, b):",
+  "    return a + b  # BUG",
+  "",
+].join("\n");
+const UTILS = [
+  "import os",
+  "import json",
+  "",
+  "def load(path):",
+  "    with open(path) as f:",
+  "        return json.load(f)",
+  "",
+].join("\n");
 const FILES = { "src/math.py": MATH, "src/utils.py": UTILS };
 
 function block(path: string, edit: string[], repl: string[]): string {
   return [path, "««« EDIT", ...edit, "═══════ REPL", ...repl, "»»» EDIT END"].join("\n");
 }
 
-const FIX_MULTIPLY = block("src/math.py", ["def multiply(a, b):", "    return a + b  # BUG"], ["def multiply(a, b):", "    return a * b"]);
+const FIX_MULTIPLY = block(
+  "src/math.py",
+  ["def multiply(a, b):", "    return a + b  # BUG"],
+  ["def multiply(a, b):", "    return a * b"],
+);
 const ADD_SYS = block("src/utils.py", ["import os"], ["import os", "import sys"]);
 const ANSWER = ["Two changes:", "", FIX_MULTIPLY, "", "and", "", ADD_SYS, ""].join("\n");
 
 function titled(actions: (CodeAction | Command)[], title: string): CodeAction | Command {
   const found = actions.find((a) => a.title === title);
-  if (!found) throw new Error(`no code action "${title}" among ${JSON.stringify(actions.map((a) => a.title))}`);
+  if (!found)
+    throw new Error(`no code action "${title}" among ${JSON.stringify(actions.map((a) => a.title))}`);
   return found;
 }
 
@@ -38,22 +58,37 @@ describe.each(["helix", "eglot"] as const)("edit block actions in %s", (style) =
     await client.open("src/math.py");
     await client.open("answer.md", ANSWER);
     const actions = await client.codeActions("answer.md");
-    expect(actions.map((a) => a.title)).toEqual(expect.arrayContaining(["Apply 2 edit blocks", "Check 2 edit blocks (dry run)"]));
+    expect(actions.map((a) => a.title)).toEqual(
+      expect.arrayContaining(["Apply 2 edit blocks", "Check 2 edit blocks (dry run)"]),
+    );
 
     const checked = await run(client, actions, "Check 2 edit blocks (dry run)");
-    expect(checked).toMatchObject({ ok: true, data: { blocks: [{ status: "validated" }, { status: "validated" }] } });
+    expect(checked).toMatchObject({
+      ok: true,
+      data: { blocks: [{ status: "validated" }, { status: "validated" }] },
+    });
     expect(client.applyEditRequests).toHaveLength(0);
 
     const applied = await run(client, actions, "Apply 2 edit blocks");
-    expect(applied).toMatchObject({ ok: true, data: { files_changed: ["src/math.py", "src/utils.py"], blocks: [{ status: "applied" }, { status: "applied" }] } });
+    expect(applied).toMatchObject({
+      ok: true,
+      data: {
+        files_changed: ["src/math.py", "src/utils.py"],
+        blocks: [{ status: "applied" }, { status: "applied" }],
+      },
+    });
     expect(client.buffer("src/math.py")!.text).toBe(MATH.replace("return a + b  # BUG", "return a * b"));
-    const versions = client.applyEditRequests.map((r) => (r.params.edit.documentChanges?.[0] as TextDocumentEdit).textDocument.version);
+    const versions = client.applyEditRequests.map(
+      (r) => (r.params.edit.documentChanges?.[0] as TextDocumentEdit).textDocument.version,
+    );
     expect(versions).toEqual([1, null]);
     expect(client.buffer("src/utils.py")!.text).toBe(UTILS.replace("import os\n", "import os\nimport sys\n"));
     // Nothing was saved.
     expect(await fs.readFile(client.path("src/math.py"), "utf8")).toBe(MATH);
     expect(await fs.readFile(client.path("src/utils.py"), "utf8")).toBe(UTILS);
-    await client.waitForNotification("window/showMessage", (p) => /2 edit blocks applied/.test((p as { message: string }).message));
+    await client.waitForNotification("window/showMessage", (p) =>
+      /2 edit blocks applied/.test((p as { message: string }).message),
+    );
   });
 });
 
@@ -61,7 +96,19 @@ describe("aider's SEARCH/REPLACE blocks in a buffer", () => {
   it("offer Apply N edit blocks like ««« EDIT blocks, and applying lands them", async () => {
     const client = await launch(FILES, { style: "helix" });
     await client.open("src/math.py");
-    const answer = ["src/math.py", "```python", "<<<<<<< SEARCH", "def multiply(a, b):", "    return a + b  # BUG", "=======", "def multiply(a, b):", "    return a * b", ">>>>>>> REPLACE", "```", ""].join("\n");
+    const answer = [
+      "src/math.py",
+      "```python",
+      "<<<<<<< SEARCH",
+      "def multiply(a, b):",
+      "    return a + b  # BUG",
+      "=======",
+      "def multiply(a, b):",
+      "    return a * b",
+      ">>>>>>> REPLACE",
+      "```",
+      "",
+    ].join("\n");
     await client.open("answer.md", answer);
     const actions = await client.codeActions("answer.md");
     const applied = await run(client, actions, "Apply 1 edit block");
@@ -77,9 +124,15 @@ describe("edit blocks that do not apply", () => {
     await client.open("answer.md", [FIX_MULTIPLY, "", bad, ""].join("\n"));
     const result = await run(client, await client.codeActions("answer.md"), "Apply 2 edit blocks");
 
-    expect(result).toMatchObject({ ok: false, data: { blocks: [{ status: "applied" }, { file_path: "src/utils.py", status: "failed" }] } });
-    const reason = ((result.data?.["blocks"] as { message: string }[])[1]!).message;
-    const shown = await client.waitForNotification("window/showMessage", (p) => (p as { type: number }).type <= 2 && /src\/utils\.py/.test((p as { message: string }).message));
+    expect(result).toMatchObject({
+      ok: false,
+      data: { blocks: [{ status: "applied" }, { file_path: "src/utils.py", status: "failed" }] },
+    });
+    const reason = (result.data?.["blocks"] as { message: string }[])[1]!.message;
+    const shown = await client.waitForNotification(
+      "window/showMessage",
+      (p) => (p as { type: number }).type <= 2 && /src\/utils\.py/.test((p as { message: string }).message),
+    );
     expect((shown.params as { message: string }).message).toContain(reason);
     expect(client.buffer("src/math.py")!.text).toContain("return a * b");
     expect(client.buffer("src/utils.py")).toBeUndefined();
@@ -94,7 +147,15 @@ describe("edit blocks that do not apply", () => {
 });
 
 describe("patch actions", () => {
-  const DIFF = ["--- a/src/math.py", "+++ b/src/math.py", "@@ -4,2 +4,2 @@", " def multiply(a, b):", "-    return a + b  # BUG", "+    return a * b", ""].join("\n");
+  const DIFF = [
+    "--- a/src/math.py",
+    "+++ b/src/math.py",
+    "@@ -4,2 +4,2 @@",
+    " def multiply(a, b):",
+    "-    return a + b  # BUG",
+    "+    return a * b",
+    "",
+  ].join("\n");
 
   it("a .diff buffer offers Apply patch to FILE, and running it patches FILE", async () => {
     const client = await launch({ ...FILES, "fix.diff": DIFF }, { style: "helix" });
@@ -107,8 +168,18 @@ describe("patch actions", () => {
   });
 
   it("a markdown buffer with a fenced diff block offers Apply patch to FILE, and running it patches FILE", async () => {
-    const utilsDiff = ["--- a/src/utils.py", "+++ b/src/utils.py", "@@ @@", " import os", "+import sys", " import json", ""].join("\n");
-    const markdown = ["# Review", "", "Add sys:", "", "```diff", utilsDiff + "```", "", "Thanks.", ""].join("\n");
+    const utilsDiff = [
+      "--- a/src/utils.py",
+      "+++ b/src/utils.py",
+      "@@ @@",
+      " import os",
+      "+import sys",
+      " import json",
+      "",
+    ].join("\n");
+    const markdown = ["# Review", "", "Add sys:", "", "```diff", utilsDiff + "```", "", "Thanks.", ""].join(
+      "\n",
+    );
     const client = await launch(FILES, { style: "neovim" });
     await client.open("src/utils.py");
     await client.open("REVIEW.md", markdown);
@@ -121,13 +192,26 @@ describe("patch actions", () => {
   });
 
   it("a .diff for two files offers one action per file, and each patches only its own file", async () => {
-    const both = DIFF + ["--- a/src/utils.py", "+++ b/src/utils.py", "@@ -1,2 +1,3 @@", " import os", "+import sys", " import json", ""].join("\n");
+    const both =
+      DIFF +
+      [
+        "--- a/src/utils.py",
+        "+++ b/src/utils.py",
+        "@@ -1,2 +1,3 @@",
+        " import os",
+        "+import sys",
+        " import json",
+        "",
+      ].join("\n");
     const client = await launch({ ...FILES, "fix.patch": both }, { style: "helix" });
     await client.open("src/math.py");
     await client.open("src/utils.py");
     await client.open("fix.patch");
     const actions = await client.codeActions("fix.patch");
-    expect(actions.map((a) => a.title).filter((t) => t.startsWith("Apply patch"))).toEqual(["Apply patch to src/math.py", "Apply patch to src/utils.py"]);
+    expect(actions.map((a) => a.title).filter((t) => t.startsWith("Apply patch"))).toEqual([
+      "Apply patch to src/math.py",
+      "Apply patch to src/utils.py",
+    ]);
 
     expect(await run(client, actions, "Apply patch to src/utils.py")).toMatchObject({ ok: true });
     expect(client.buffer("src/utils.py")!.text).toBe(UTILS.replace("import os\n", "import os\nimport sys\n"));

@@ -25,7 +25,13 @@ describe.each(["helix", "neovim", "eglot"] as const)("concurrent commands in %s"
     const base = sha256(TEXT);
 
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => client.command("safe_patch", { file_path: FILE, unified_diff: createPatch(FILE, TEXT, variant(i)), base_content_sha256: base })),
+      Array.from({ length: 20 }, (_, i) =>
+        client.command("safe_patch", {
+          file_path: FILE,
+          unified_diff: createPatch(FILE, TEXT, variant(i)),
+          base_content_sha256: base,
+        }),
+      ),
     );
 
     const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
@@ -58,7 +64,9 @@ describe("different files", () => {
     // serializes files fails the assertion instead of hanging.
     const giveUp = new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref());
     client.beforeApplyEdit = async (params) => {
-      const uri = JSON.stringify(params.edit.documentChanges?.map((c) => ("textDocument" in c ? c.textDocument.uri : "")));
+      const uri = JSON.stringify(
+        params.edit.documentChanges?.map((c) => ("textDocument" in c ? c.textDocument.uri : "")),
+      );
       inFlight.add(uri);
       most = Math.max(most, inFlight.size);
       if (inFlight.size === 2) bothArrived();
@@ -67,8 +75,16 @@ describe("different files", () => {
     };
 
     const [a, b] = await Promise.all([
-      client.command("safe_patch", { file_path: "a.ts", unified_diff: "@@ @@\n-export const a = 1;\n+export const a = 2;\n", base_content_sha256: sha256(files["a.ts"]) }),
-      client.command("safe_patch", { file_path: "b.ts", unified_diff: "@@ @@\n-export const b = 1;\n+export const b = 2;\n", base_content_sha256: sha256(files["b.ts"]) }),
+      client.command("safe_patch", {
+        file_path: "a.ts",
+        unified_diff: "@@ @@\n-export const a = 1;\n+export const a = 2;\n",
+        base_content_sha256: sha256(files["a.ts"]),
+      }),
+      client.command("safe_patch", {
+        file_path: "b.ts",
+        unified_diff: "@@ @@\n-export const b = 1;\n+export const b = 2;\n",
+        base_content_sha256: sha256(files["b.ts"]),
+      }),
     ]);
     expect(most).toBe(2);
     expect([a.ok, b.ok]).toEqual([true, true]);

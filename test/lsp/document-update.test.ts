@@ -31,9 +31,14 @@ function changesFor(base: string, steps: readonly Step[]): TextDocumentContentCh
     else s = pick(0, n, step.a);
     const e = step.where === "before" ? pick(s, lastStart, step.b) : pick(s, n, step.b);
     let range = { start: doc.positionAt(s), end: doc.positionAt(e) };
-    if (step.where === "out-of-range") range = { start: range.start, end: { line: range.end.line + (step.b % 3), character: range.end.character + 1 + (step.b % 5) } };
+    if (step.where === "out-of-range")
+      range = {
+        start: range.start,
+        end: { line: range.end.line + (step.b % 3), character: range.end.character + 1 + (step.b % 5) },
+      };
     if (step.where === "reversed") range = { start: range.end, end: range.start };
-    const change: TextDocumentContentChangeEvent = step.where === "whole" ? { text: step.text } : { range, text: step.text };
+    const change: TextDocumentContentChangeEvent =
+      step.where === "whole" ? { text: step.text } : { range, text: step.text };
     changes.push(change);
     TextDocument.update(doc, [change], 2);
     lastStart = s;
@@ -42,15 +47,27 @@ function changesFor(base: string, steps: readonly Step[]): TextDocumentContentCh
   return changes;
 }
 
-const libraryResult = (base: string, changes: TextDocumentContentChangeEvent[]): string => TextDocument.update(TextDocument.create("file:///x", "plaintext", 1, base), changes, 2).getText();
+const libraryResult = (base: string, changes: TextDocumentContentChangeEvent[]): string =>
+  TextDocument.update(TextDocument.create("file:///x", "plaintext", 1, base), changes, 2).getText();
 
 describe("updateDocument", () => {
   const line = fc.constantFrom("", "a", "bc", "déf", "😀g", "  h");
   const breakChars = fc.constantFrom("\n", "\n", "\n", "\r\n", "\r");
-  const base = fc.array(fc.tuple(line, breakChars), { maxLength: 12 }).map((ls) => ls.map(([l, b]) => l + b).join(""));
+  const base = fc
+    .array(fc.tuple(line, breakChars), { maxLength: 12 })
+    .map((ls) => ls.map(([l, b]) => l + b).join(""));
   const piece = fc.constantFrom("", "x", "\n", "yz\n", "\nw", "\r\n", "\r", "😀");
   const step = fc.record({
-    where: fc.constantFrom<Where>("after", "after", "before", "before", "anywhere", "out-of-range", "reversed", "whole"),
+    where: fc.constantFrom<Where>(
+      "after",
+      "after",
+      "before",
+      "before",
+      "anywhere",
+      "out-of-range",
+      "reversed",
+      "whole",
+    ),
     a: fc.nat(),
     b: fc.nat(),
     text: fc.array(piece, { maxLength: 3 }).map((p) => p.join("")),
@@ -76,7 +93,9 @@ describe("updateDocument", () => {
     const lastFirst = lastFirstChanges(lines, 1_300);
     const firstFirst = firstFirstChanges(1_300);
     for (const changes of [lastFirst, firstFirst]) {
-      expect(updateDocument(TextDocument.create("file:///x", "typescript", 1, text), changes, 2).getText()).toBe(libraryResult(text, changes));
+      expect(
+        updateDocument(TextDocument.create("file:///x", "typescript", 1, text), changes, 2).getText(),
+      ).toBe(libraryResult(text, changes));
     }
   });
 });

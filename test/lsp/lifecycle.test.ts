@@ -119,7 +119,11 @@ describe("ending", () => {
       arrived();
       return new Promise<void>(() => undefined);
     };
-    const pending = client.command("safe_patch", { file_path: "a.txt", unified_diff: "@@ @@\n one\n-two\n+2\n", base_content_sha256: sha256(buffer.text) });
+    const pending = client.command("safe_patch", {
+      file_path: "a.txt",
+      unified_diff: "@@ @@\n one\n-two\n+2\n",
+      base_content_sha256: sha256(buffer.text),
+    });
     pending.catch(() => undefined);
     await applyEditArrived;
     const code = await client.disconnect(5000);

@@ -5,15 +5,33 @@ import type { TextEdit } from "vscode-languageserver-protocol";
 import { applyTextEdits, offsetAt, positionAt, rangeOf } from "../support/lsp-client.js";
 
 const at = (line: number, character: number) => ({ line, character });
-const edit = (sl: number, sc: number, el: number, ec: number, newText: string): TextEdit => ({ range: { start: at(sl, sc), end: at(el, ec) }, newText });
+const edit = (sl: number, sc: number, el: number, ec: number, newText: string): TextEdit => ({
+  range: { start: at(sl, sc), end: at(el, ec) },
+  newText,
+});
 
 describe("applyTextEdits", () => {
   it.each<[name: string, text: string, edits: TextEdit[], expected: string]>([
     ["replaces within a line", "abc\ndef\n", [edit(1, 1, 1, 2, "X")], "abc\ndXf\n"],
     ["replaces a whole line", "a\nb\nc\n", [edit(1, 0, 2, 0, "B\n")], "a\nB\nc\n"],
-    ["applies several edits against the original text", "one two three\n", [edit(0, 8, 0, 13, "3"), edit(0, 0, 0, 3, "1")], "1 two 3\n"],
-    ["keeps the given order for inserts at one position", "x", [edit(0, 0, 0, 0, "a"), edit(0, 0, 0, 0, "b")], "abx"],
-    ["clamps a character past the line end to the line end (before \\r\\n)", "ab\r\ncd\r\n", [edit(0, 99, 0, 99, "!")], "ab!\r\ncd\r\n"],
+    [
+      "applies several edits against the original text",
+      "one two three\n",
+      [edit(0, 8, 0, 13, "3"), edit(0, 0, 0, 3, "1")],
+      "1 two 3\n",
+    ],
+    [
+      "keeps the given order for inserts at one position",
+      "x",
+      [edit(0, 0, 0, 0, "a"), edit(0, 0, 0, 0, "b")],
+      "abx",
+    ],
+    [
+      "clamps a character past the line end to the line end (before \\r\\n)",
+      "ab\r\ncd\r\n",
+      [edit(0, 99, 0, 99, "!")],
+      "ab!\r\ncd\r\n",
+    ],
     ["treats a lone \\r as a line end", "ab\rcd\ref", [edit(1, 0, 1, 2, "CD")], "ab\rCD\ref"],
     ["clamps a line past the end to the end", "ab\n", [edit(5, 0, 6, 0, "tail\n")], "ab\ntail\n"],
     ["counts UTF-16 code units (a surrogate pair is two)", "😀x\n", [edit(0, 2, 0, 3, "y")], "😀y\n"],
@@ -23,7 +41,9 @@ describe("applyTextEdits", () => {
   });
 
   it("refuses overlapping edits, as the protocol forbids them", () => {
-    expect(() => applyTextEdits("abcdef", [edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")])).toThrow(/overlapping/);
+    expect(() => applyTextEdits("abcdef", [edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")])).toThrow(
+      /overlapping/,
+    );
   });
 });
 

@@ -20,8 +20,15 @@ function withLine(text: string, n: number, line: string): string {
 }
 
 /** A safe_patch argument that turns `before` into `after`, locked to `before`. */
-function patchArgs(before: string, after: string): { file_path: string; unified_diff: string; base_content_sha256: string } {
-  return { file_path: FILE, unified_diff: createPatch(FILE, before, after), base_content_sha256: sha256(before) };
+function patchArgs(
+  before: string,
+  after: string,
+): { file_path: string; unified_diff: string; base_content_sha256: string } {
+  return {
+    file_path: FILE,
+    unified_diff: createPatch(FILE, before, after),
+    base_content_sha256: sha256(before),
+  };
 }
 
 function didChanges(client: TestClient): number {
@@ -50,7 +57,10 @@ describe.each(["helix", "neovim", "eglot"] as const)("safe_patch to an open buff
     const elapsed = performance.now() - began;
     const changesAtAnswer = didChanges(client);
 
-    expect(result).toMatchObject({ ok: true, data: { applied: true, latest_file_state: { content: after, sha256: sha256(after) } } });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { applied: true, latest_file_state: { content: after, sha256: sha256(after) } },
+    });
     expect(String(result.data?.["message"])).toMatch(/^Patch applied successfully\./);
     const edit = onlyTextEdit(client);
     expect(edit.textDocument).toEqual({ uri: client.uri(FILE), version: 1 });
@@ -63,7 +73,8 @@ describe.each(["helix", "neovim", "eglot"] as const)("safe_patch to an open buff
     expect(client.buffer(FILE)).toMatchObject({ text: after, version: 2 });
     expect(await readFile(client.path(FILE), "utf8")).toBe(TEXT);
 
-    if (style === "helix") expect(changesAtAnswer).toBe(1); // Helix sends it before its reply
+    if (style === "helix")
+      expect(changesAtAnswer).toBe(1); // Helix sends it before its reply
     else expect(changesAtAnswer).toBe(0); // Neovim: 4 s later; eglot: never, until flushed
     expect(elapsed).toBeLessThan(1000);
   });
@@ -76,7 +87,11 @@ describe.each(["helix", "neovim", "eglot"] as const)("safe_patch to an open buff
 
     // Neovim flushes its pending didChange before a request from the same buffer; this read comes from elsewhere.
     const right = stateOf(await client.command("read_file", { file_path: FILE }, { flush: false }));
-    expect(right).toMatchObject({ content: after, sha256: sha256(after), version: style === "helix" ? 2 : null });
+    expect(right).toMatchObject({
+      content: after,
+      sha256: sha256(after),
+      version: style === "helix" ? 2 : null,
+    });
 
     if (style === "eglot") await client.flush();
     else await client.settled();
@@ -91,7 +106,10 @@ describe.each(["helix", "neovim", "eglot"] as const)("safe_patch to an open buff
     await client.type(FILE, "v5 = 5;", "v5 = 55;");
     const typed = client.buffer(FILE)!.text;
 
-    const result = await client.command("safe_patch", patchArgs(read.content, withLine(read.content, 100, "export const v100 = 0;")));
+    const result = await client.command(
+      "safe_patch",
+      patchArgs(read.content, withLine(read.content, 100, "export const v100 = 0;")),
+    );
     expect(result).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
     if (!result.ok) expect(result.error.message).toMatch(/^State Mismatch:/);
     expect(stateOf(result)).toMatchObject({ content: typed, sha256: sha256(typed), version: 2 });
@@ -108,7 +126,10 @@ describe.each(["helix", "eglot"] as const)("the user types while the edit is in 
       client.beforeApplyEdit = undefined;
       await client.type(FILE, "v5 = 5;", "v5 = 55;");
     };
-    const result = await client.command("safe_patch", patchArgs(TEXT, withLine(TEXT, 100, "export const v100 = 0;")));
+    const result = await client.command(
+      "safe_patch",
+      patchArgs(TEXT, withLine(TEXT, 100, "export const v100 = 0;")),
+    );
 
     const typed = withLine(TEXT, 5, "export const v5 = 55;");
     expect(client.buffer(FILE)).toMatchObject({ text: typed, version: 2 });
@@ -122,31 +143,48 @@ describe("the user types while the edit is in flight in neovim", () => {
   it.each([
     ["the next command comes from the same buffer (Neovim flushes its changes first)", true],
     ["the next command comes from another buffer (the typing is still debounced)", false],
-  ])("Neovim skips the stale edit and says applied; the next patch built on the returned state is refused: %s", async (_name, flush) => {
-    const client = await launch({ [FILE]: TEXT }, { style: "neovim" });
-    await client.open(FILE);
-    client.beforeApplyEdit = () => {
-      client.beforeApplyEdit = undefined;
-      void client.type(FILE, "v5 = 5;", "v5 = 55;"); // debounced: the server hears of it 150 ms later
-    };
-    const first = await client.command("safe_patch", patchArgs(TEXT, withLine(TEXT, 100, "export const v100 = 0;")));
-    const typed = withLine(TEXT, 5, "export const v5 = 55;");
-    expect(client.applyEditRequests[0]).toMatchObject({ reply: { applied: true }, skipped: [expect.anything()] });
-    expect(client.buffer(FILE)!.text).toBe(typed);
-    // Neovim said applied: the server cannot know better yet.
-    expect(first.ok).toBe(true);
-    const believed = stateOf(first);
+  ])(
+    "Neovim skips the stale edit and says applied; the next patch built on the returned state is refused: %s",
+    async (_name, flush) => {
+      const client = await launch({ [FILE]: TEXT }, { style: "neovim" });
+      await client.open(FILE);
+      client.beforeApplyEdit = () => {
+        client.beforeApplyEdit = undefined;
+        void client.type(FILE, "v5 = 5;", "v5 = 55;"); // debounced: the server hears of it 150 ms later
+      };
+      const first = await client.command(
+        "safe_patch",
+        patchArgs(TEXT, withLine(TEXT, 100, "export const v100 = 0;")),
+      );
+      const typed = withLine(TEXT, 5, "export const v5 = 55;");
+      expect(client.applyEditRequests[0]).toMatchObject({
+        reply: { applied: true },
+        skipped: [expect.anything()],
+      });
+      expect(client.buffer(FILE)!.text).toBe(typed);
+      // Neovim said applied: the server cannot know better yet.
+      expect(first.ok).toBe(true);
+      const believed = stateOf(first);
 
-    const second = await client.command(
-      "safe_patch",
-      { file_path: FILE, unified_diff: createPatch(FILE, believed.content, withLine(believed.content, 150, "export const v150 = 0;")), base_content_sha256: believed.sha256 },
-      { flush },
-    );
-    await client.settled();
-    expect(client.buffer(FILE)!.text).toBe(typed);
-    expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
-    expect(stateOf(second)).toMatchObject({ content: typed, sha256: sha256(typed) });
-  });
+      const second = await client.command(
+        "safe_patch",
+        {
+          file_path: FILE,
+          unified_diff: createPatch(
+            FILE,
+            believed.content,
+            withLine(believed.content, 150, "export const v150 = 0;"),
+          ),
+          base_content_sha256: believed.sha256,
+        },
+        { flush },
+      );
+      await client.settled();
+      expect(client.buffer(FILE)!.text).toBe(typed);
+      expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
+      expect(stateOf(second)).toMatchObject({ content: typed, sha256: sha256(typed) });
+    },
+  );
 });
 
 describe("patches in a row before the editor reports the first", () => {
@@ -158,10 +196,16 @@ describe("patches in a row before the editor reports the first", () => {
     const first = await client.command("safe_patch", patchArgs(TEXT, one), { flush: false });
     expect(stateOf(first)).toMatchObject({ content: one, version: null, unconfirmed: true });
     const second = await client.command("safe_patch", { ...patchArgs(one, two) }, { flush: false });
-    expect(second).toMatchObject({ ok: true, data: { latest_file_state: { content: two, sha256: sha256(two) } } });
+    expect(second).toMatchObject({
+      ok: true,
+      data: { latest_file_state: { content: two, sha256: sha256(two) } },
+    });
     expect(client.buffer(FILE)!.text).toBe(two);
     await client.settled();
-    expect(stateOf(await client.command("read_file", { file_path: FILE }))).toMatchObject({ content: two, sha256: sha256(two) });
+    expect(stateOf(await client.command("read_file", { file_path: FILE }))).toMatchObject({
+      content: two,
+      sha256: sha256(two),
+    });
   });
 
   it("in eglot, whose idle timer cannot fire while it waits on the second command: refused as unconfirmed, never sent unversioned; after the didChange the same patch lands", async () => {
@@ -171,7 +215,10 @@ describe("patches in a row before the editor reports the first", () => {
     const two = withLine(one, 20, "export const v20 = 'twenty';");
     await client.command("safe_patch", patchArgs(TEXT, one));
     const second = await client.command("safe_patch", patchArgs(one, two));
-    expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringContaining("unconfirmed") as string } });
+    expect(second).toMatchObject({
+      ok: false,
+      error: { code: "state_mismatch", message: expect.stringContaining("unconfirmed") as string },
+    });
     expect(client.applyEditRequests).toHaveLength(1);
     await client.settled(); // the idle timer fires once eglot waits for nothing
     const retry = await client.command("safe_patch", patchArgs(one, two));

@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../../bin/lockstep.js", import.meta.url));
-const frame = (body: string, length = Buffer.byteLength(body)): string => `Content-Length: ${length}\r\n\r\n${body}`;
-const request = (id: number, method: string, params: unknown = null): string => frame(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+const frame = (body: string, length = Buffer.byteLength(body)): string =>
+  `Content-Length: ${length}\r\n\r\n${body}`;
+const request = (id: number, method: string, params: unknown = null): string =>
+  frame(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
 
 interface Answer {
   id: number | string | null;
@@ -19,7 +21,9 @@ interface Answer {
 
 /** The server on stdio, its answers collected as they come. */
 class RawServer {
-  readonly child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+  readonly child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, "--stdio"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   readonly answers: Answer[] = [];
   stderr = "";
   readonly exited: Promise<number | null>;
@@ -32,15 +36,21 @@ class RawServer {
       this.out = Buffer.concat([this.out, b]);
       for (;;) {
         const end = this.out.indexOf("\r\n\r\n");
-        const length = end < 0 ? undefined : /Content-Length: (\d+)/i.exec(this.out.subarray(0, end).toString())?.[1];
+        const length =
+          end < 0 ? undefined : /Content-Length: (\d+)/i.exec(this.out.subarray(0, end).toString())?.[1];
         if (length === undefined || this.out.length < end + 4 + Number(length)) break;
-        this.answers.push(JSON.parse(this.out.subarray(end + 4, end + 4 + Number(length)).toString()) as Answer);
+        this.answers.push(
+          JSON.parse(this.out.subarray(end + 4, end + 4 + Number(length)).toString()) as Answer,
+        );
         this.out = this.out.subarray(end + 4 + Number(length));
       }
       for (const w of this.waiters.splice(0)) w();
     });
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
-    this.exited.then(() => this.waiters.splice(0).forEach((w) => w()), () => undefined);
+    this.exited.then(
+      () => this.waiters.splice(0).forEach((w) => w()),
+      () => undefined,
+    );
   }
 
   write(bytes: string): void {
@@ -52,7 +62,8 @@ class RawServer {
     const chunk = Buffer.alloc(1024 * 1024, "x");
     for (let sent = 0; sent < size; sent += chunk.length) {
       const piece = sent + chunk.length <= size ? chunk : chunk.subarray(0, size - sent);
-      if (!this.child.stdin.write(piece)) await new Promise((resolve) => this.child.stdin.once("drain", resolve));
+      if (!this.child.stdin.write(piece))
+        await new Promise((resolve) => this.child.stdin.once("drain", resolve));
     }
   }
 
@@ -67,7 +78,10 @@ class RawServer {
     for (;;) {
       const found = this.answers.find(wanted);
       if (found) return found;
-      if (this.child.exitCode !== null) throw new Error(`the server exited (${this.child.exitCode}) without the answer; stderr: ${this.stderr}`);
+      if (this.child.exitCode !== null)
+        throw new Error(
+          `the server exited (${this.child.exitCode}) without the answer; stderr: ${this.stderr}`,
+        );
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -86,7 +100,11 @@ afterEach(() => {
 describe("a well-framed body that is not a JSON-RPC message", () => {
   it.each<[name: string, chunks: string[], code: number]>([
     ["`{not json`", [frame("{not json")], -32700],
-    ["`{not json`, its header and body in separate writes", ["Content-Length: 9\r\n", "\r\n{not", " json"], -32700],
+    [
+      "`{not json`, its header and body in separate writes",
+      ["Content-Length: 9\r\n", "\r\n{not", " json"],
+      -32700,
+    ],
     ["an empty body (Content-Length: 0)", [frame("")], -32700],
     ["a non-ASCII body, its Content-Length counted in bytes", [frame("{não é json}")], -32700],
     ["a JSON number", [frame("42")], -32600],
@@ -98,7 +116,9 @@ describe("a well-framed body that is not a JSON-RPC message", () => {
 
     const error = await server.answer((a) => a.id === null);
     expect(error.error?.code).toBe(code);
-    expect(error.error?.message).toMatch(code === -32700 ? /^Parse error: the message body is not JSON/ : /^Invalid request/);
+    expect(error.error?.message).toMatch(
+      code === -32700 ? /^Parse error: the message body is not JSON/ : /^Invalid request/,
+    );
     expect(await server.answer((a) => a.id === 1)).toMatchObject({ id: 1, result: null });
     expect(server.child.exitCode).toBeNull();
     server.write(frame(JSON.stringify({ jsonrpc: "2.0", method: "exit" })));
@@ -111,7 +131,9 @@ describe("a well-framed body that is not a JSON-RPC message", () => {
     server.write(request(7, "initialize", { processId: null, rootUri: null, capabilities: {} }));
     const init = await server.answer((a) => a.id === 7);
     expect(init.result).toMatchObject({ capabilities: expect.any(Object) as object });
-    expect(server.answers.filter((a) => a.id === null).map((a) => a.error?.code)).toEqual([-32700, -32700, -32700]);
+    expect(server.answers.filter((a) => a.id === null).map((a) => a.error?.code)).toEqual([
+      -32700, -32700, -32700,
+    ]);
   });
 });
 
@@ -119,10 +141,17 @@ describe("a message nested too deep", () => {
   it("10,000 levels of arrays in a request's params: answered -32600 by its id, naming the bound, and the next request is served", async () => {
     const server = start();
     const deep = "[".repeat(10_000) + "]".repeat(10_000);
-    server.write(frame(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"x","arguments":${deep}}}`));
+    server.write(
+      frame(
+        `{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"x","arguments":${deep}}}`,
+      ),
+    );
     server.write(request(1, "shutdown"));
     const refused = await server.answer((a) => a.id === 3);
-    expect(refused.error).toMatchObject({ code: -32600, message: expect.stringMatching(/nests deeper than 256 levels/) as string });
+    expect(refused.error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/nests deeper than 256 levels/) as string,
+    });
     expect(await server.answer((a) => a.id === 1)).toMatchObject({ id: 1, result: null });
   });
 });
@@ -130,8 +159,14 @@ describe("a message nested too deep", () => {
 describe("a frame out of step still ends the server", () => {
   it.each<[name: string, chunks: string[]]>([
     // The rest of the cut body comes in a write of its own, after the cut head was read whole.
-    ["a Content-Length too short, the rest of the body written later", ['Content-Length: 5\r\n\r\n{"jso', 'nrpc":"2.0","id":1,"method":"shutdown"}']],
-    ["a Content-Length too short whose rest starts with a letter", [frame('{"jsonrpc":"2.0","id":1,"method":"shutdown"}', 13)]],
+    [
+      "a Content-Length too short, the rest of the body written later",
+      ['Content-Length: 5\r\n\r\n{"jso', 'nrpc":"2.0","id":1,"method":"shutdown"}'],
+    ],
+    [
+      "a Content-Length too short whose rest starts with a letter",
+      [frame('{"jsonrpc":"2.0","id":1,"method":"shutdown"}', 13)],
+    ],
     ["garbage where a header should be", ["hello world\r\n\r\n"]],
   ])("%s: says so on stderr and exits 1", async (_name, chunks) => {
     const server = start();
@@ -153,7 +188,9 @@ describe("a body over the cap (64 MB)", () => {
     server.write("Content-Length: 3000000000\r\n\r\n");
     const refused = await server.answer((a) => a.id === null);
     expect(refused.error?.code).toBe(-32600);
-    expect(refused.error?.message).toContain("a body of 3000000000 bytes, over lockstep's cap of 64 MB; it was read past and dropped");
+    expect(refused.error?.message).toContain(
+      "a body of 3000000000 bytes, over lockstep's cap of 64 MB; it was read past and dropped",
+    );
     // 320 MB of it: a reader that held the body would be past the bound by now.
     await server.stream(320 * 1024 * 1024);
     expect(server.child.exitCode).toBeNull();

@@ -16,7 +16,11 @@ async function launch(files: Record<string, string>, options: Omit<StartOptions,
 
 afterEach(cleanup);
 
-const PROJECT = JSON.stringify({ provider: "openai", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder:7b", approval: "review" }, null, 2);
+const PROJECT = JSON.stringify(
+  { provider: "openai", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder:7b", approval: "review" },
+  null,
+  2,
+);
 
 async function session(client: Awaited<ReturnType<typeof launch>>): Promise<Record<string, unknown>> {
   const result = await client.command("session", {});
@@ -27,17 +31,37 @@ async function session(client: Awaited<ReturnType<typeof launch>>): Promise<Reco
 describe("the project's .lockstep.json in an editor", () => {
   it("gives the settings when the editor passes none", async () => {
     const client = await launch({ ".lockstep.json": PROJECT, "a.txt": "a\n" }, { style: "helix" });
-    expect(await session(client)).toMatchObject({ provider: "openai", model: "qwen2.5-coder:7b", baseUrl: "http://127.0.0.1:11434/v1", approval: "review" });
+    expect(await session(client)).toMatchObject({
+      provider: "openai",
+      model: "qwen2.5-coder:7b",
+      baseUrl: "http://127.0.0.1:11434/v1",
+      approval: "review",
+    });
   });
 
   it("is the base the editor's own settings go over, key by key", async () => {
-    const client = await launch({ ".lockstep.json": PROJECT, "a.txt": "a\n" }, { style: "helix", initializationOptions: { approval: "auto" } });
-    expect(await session(client)).toMatchObject({ provider: "openai", model: "qwen2.5-coder:7b", approval: "auto" });
+    const client = await launch(
+      { ".lockstep.json": PROJECT, "a.txt": "a\n" },
+      { style: "helix", initializationOptions: { approval: "auto" } },
+    );
+    expect(await session(client)).toMatchObject({
+      provider: "openai",
+      model: "qwen2.5-coder:7b",
+      approval: "auto",
+    });
   });
 
   it("a malformed file is named with its line, and the editor's settings still apply", async () => {
-    const client = await launch({ ".lockstep.json": '{\n  "provider": "openai",\n  "model": "m"\n  "approval": "auto"\n}\n', "a.txt": "a\n" }, { style: "helix", initializationOptions: { approval: "review" } });
-    const warning = await client.waitForNotification("window/showMessage", (p) => (p as { message: string }).message.includes(".lockstep.json:4:"));
+    const client = await launch(
+      {
+        ".lockstep.json": '{\n  "provider": "openai",\n  "model": "m"\n  "approval": "auto"\n}\n',
+        "a.txt": "a\n",
+      },
+      { style: "helix", initializationOptions: { approval: "review" } },
+    );
+    const warning = await client.waitForNotification("window/showMessage", (p) =>
+      (p as { message: string }).message.includes(".lockstep.json:4:"),
+    );
     expect((warning.params as { message: string }).message).toContain("not valid JSON");
     expect(await session(client)).toMatchObject({ provider: "gemini", approval: "review" });
   });

@@ -14,14 +14,21 @@ describe.each(["helix", "neovim", "eglot"] as const)("read_file in %s", (style) 
     await client.open("src/a.ts", unsaved);
 
     const first = await client.command("read_file", { file_path: "src/a.ts" });
-    expect(first).toMatchObject({ ok: true, data: { file_path: "src/a.ts", version: 1, content: unsaved, sha256: sha256(unsaved), open: true } });
+    expect(first).toMatchObject({
+      ok: true,
+      data: { file_path: "src/a.ts", version: 1, content: unsaved, sha256: sha256(unsaved), open: true },
+    });
     expect(first.data?.["uri"]).toBe(client.uri("src/a.ts"));
 
     await client.type("src/a.ts", "42", "43");
     const second = stateOf(await client.command("read_file", { file_path: "src/a.ts" }));
     const buffer = client.buffer("src/a.ts")!;
     expect(buffer.version).toBe(2);
-    expect(second).toMatchObject({ version: buffer.version, content: buffer.text, sha256: sha256(buffer.text) });
+    expect(second).toMatchObject({
+      version: buffer.version,
+      content: buffer.text,
+      sha256: sha256(buffer.text),
+    });
     expect(second.content).toContain("answer = 43");
   });
 
@@ -44,28 +51,48 @@ describe("reading closed files", () => {
     const read = await client.command("read_file", { file_path: "b.txt" });
     expect(read).toEqual({
       ok: true,
-      data: { file_path: "b.txt", uri: client.uri("b.txt"), version: null, sha256: sha256("on disk\n"), content: "on disk\n", open: false },
+      data: {
+        file_path: "b.txt",
+        uri: client.uri("b.txt"),
+        version: null,
+        sha256: sha256("on disk\n"),
+        content: "on disk\n",
+        open: false,
+      },
     });
   });
 
   it("read_many_files returns open buffers and closed files alike, each versioned and hashed", async () => {
-    const client = await launch({ "a.ts": "a on disk\n", "b.ts": "b on disk\n", "lib/c.ts": "c on disk\n" }, { style: "neovim" });
+    const client = await launch(
+      { "a.ts": "a on disk\n", "b.ts": "b on disk\n", "lib/c.ts": "c on disk\n" },
+      { style: "neovim" },
+    );
     await client.open("a.ts", "a unsaved\n");
-    const read = await client.command("read_many_files", { file_paths: ["a.ts", "lib/*.ts", "b.ts", "missing.ts"] });
+    const read = await client.command("read_many_files", {
+      file_paths: ["a.ts", "lib/*.ts", "b.ts", "missing.ts"],
+    });
     expect(read.ok).toBe(true);
     const files = read.data?.["files"] as FileState[];
-    expect(files.map((f) => [f.file_path, f.content, f.version, f.open, f.sha256 === sha256(f.content)])).toEqual([
+    expect(
+      files.map((f) => [f.file_path, f.content, f.version, f.open, f.sha256 === sha256(f.content)]),
+    ).toEqual([
       ["a.ts", "a unsaved\n", 1, true, true],
       ["lib/c.ts", "c on disk\n", null, false, true],
       ["b.ts", "b on disk\n", null, false, true],
     ]);
-    expect(read.data?.["errors"]).toEqual([expect.objectContaining({ file_path: "missing.ts", code: "not_found" })]);
+    expect(read.data?.["errors"]).toEqual([
+      expect.objectContaining({ file_path: "missing.ts", code: "not_found" }),
+    ]);
   });
 
   it("sees a buffer's text again from disk once it is closed", async () => {
     const client = await launch({ "a.txt": "disk\n" }, { style: "eglot" });
     await client.open("a.txt", "unsaved\n");
     client.close("a.txt");
-    expect(stateOf(await client.command("read_file", { file_path: "a.txt" }))).toMatchObject({ content: "disk\n", version: null, open: false });
+    expect(stateOf(await client.command("read_file", { file_path: "a.txt" }))).toMatchObject({
+      content: "disk\n",
+      version: null,
+      open: false,
+    });
   });
 });

@@ -34,14 +34,32 @@ describe("search_files over LSP", () => {
       },
     });
     const read = await client.command("read_file", { file_path: "src/util.ts" });
-    expect(read).toMatchObject({ ok: true, data: { content: "export function helper() { return greeting; }\n", sha256: sha256("export function helper() { return greeting; }\n") } });
+    expect(read).toMatchObject({
+      ok: true,
+      data: {
+        content: "export function helper() { return greeting; }\n",
+        sha256: sha256("export function helper() { return greeting; }\n"),
+      },
+    });
   });
 
   it("refuses a bad regular expression with invalid_argument, and a path outside with permission_denied", async () => {
     const client = await launch(FILES, { style: "helix" });
-    expect(await client.command("search_files", { pattern: "([a-z]" })).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("Invalid regular expression") as string } });
-    expect(await client.command("search_files", { pattern: "x", path: "../" })).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(await client.command("search_files", { pattern: "x", max_results: 0 })).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("`max_results`") as string } });
+    expect(await client.command("search_files", { pattern: "([a-z]" })).toMatchObject({
+      ok: false,
+      error: {
+        code: "invalid_argument",
+        message: expect.stringContaining("Invalid regular expression") as string,
+      },
+    });
+    expect(await client.command("search_files", { pattern: "x", path: "../" })).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
+    expect(await client.command("search_files", { pattern: "x", max_results: 0 })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: expect.stringContaining("`max_results`") as string },
+    });
   });
 
   it("ends a catastrophic pattern with a timeout naming the file, answering other commands meanwhile", async () => {
@@ -52,28 +70,57 @@ describe("search_files over LSP", () => {
     const read = await client.command("read_file", { file_path: "src/app.ts" });
     expect(read).toMatchObject({ ok: true });
     expect(searchDone).toBe(false);
-    expect(await search).toMatchObject({ ok: false, error: { code: "timeout", message: expect.stringContaining("evil.txt") as string } });
+    expect(await search).toMatchObject({
+      ok: false,
+      error: { code: "timeout", message: expect.stringContaining("evil.txt") as string },
+    });
     // The next search runs on a fresh thread.
-    expect(await client.command("search_files", { pattern: "helper" })).toMatchObject({ ok: true, data: { matches: [{ file_path: "src/util.ts" }] } });
+    expect(await client.command("search_files", { pattern: "helper" })).toMatchObject({
+      ok: true,
+      data: { matches: [{ file_path: "src/util.ts" }] },
+    });
   }, 30_000);
 
   it("$/cancelRequest stops a running search", async () => {
     const client = await launch({ "evil.txt": "a".repeat(48) + "!\n" }, { style: "helix" });
     const source = new CancellationTokenSource();
-    const pending = client.connection.sendRequest("workspace/executeCommand", { command: "lockstep.search_files", arguments: [{ pattern: "^(a+)+$" }] }, source.token);
+    const pending = client.connection.sendRequest(
+      "workspace/executeCommand",
+      { command: "lockstep.search_files", arguments: [{ pattern: "^(a+)+$" }] },
+      source.token,
+    );
     setTimeout(() => source.cancel(), 100);
-    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
-    if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
-    expect(await client.command("find_files", { pattern: "*.txt" })).toEqual({ ok: true, data: { files: ["evil.txt"], truncated: false } });
+    const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<
+      string,
+      unknown
+    >;
+    if (!("cancelledByClient" in answer))
+      expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
+    expect(await client.command("find_files", { pattern: "*.txt" })).toEqual({
+      ok: true,
+      data: { files: ["evil.txt"], truncated: false },
+    });
   }, 30_000);
 });
 
 describe("find_files and ranged reads over LSP", () => {
   it("finds files by glob with the ignore rules, and reads part of one", async () => {
-    const client = await launch({ ...FILES, "src/long.ts": Array.from({ length: 30 }, (_, i) => `// ${i + 1}\n`).join("") }, { style: "eglot" });
-    expect(await client.command("find_files", { pattern: "**/*.{ts,js}" })).toEqual({ ok: true, data: { files: ["src/app.ts", "src/long.ts", "src/util.ts"], truncated: false } });
-    expect(await client.command("find_files", { pattern: "..{,}/**" })).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+    const client = await launch(
+      { ...FILES, "src/long.ts": Array.from({ length: 30 }, (_, i) => `// ${i + 1}\n`).join("") },
+      { style: "eglot" },
+    );
+    expect(await client.command("find_files", { pattern: "**/*.{ts,js}" })).toEqual({
+      ok: true,
+      data: { files: ["src/app.ts", "src/long.ts", "src/util.ts"], truncated: false },
+    });
+    expect(await client.command("find_files", { pattern: "..{,}/**" })).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
     const part = await client.command("read_file", { file_path: "src/long.ts", offset: 10, limit: 2 });
-    expect(part).toMatchObject({ ok: true, data: { content: "// 10\n// 11\n", start_line: 10, end_line: 11, total_lines: 30, truncated: true } });
+    expect(part).toMatchObject({
+      ok: true,
+      data: { content: "// 10\n// 11\n", start_line: 10, end_line: 11, total_lines: 30, truncated: true },
+    });
   });
 });

@@ -23,30 +23,45 @@ async function session(client: TestClient): Promise<Record<string, unknown>> {
 }
 
 function warningNaming(name: string) {
-  return (p: unknown): boolean => (p as { type: number }).type === 2 && (p as { message: string }).message.includes(name);
+  return (p: unknown): boolean =>
+    (p as { type: number }).type === 2 && (p as { message: string }).message.includes(name);
 }
 
 async function patchClosedFile(client: TestClient): Promise<void> {
-  const result = await client.command("safe_patch", { file_path: FILE, unified_diff: "@@ @@\n first\n-second\n+2nd\n", base_content_sha256: sha256(TEXT) });
+  const result = await client.command("safe_patch", {
+    file_path: FILE,
+    unified_diff: "@@ @@\n first\n-second\n+2nd\n",
+    base_content_sha256: sha256(TEXT),
+  });
   expect(result).toMatchObject({ ok: true });
 }
 
 describe("settings", () => {
   it("come from initializationOptions", async () => {
-    const client = await configured({ style: "helix", initializationOptions: { model: "gemini-init", approval: "auto" } });
+    const client = await configured({
+      style: "helix",
+      initializationOptions: { model: "gemini-init", approval: "auto" },
+    });
     // Not in wrap mode: no wrapped server to speak of.
     expect(await session(client)).toMatchObject({ model: "gemini-init", approval: "auto", wrapped: null });
   });
 
   it("come from workspace/configuration, section lockstep", async () => {
-    const client = await configured({ style: "eglot", configuration: { lockstep: { model: "gemini-config", approval: "auto" }, other: { model: "not this" } } });
+    const client = await configured({
+      style: "eglot",
+      configuration: { lockstep: { model: "gemini-config", approval: "auto" }, other: { model: "not this" } },
+    });
     const asked = client.requests.find((r) => r.method === "workspace/configuration")!;
     expect(asked.params).toEqual({ items: [expect.objectContaining({ section: "lockstep" })] });
     expect(await session(client)).toMatchObject({ model: "gemini-config", approval: "auto" });
   });
 
   it("from both sources apply together", async () => {
-    const client = await configured({ style: "neovim", initializationOptions: { model: "gemini-init" }, configuration: { lockstep: { approval: "auto" } } });
+    const client = await configured({
+      style: "neovim",
+      initializationOptions: { model: "gemini-init" },
+      configuration: { lockstep: { approval: "auto" } },
+    });
     expect(await session(client)).toMatchObject({ model: "gemini-init", approval: "auto" });
   });
 
@@ -58,7 +73,10 @@ describe("settings", () => {
   });
 
   it("closedFileEdits from workspace/configuration sends closed files to disk", async () => {
-    const client = await configured({ style: "helix", configuration: { lockstep: { closedFileEdits: "disk" } } });
+    const client = await configured({
+      style: "helix",
+      configuration: { lockstep: { closedFileEdits: "disk" } },
+    });
     await patchClosedFile(client);
     expect(client.applyEditRequests).toHaveLength(0);
     expect(await fs.readFile(client.path(FILE), "utf8")).toBe("first\n2nd\n");
@@ -73,14 +91,20 @@ describe("settings", () => {
   });
 
   it("a bad value in initializationOptions is named in a warning; the other settings apply", async () => {
-    const client = await configured({ style: "helix", initializationOptions: { maxTurns: -1, model: "gemini-good", approval: "auto" } });
+    const client = await configured({
+      style: "helix",
+      initializationOptions: { maxTurns: -1, model: "gemini-good", approval: "auto" },
+    });
     const shown = await client.waitForNotification("window/showMessage", warningNaming("maxTurns"));
     expect((shown.params as { message: string }).message).not.toContain("model");
     expect(await session(client)).toMatchObject({ model: "gemini-good", approval: "auto" });
   });
 
   it("a bad value in workspace/configuration is named in a warning; the other settings apply", async () => {
-    const client = await configured({ style: "eglot", configuration: { lockstep: { closedFileEdits: "cloud", approval: "sometimes", model: "gemini-good" } } });
+    const client = await configured({
+      style: "eglot",
+      configuration: { lockstep: { closedFileEdits: "cloud", approval: "sometimes", model: "gemini-good" } },
+    });
     await client.waitForNotification("window/showMessage", warningNaming("closedFileEdits"));
     await client.waitForNotification("window/showMessage", warningNaming("approval"));
     expect(await session(client)).toMatchObject({ model: "gemini-good", approval: "ask" });

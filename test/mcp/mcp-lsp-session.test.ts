@@ -39,23 +39,46 @@ describe("the user's MCP servers in the language server", () => {
       root,
       style: "neovim",
       env: { XDG_CONFIG_HOME: config },
-      initializationOptions: { provider: "openai", baseUrl: fake.url, model: "fake", approval: "auto", sessions: false },
+      initializationOptions: {
+        provider: "openai",
+        baseUrl: fake.url,
+        model: "fake",
+        approval: "auto",
+        sessions: false,
+      },
       showMessageRequest: (params) => {
         asked.push(params);
-        return Promise.resolve(params.actions?.find((a) => a.title.startsWith("Always allow server")) ?? null);
+        return Promise.resolve(
+          params.actions?.find((a) => a.title.startsWith("Always allow server")) ?? null,
+        );
       },
     });
     const before = await client.command("session", {});
-    expect((before.data?.["mcp_servers"] as { name: string; status: string }[]).map((s) => [s.name, s.status])).toEqual([["open", "not started"], ["sure", "not started"]]);
+    expect(
+      (before.data?.["mcp_servers"] as { name: string; status: string }[]).map((s) => [s.name, s.status]),
+    ).toEqual([
+      ["open", "not started"],
+      ["sure", "not started"],
+    ]);
     const job = await askUntilDone(client, "use them");
     expect(job["status"]).toBe("done");
     // One question, for the untrusted server; its second tool ran under "always allow this server".
-    expect(asked.map((a) => a.message)).toEqual(['lockstep wants to call shout on the MCP server open with {"text":"one"}.']);
+    expect(asked.map((a) => a.message)).toEqual([
+      'lockstep wants to call shout on the MCP server open with {"text":"one"}.',
+    ]);
     expect(readFileSync(logs.open, "utf8")).toContain("say hi {}");
     expect(readFileSync(logs.trusted, "utf8")).toContain('shout {"text":"two"}');
     const after = await client.command("session", {});
-    const servers = after.data?.["mcp_servers"] as { name: string; status: string; tools: string[]; skipped: { tool: string }[] }[];
-    expect(servers.map((s) => [s.name, s.status, s.tools.length])).toEqual([["open", "connected", 5], ["sure", "connected", 5]]);
+    const servers = after.data?.["mcp_servers"] as {
+      name: string;
+      status: string;
+      tools: string[];
+      skipped: { tool: string }[];
+    }[];
+    expect(servers.map((s) => [s.name, s.status, s.tools.length])).toEqual([
+      ["open", "connected", 5],
+      ["sure", "connected", 5],
+    ]);
     expect(servers[0]!.skipped.map((s) => s.tool)).toContain("broken");
     expect(after.data?.["always_allowed"]).toContain("mcp-server:open");
   }, 60_000);

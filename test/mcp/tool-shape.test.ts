@@ -18,7 +18,10 @@ describe("MCP tools as the model sees them", () => {
   it.each([
     [{ name: "a", inputSchema: { type: "object" } }, undefined],
     [{ name: "a", inputSchema: { type: "string" } }, 'inputSchema must have type "object"'],
-    [{ name: "a", inputSchema: { type: "object", properties: { x: { type: "strng" } } } }, 'unknown type "strng"'],
+    [
+      { name: "a", inputSchema: { type: "object", properties: { x: { type: "strng" } } } },
+      'unknown type "strng"',
+    ],
     [{ name: "a", inputSchema: { type: "object", properties: [] } }, "properties is not an object"],
     [{ name: "a", inputSchema: { type: "object", required: "x" } }, "required is not a list"],
     [{ name: "a" }, "inputSchema is not an object"],
@@ -36,7 +39,14 @@ describe("MCP tools as the model sees them", () => {
     expect(cut.text.length).toBeLessThan(31_000);
     expect(cut.text.startsWith("HEAD")).toBe(true);
     expect(cut.text.endsWith("TAIL")).toBe(true);
-    const shown = resultText([{ type: "text", text: "hi" }, { type: "image", mimeType: "image/png", data: "AAAA" }, { type: "resource", resource: { uri: "file:///a", text: "SECRET" } }], undefined);
+    const shown = resultText(
+      [
+        { type: "text", text: "hi" },
+        { type: "image", mimeType: "image/png", data: "AAAA" },
+        { type: "resource", resource: { uri: "file:///a", text: "SECRET" } },
+      ],
+      undefined,
+    );
     expect(shown.text).toBe("hi\n(image image/png, 3 bytes, not shown)\n(resource file:///a, not shown)");
     expect(resultText([], { n: 1 }).text).toBe('{"n":1}');
   });

@@ -25,7 +25,10 @@ function running(pid: number): boolean {
 /** The child's pid and its helper's, once the child has written both. */
 async function family(editor: RawEditor): Promise<number[]> {
   let pids: number[] = [];
-  await eventually(() => (pids = pidsIn(path.join(editor.root, "child.pid"))).length === 2 && pids.every(running), "the child and its helper to start");
+  await eventually(
+    () => (pids = pidsIn(path.join(editor.root, "child.pid"))).length === 2 && pids.every(running),
+    "the child and its helper to start",
+  );
   return pids;
 }
 
@@ -41,13 +44,23 @@ describe("wrap mode: no wrapped server outlives lockstep", () => {
   for (const stage of ["before initialize", "after initialize"] as const) {
     for (const [end, code] of ENDS) {
       it(`ended by ${end}, ${stage}`, async () => {
-        const editor = await RawEditor.start({ "a.ts": "x\n" }, ["--wrap", "--", SCRIPTED, "deaf", "child.pid"]);
+        const editor = await RawEditor.start({ "a.ts": "x\n" }, [
+          "--wrap",
+          "--",
+          SCRIPTED,
+          "deaf",
+          "child.pid",
+        ]);
         const pids = await family(editor);
         if (stage === "after initialize") await editor.initialize();
         if (end === "the end of its input") editor.process.stdin.end();
         else editor.kill(end);
         expect(await editor.exited).toBe(code);
-        await eventually(() => !pids.some(running), `the child ${pids[0]} and its helper ${pids[1]} to end`, 10_000);
+        await eventually(
+          () => !pids.some(running),
+          `the child ${pids[0]} and its helper ${pids[1]} to end`,
+          10_000,
+        );
       }, 30_000);
     }
   }

@@ -39,10 +39,18 @@ export class RawEditor {
   }
 
   /** lockstep with `args` (after --stdio) in a new workspace holding `files`; not yet initialized. */
-  static async start(files: Record<string, string>, args: string[], env: Record<string, string> = {}): Promise<RawEditor> {
+  static async start(
+    files: Record<string, string>,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<RawEditor> {
     const root = await createWorkspace(files);
     // LOCKSTEP_TEST_BIN: another build of lockstep to run the same test against (an older one, to see it fail).
-    const child = spawn(process.execPath, [process.env["LOCKSTEP_TEST_BIN"] ?? serverEntry(), "--stdio", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [process.env["LOCKSTEP_TEST_BIN"] ?? serverEntry(), "--stdio", ...args],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] },
+    );
     return new RawEditor(root, child);
   }
 
@@ -74,14 +82,29 @@ export class RawEditor {
   }
 
   /** Sends a request (with `id` when given) and resolves with its response, result or error. */
-  request(method: string, params: unknown = {}, id: number | string = this.nextId++, ms = 20_000): Promise<Json> {
+  request(
+    method: string,
+    params: unknown = {},
+    id: number | string = this.nextId++,
+    ms = 20_000,
+  ): Promise<Json> {
     const from = this.messages.length;
     this.send({ id, method, params });
-    return this.waitFor((m) => m["id"] === id && !("method" in m), `the answer to ${method} (id ${JSON.stringify(id)})`, ms, from);
+    return this.waitFor(
+      (m) => m["id"] === id && !("method" in m),
+      `the answer to ${method} (id ${JSON.stringify(id)})`,
+      ms,
+      from,
+    );
   }
 
   async initialize(lockstep: Json = { approval: "auto" }): Promise<Json> {
-    const answer = await this.request("initialize", { processId: process.pid, rootUri: pathToFileURL(this.root).href, capabilities: {}, initializationOptions: { lockstep } });
+    const answer = await this.request("initialize", {
+      processId: process.pid,
+      rootUri: pathToFileURL(this.root).href,
+      capabilities: {},
+      initializationOptions: { lockstep },
+    });
     this.notify("initialized");
     return answer;
   }
@@ -117,14 +140,18 @@ export class RawEditor {
 
   /** lockstep.session's `wrapped`. */
   async wrapped(): Promise<Json> {
-    const answer = await this.request("workspace/executeCommand", { command: "lockstep.session", arguments: [{}] });
+    const answer = await this.request("workspace/executeCommand", {
+      command: "lockstep.session",
+      arguments: [{}],
+    });
     return ((answer["result"] as Json)["data"] as Json)["wrapped"] as Json;
   }
 
   /** lockstep's resident memory now and at its peak, in MB (Linux's /proc: VmRSS, VmHWM). */
   memory(): { rss: number; peak: number } {
     const status = readFileSync(`/proc/${this.pid}/status`, "utf8");
-    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s*(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    const kb = (field: string): number =>
+      Number(new RegExp(`^${field}:\\s*(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
     return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
   }
 
@@ -137,12 +164,21 @@ export class RawEditor {
     for (;;) {
       const end = this.pending.indexOf("\r\n\r\n");
       if (end < 0) break;
-      const length = Number(/Content-Length: *(\d+)/i.exec(this.pending.subarray(0, end).toString("ascii"))?.[1]);
-      if (!Number.isFinite(length)) throw new Error(`lockstep wrote a header without Content-Length: ${this.pending.subarray(0, end).toString("ascii")}`);
+      const length = Number(
+        /Content-Length: *(\d+)/i.exec(this.pending.subarray(0, end).toString("ascii"))?.[1],
+      );
+      if (!Number.isFinite(length))
+        throw new Error(
+          `lockstep wrote a header without Content-Length: ${this.pending.subarray(0, end).toString("ascii")}`,
+        );
       if (this.pending.length < end + 4 + length) break;
       const message = JSON.parse(this.pending.subarray(end + 4, end + 4 + length).toString("utf8")) as Json;
       // lockstep's own lines are kept; the child's are counted.
-      if (message["method"] === "window/logMessage" && !String((message["params"] as Json)["message"]).startsWith("lockstep:")) this.logMessages++;
+      if (
+        message["method"] === "window/logMessage" &&
+        !String((message["params"] as Json)["message"]).startsWith("lockstep:")
+      )
+        this.logMessages++;
       else this.messages.push(message);
       this.pending = this.pending.subarray(end + 4 + length);
     }

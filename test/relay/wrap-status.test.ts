@@ -12,8 +12,17 @@ afterEach(cleanup);
 
 const SCRIPTED = path.resolve("test/relay/fixtures/scripted-server.mjs");
 
-async function wrappedBy(mode: string): Promise<{ client: TestClient; childPid: () => Promise<number>; pidFile: string }> {
-  const client = await launch({ "a.ts": "export const a = 1;\n" }, { style: "neovim", args: ["--wrap", "--", SCRIPTED, mode, "child.pid"], initializationOptions: { lockstep: { approval: "auto" } } });
+async function wrappedBy(
+  mode: string,
+): Promise<{ client: TestClient; childPid: () => Promise<number>; pidFile: string }> {
+  const client = await launch(
+    { "a.ts": "export const a = 1;\n" },
+    {
+      style: "neovim",
+      args: ["--wrap", "--", SCRIPTED, mode, "child.pid"],
+      initializationOptions: { lockstep: { approval: "auto" } },
+    },
+  );
   return { client, childPid: () => pidIn(client.path("child.pid")), pidFile: client.path("child.pid") };
 }
 
@@ -23,7 +32,9 @@ async function wrapped(client: TestClient): Promise<unknown> {
 }
 
 const errorsShown = (client: TestClient): string[] =>
-  client.notifications.filter((n) => n.method === "window/showMessage" && (n.params as ShowMessageParams).type === 1).map((n) => (n.params as ShowMessageParams).message);
+  client.notifications
+    .filter((n) => n.method === "window/showMessage" && (n.params as ShowMessageParams).type === 1)
+    .map((n) => (n.params as ShowMessageParams).message);
 
 describe("wrap mode: lockstep.session's wrapped", () => {
   it("is running, with no reason, while the child is up", async () => {
@@ -39,22 +50,33 @@ describe("wrap mode: lockstep.session's wrapped", () => {
     expect(client.initializeResult!.capabilities.hoverProvider).toBeUndefined();
     const status = (await wrapped(client)) as Record<string, unknown>;
     expect(status).toMatchObject({ server: "scripted-server.mjs", state: "failed", restarts: 0 });
-    expect(status["reason"]).toMatch(/^it did not initialize: .*Could not find a valid TypeScript installation/);
+    expect(status["reason"]).toMatch(
+      /^it did not initialize: .*Could not find a valid TypeScript installation/,
+    );
     expect(status["reason"]).not.toContain("\n");
     // Never initialized: the features Neovim asks a language server for, and its diagnostics.
-    expect(status["missing"]).toEqual(expect.arrayContaining(["hover", "completion", "definition", "references", "diagnostics"]));
+    expect(status["missing"]).toEqual(
+      expect.arrayContaining(["hover", "completion", "definition", "references", "diagnostics"]),
+    );
     expect(errorsShown(client)).toEqual([expect.stringContaining("did not initialize")]);
     // A child that refused to initialize is of no use: it is told to exit, and goes.
     const refused = await childPid();
     await eventually(() => !alive(refused), "the refused child to end");
-    await expect(client.request("textDocument/hover", { textDocument: { uri: client.uri("a.ts") }, position: { line: 0, character: 1 } })).rejects.toThrow(/is not running/);
+    await expect(
+      client.request("textDocument/hover", {
+        textDocument: { uri: client.uri("a.ts") },
+        position: { line: 0, character: 1 },
+      }),
+    ).rejects.toThrow(/is not running/);
   }, 30_000);
 
   it("is failed, naming its exit and last words, when the child exits before answering initialize", async () => {
     const { client } = await wrappedBy("exit-before-init");
     const status = (await wrapped(client)) as Record<string, unknown>;
     expect(status).toMatchObject({ server: "scripted-server.mjs", state: "failed", restarts: 0 });
-    expect(status["reason"]).toBe("it did not initialize: it exited with code 3 (its last words: scripted-server: no runtime for this project)");
+    expect(status["reason"]).toBe(
+      "it did not initialize: it exited with code 3 (its last words: scripted-server: no runtime for this project)",
+    );
     expect(status["missing"]).toEqual(expect.arrayContaining(["hover", "diagnostics"]));
     expect(errorsShown(client)).toHaveLength(1);
   }, 30_000);
@@ -64,7 +86,11 @@ describe("wrap mode: lockstep.session's wrapped", () => {
     const { client, childPid } = await wrappedBy("mute");
     expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
     expect(client.initializeResult!.serverInfo?.name).toBe("lockstep");
-    expect(await wrapped(client)).toMatchObject({ state: "failed", reason: "it did not initialize: no answer in 30 s", missing: expect.arrayContaining(["hover"]) as string[] });
+    expect(await wrapped(client)).toMatchObject({
+      state: "failed",
+      reason: "it did not initialize: no answer in 30 s",
+      missing: expect.arrayContaining(["hover"]) as string[],
+    });
     expect(errorsShown(client)).toEqual([expect.stringContaining("did not initialize: no answer in 30 s")]);
     const mute = await childPid();
     await eventually(() => !alive(mute), "the mute child to be killed", 10_000);
@@ -78,9 +104,15 @@ describe("wrap mode: lockstep.session's wrapped", () => {
       process.kill(pid, "SIGKILL");
       await eventually(() => errorsShown(client).length === death, `message ${death}`);
       if (death === 4) break;
-      await eventually(() => [pidsIn(pidFile)[0]].some((p) => p !== undefined && p !== pid && alive(p)), "the restarted child");
+      await eventually(
+        () => [pidsIn(pidFile)[0]].some((p) => p !== undefined && p !== pid && alive(p)),
+        "the restarted child",
+      );
       // Up again, and the session says what happened.
-      expect(await wrapped(client)).toMatchObject({ restarts: death, reason: "restarted after it was killed by SIGKILL" });
+      expect(await wrapped(client)).toMatchObject({
+        restarts: death,
+        reason: "restarted after it was killed by SIGKILL",
+      });
     }
     expect(await wrapped(client)).toEqual({
       server: "scripted-server.mjs",

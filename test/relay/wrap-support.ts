@@ -10,7 +10,10 @@ import { eventually, sleep } from "../support/poll.js";
 
 export const TSLS = path.resolve("node_modules/.bin/typescript-language-server");
 export const WRAP = ["--wrap", "--", TSLS, "--stdio"];
-export const TS_FILES = { "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n', "src/a.ts": "export const count: number = 1;\n" };
+export const TS_FILES = {
+  "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n',
+  "src/a.ts": "export const count: number = 1;\n",
+};
 
 export function launchWrapped(
   lockstep: Record<string, unknown> = { approval: "auto" },
@@ -22,7 +25,12 @@ export function launchWrapped(
 }
 
 /** The first list the editor was sent for a document (from notification index `from`) that satisfies `until`. */
-export async function diagnosticsOf(client: TestClient, rel: string, until: (d: Diagnostic[]) => boolean, from = 0): Promise<Diagnostic[]> {
+export async function diagnosticsOf(
+  client: TestClient,
+  rel: string,
+  until: (d: Diagnostic[]) => boolean,
+  from = 0,
+): Promise<Diagnostic[]> {
   const uri = client.uri(rel);
   const note = await client.waitForNotification(
     "textDocument/publishDiagnostics",
@@ -76,7 +84,10 @@ export function alive(pid: number): boolean {
 /** The wrapped server's own process: lockstep's direct child. */
 export async function childPid(client: TestClient): Promise<number> {
   let direct: number[] = [];
-  await eventually(() => (direct = processTree().get(client.pid) ?? []).length > 0, "lockstep's child process");
+  await eventually(
+    () => (direct = processTree().get(client.pid) ?? []).length > 0,
+    "lockstep's child process",
+  );
   return direct[0]!;
 }
 

@@ -7,20 +7,35 @@ import { cleanup, launch, type TestClient } from "../support/lsp-client.js";
 
 const TSLS = path.resolve("node_modules/.bin/typescript-language-server");
 const WRAP = ["--wrap", "--", TSLS, "--stdio"];
-const FILES = { "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n', "src/a.ts": "export const count: number = 1;\n" };
+const FILES = {
+  "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n',
+  "src/a.ts": "export const count: number = 1;\n",
+};
 
 afterEach(cleanup);
 
 /** The latest diagnostics the editor was sent for a document, waiting for a list that satisfies `until`. */
-async function diagnosticsOf(client: TestClient, rel: string, until: (d: Diagnostic[]) => boolean): Promise<Diagnostic[]> {
+async function diagnosticsOf(
+  client: TestClient,
+  rel: string,
+  until: (d: Diagnostic[]) => boolean,
+): Promise<Diagnostic[]> {
   const uri = client.uri(rel);
-  const note = await client.waitForNotification("textDocument/publishDiagnostics", (p) => (p as PublishDiagnosticsParams).uri === uri && until((p as PublishDiagnosticsParams).diagnostics), 20_000);
+  const note = await client.waitForNotification(
+    "textDocument/publishDiagnostics",
+    (p) => (p as PublishDiagnosticsParams).uri === uri && until((p as PublishDiagnosticsParams).diagnostics),
+    20_000,
+  );
   return (note.params as PublishDiagnosticsParams).diagnostics;
 }
 
 describe("lockstep --wrap -- typescript-language-server --stdio", () => {
   it("answers initialize as one server: the child's capabilities with lockstep's commands and code actions, both names", async () => {
-    const client = await launch(FILES, { style: "helix", args: WRAP, initializationOptions: { lockstep: { approval: "auto" } } });
+    const client = await launch(FILES, {
+      style: "helix",
+      args: WRAP,
+      initializationOptions: { lockstep: { approval: "auto" } },
+    });
     const result = client.initializeResult!;
     expect(result.serverInfo?.name).toBe("lockstep + typescript-language-server");
     expect(result.capabilities.hoverProvider).toBeTruthy();
@@ -34,12 +49,22 @@ describe("lockstep --wrap -- typescript-language-server --stdio", () => {
   });
 
   it("passes hover and completion through to the child, and its diagnostics through to the editor and the agent", async () => {
-    const client = await launch(FILES, { style: "helix", args: WRAP, initializationOptions: { lockstep: { approval: "auto" } } });
+    const client = await launch(FILES, {
+      style: "helix",
+      args: WRAP,
+      initializationOptions: { lockstep: { approval: "auto" } },
+    });
     await client.open("src/a.ts", undefined, "typescript");
     const uri = client.uri("src/a.ts");
-    const hover = await client.request<Hover>("textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 14 } });
+    const hover = await client.request<Hover>("textDocument/hover", {
+      textDocument: { uri },
+      position: { line: 0, character: 14 },
+    });
     expect(JSON.stringify(hover.contents)).toContain("count: number");
-    const completion = await client.request<{ items: { label: string }[] }>("textDocument/completion", { textDocument: { uri }, position: { line: 0, character: 0 } });
+    const completion = await client.request<{ items: { label: string }[] }>("textDocument/completion", {
+      textDocument: { uri },
+      position: { line: 0, character: 0 },
+    });
     expect(completion.items.length).toBeGreaterThan(0);
 
     // The list for the opened text first: the server names no versions, so lockstep ties a list to a version
@@ -50,7 +75,8 @@ describe("lockstep --wrap -- typescript-language-server --stdio", () => {
     expect(shown[0]!.message).toContain("not assignable to type 'number'");
     const recorded = await client.command("get_diagnostics", { file_path: "src/a.ts" });
     expect(recorded).toMatchObject({ ok: true, data: { files: [{ file_path: "src/a.ts", version: 2 }] } });
-    const first = (recorded as unknown as { data: { files: { diagnostics: Record<string, unknown>[] }[] } }).data.files[0]!.diagnostics[0]!;
+    const first = (recorded as unknown as { data: { files: { diagnostics: Record<string, unknown>[] }[] } })
+      .data.files[0]!.diagnostics[0]!;
     expect(first).toMatchObject({ line: 1, column: 14, severity: "error", source: "typescript" });
   });
 });

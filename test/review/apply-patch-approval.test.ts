@@ -40,7 +40,10 @@ interface Rig {
 }
 
 /** The model reads a.py and b.py, then sends one apply_patch across three files; the prompt is answered by `answer`. */
-async function run(approval: string, answer: (p: ShowMessageRequestParams) => Promise<MessageActionItem | null>): Promise<Rig> {
+async function run(
+  approval: string,
+  answer: (p: ShowMessageRequestParams) => Promise<MessageActionItem | null>,
+): Promise<Rig> {
   const prompts: ShowMessageRequestParams[] = [];
   const rig = await startAgent({
     files: { "a.py": A, "b.py": B },
@@ -49,7 +52,11 @@ async function run(approval: string, answer: (p: ShowMessageRequestParams) => Pr
       prompts.push(p);
       return answer(p);
     },
-    script: [turn({ calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] }), turn({ calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] }), turn({ text: ["Done."] })],
+    script: [
+      turn({ calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] }),
+      turn({ calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] }),
+      turn({ text: ["Done."] }),
+    ],
   });
   await rig.client.open("a.py");
   await rig.client.open("b.py");
@@ -58,16 +65,28 @@ async function run(approval: string, answer: (p: ShowMessageRequestParams) => Pr
 
 const applyPatchAnswer = (rig: AgentRig) => lastResponses(rig.fake!.requests[2])[0]?.response;
 /** What the editor holds for a file (a created file's text lands in a buffer), else the disk. */
-const textOf = async (rig: AgentRig, rel: string): Promise<string> => rig.client.buffer(rel)?.text ?? (await rig.disk(rel));
-const exists = (rig: AgentRig, rel: string): Promise<boolean> => rig.disk(rel).then(() => true, () => false);
+const textOf = async (rig: AgentRig, rel: string): Promise<string> =>
+  rig.client.buffer(rel)?.text ?? (await rig.disk(rel));
+const exists = (rig: AgentRig, rel: string): Promise<boolean> =>
+  rig.disk(rel).then(
+    () => true,
+    () => false,
+  );
 
 describe("apply_patch across files with approval ask", () => {
   it("asks once, naming every file and its size; Apply lands every file", async () => {
     const { rig, prompts, job } = await run("ask", (p) => Promise.resolve(pick(p, "Apply")));
     expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
     expect(prompts).toHaveLength(1);
-    expect(prompts[0]!.message).toBe("lockstep wants to change 3 files with apply_patch: a.py (+3 −1), b.py (+1 −1), new c.py (+12).");
-    expect(prompts[0]!.actions?.map((a) => a.title)).toEqual(["Apply", "Always allow apply_patch this session", "Reject", "Stop the run"]);
+    expect(prompts[0]!.message).toBe(
+      "lockstep wants to change 3 files with apply_patch: a.py (+3 −1), b.py (+1 −1), new c.py (+12).",
+    );
+    expect(prompts[0]!.actions?.map((a) => a.title)).toEqual([
+      "Apply",
+      "Always allow apply_patch this session",
+      "Reject",
+      "Stop the run",
+    ]);
     expect(applyPatchAnswer(rig)).toMatchObject({ ok: true, data: { applied: true } });
     expect(rig.client.buffer("a.py")?.text).toBe(A_AFTER);
     expect(rig.client.buffer("b.py")?.text).toBe(B_AFTER);
@@ -133,7 +152,10 @@ describe("apply_patch across files staged for review", () => {
     expect(new Set(pending.map((p) => p.group)).size).toBe(1);
     expect(pending[0]!.group).toEqual(expect.any(String));
     for (const p of pending) {
-      const decided = await rig.client.command("decide", { id: p.change_id, decision: p.file_path === "b.py" ? "reject" : "apply" });
+      const decided = await rig.client.command("decide", {
+        id: p.change_id,
+        decision: p.file_path === "b.py" ? "reject" : "apply",
+      });
       expect(decided.ok).toBe(true);
     }
     expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
@@ -141,7 +163,11 @@ describe("apply_patch across files staged for review", () => {
     expect(rig.client.buffer("b.py")?.text).toBe(B);
     expect(await textOf(rig, "c.py")).toBe(C_AFTER);
     const files = (applyPatchAnswer(rig)?.data?.["files"] ?? []) as { file_path: string; status: string }[];
-    expect(files.map((f) => [f.file_path, f.status])).toEqual([["a.py", "reviewed"], ["b.py", "reviewed"], ["c.py", "reviewed"]]);
+    expect(files.map((f) => [f.file_path, f.status])).toEqual([
+      ["a.py", "reviewed"],
+      ["b.py", "reviewed"],
+      ["c.py", "reviewed"],
+    ]);
   });
 
   it("always allow on one file of the change applies its other files too, and allows the tool from then on", async () => {
@@ -177,7 +203,8 @@ describe("apply_patch across files staged for review", () => {
     const pending = await pendingOf(rig, 3);
     expect(prompts).toHaveLength(1);
     expect(pending.map((p) => p.file_path).sort()).toEqual(["a.py", "b.py", "c.py"]);
-    for (const p of pending) expect((await rig.client.command("decide", { id: p.change_id, decision: "reject" })).ok).toBe(true);
+    for (const p of pending)
+      expect((await rig.client.command("decide", { id: p.change_id, decision: "reject" })).ok).toBe(true);
     expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done", files_changed: [] });
     expect(rig.client.buffer("a.py")?.text).toBe(A);
     expect(rig.client.buffer("b.py")?.text).toBe(B);
@@ -189,16 +216,30 @@ describe("apply_patch's deletes and moves staged for review", () => {
   const D = "gone = 1\nalso = 2\n";
   const E = "def g():\n    return 1\n";
   const F_AFTER = "def g():\n    return 2\n";
-  const DELETE_AND_MOVE = ["*** Begin Patch", "*** Delete File: d.py", "*** Update File: e.py", "*** Move to: f.py", "@@ def g():", "-    return 1", "+    return 2", "*** End Patch"].join("\n");
+  const DELETE_AND_MOVE = [
+    "*** Begin Patch",
+    "*** Delete File: d.py",
+    "*** Update File: e.py",
+    "*** Move to: f.py",
+    "@@ def g():",
+    "-    return 1",
+    "+    return 2",
+    "*** End Patch",
+  ].join("\n");
 
   async function staged(decide: (p: Pending) => "apply" | "reject"): Promise<AgentRig> {
     const rig = await startAgent({
       files: { "d.py": D, "e.py": E },
       initializationOptions: { approval: "review" },
-      script: [turn({ calls: [{ name: "read_many_files", args: { file_paths: ["d.py", "e.py"] } }] }), turn({ calls: [{ name: "apply_patch", args: { input: DELETE_AND_MOVE } }] }), turn({ text: ["Done."] })],
+      script: [
+        turn({ calls: [{ name: "read_many_files", args: { file_paths: ["d.py", "e.py"] } }] }),
+        turn({ calls: [{ name: "apply_patch", args: { input: DELETE_AND_MOVE } }] }),
+        turn({ text: ["Done."] }),
+      ],
     });
     const job = await rig.ask("remove d.py, move e.py");
-    for (const p of await pendingOf(rig, 2)) expect((await rig.client.command("decide", { id: p.change_id, decision: decide(p) })).ok).toBe(true);
+    for (const p of await pendingOf(rig, 2))
+      expect((await rig.client.command("decide", { id: p.change_id, decision: decide(p) })).ok).toBe(true);
     expect(await rig.finished(job, 30_000)).toMatchObject({ status: "done" });
     return rig;
   }
@@ -209,7 +250,10 @@ describe("apply_patch's deletes and moves staged for review", () => {
     expect(await exists(rig, "e.py")).toBe(false);
     expect(await textOf(rig, "f.py")).toBe(F_AFTER);
     const files = (applyPatchAnswer(rig)?.data?.["files"] ?? []) as { file_path: string; message: string }[];
-    expect(files.map((f) => f.message)).toEqual([expect.stringMatching(/d\.py was deleted\.$/), expect.stringMatching(/e\.py was removed \(moved to f\.py\)\.$/)]);
+    expect(files.map((f) => f.message)).toEqual([
+      expect.stringMatching(/d\.py was deleted\.$/),
+      expect.stringMatching(/e\.py was removed \(moved to f\.py\)\.$/),
+    ]);
   });
 
   it("the move declined: its source stays and no destination is made; the accepted delete still lands", async () => {

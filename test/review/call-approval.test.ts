@@ -4,12 +4,22 @@ import { describe, expect, it } from "vitest";
 import { callApprover, type CallDecision, type CallRequest } from "../../server/src/review/call-approval.js";
 import type { ApprovalMode } from "../../server/src/review/policy.js";
 
-const call = (tool: string, server = "git", trusted = false): CallRequest => ({ name: `mcp__${server}__${tool}`, server, tool, args: {}, trusted });
+const call = (tool: string, server = "git", trusted = false): CallRequest => ({
+  name: `mcp__${server}__${tool}`,
+  server,
+  tool,
+  args: {},
+  trusted,
+});
 
 function approver(mode: ApprovalMode, answers: CallDecision[]) {
   const session = { alwaysAllowed: new Set<string>() };
   const asked: string[] = [];
-  const approve = callApprover(session, () => mode, () => async (request) => (asked.push(request.name), answers.shift() ?? "reject"));
+  const approve = callApprover(
+    session,
+    () => mode,
+    () => async (request) => (asked.push(request.name), answers.shift() ?? "reject"),
+  );
   return { approve: (r: CallRequest) => approve(r, new AbortController().signal), asked };
 }
 
@@ -39,7 +49,11 @@ describe("approving MCP tool calls", () => {
   });
 
   it("runs nothing, undecided, when the door cannot ask (the model hears no rejection)", async () => {
-    const approve = callApprover({ alwaysAllowed: new Set() }, () => "ask", () => undefined);
+    const approve = callApprover(
+      { alwaysAllowed: new Set() },
+      () => "ask",
+      () => undefined,
+    );
     expect(await approve(call("log"), new AbortController().signal)).toBe("undecided");
   });
 });

@@ -3,13 +3,42 @@
 // staged, every file is its own change under one group label.
 import { describe, expect, it } from "vitest";
 import { groupChange } from "../../server/src/review/group.js";
-import { approvalMessage, sessionApprover, type ApprovalChannels, type StagedOutcome } from "../../server/src/review/policy.js";
+import {
+  approvalMessage,
+  sessionApprover,
+  type ApprovalChannels,
+  type StagedOutcome,
+} from "../../server/src/review/policy.js";
 import type { ProposedChange } from "../../server/src/review/proposal.js";
 
-const state = (file_path: string, content: string) => ({ file_path, uri: `file:///w/${file_path}`, version: null, sha256: "x", content, open: false });
+const state = (file_path: string, content: string) => ({
+  file_path,
+  uri: `file:///w/${file_path}`,
+  version: null,
+  sha256: "x",
+  content,
+  open: false,
+});
 
-function file(file_path: string, before: string | null, after: string, added: number, removed: number, extra: Partial<ProposedChange> = {}): ProposedChange {
-  return { tool: "apply_patch", file_path, uri: `file:///w/${file_path}`, before: before === null ? null : state(file_path, before), after, diff: `--- ${file_path}\n`, added, removed, ...extra };
+function file(
+  file_path: string,
+  before: string | null,
+  after: string,
+  added: number,
+  removed: number,
+  extra: Partial<ProposedChange> = {},
+): ProposedChange {
+  return {
+    tool: "apply_patch",
+    file_path,
+    uri: `file:///w/${file_path}`,
+    before: before === null ? null : state(file_path, before),
+    after,
+    diff: `--- ${file_path}\n`,
+    added,
+    removed,
+    ...extra,
+  };
 }
 
 const FILES = [
@@ -21,12 +50,19 @@ const FILES = [
 
 describe("a change across files as the user is asked about it", () => {
   it("names every file and what happens to it, in one sentence", () => {
-    expect(approvalMessage(groupChange(FILES))).toBe("lockstep wants to change 4 files with apply_patch: a.py (+1 −0), deleted gone.py (−2), new new.py (+1), from.py moved to to.py (+1 −1).");
+    expect(approvalMessage(groupChange(FILES))).toBe(
+      "lockstep wants to change 4 files with apply_patch: a.py (+1 −0), deleted gone.py (−2), new new.py (+1), from.py moved to to.py (+1 −1).",
+    );
   });
 
   it("sums the files up for a reader that knows one file only", () => {
     const group = groupChange(FILES);
-    expect([group.file_path, group.added, group.removed, group.diff]).toEqual(["a.py", 3, 3, "--- a.py\n--- gone.py\n--- new.py\n--- to.py\n"]);
+    expect([group.file_path, group.added, group.removed, group.diff]).toEqual([
+      "a.py",
+      3,
+      3,
+      "--- a.py\n--- gone.py\n--- new.py\n--- to.py\n",
+    ]);
   });
 
   it("counts the files past the twentieth instead of naming them", () => {
@@ -52,7 +88,10 @@ function channels(answer: "apply" | "reject" | "always" | "dismissed") {
     },
     review: (change): Promise<StagedOutcome> => {
       staged.push(change);
-      return Promise.resolve({ reviewed: { hunks: [{ hunk_id: `${change.file_path}.1`, status: "applied" }] }, always: false });
+      return Promise.resolve({
+        reviewed: { hunks: [{ hunk_id: `${change.file_path}.1`, status: "applied" }] },
+        always: false,
+      });
     },
   };
   return { c, prompts, staged };
@@ -74,19 +113,32 @@ describe("sessionApprover and a change across files", () => {
   it("a closed prompt stages every file on its own, under the change's tool and one group", async () => {
     const session = { alwaysAllowed: new Set<string>() };
     const ch = channels("dismissed");
-    const labelled = Object.create(groupChange(FILES), { tool: { value: "apply_patch from agent", enumerable: true } }) as ProposedChange;
+    const labelled = Object.create(groupChange(FILES), {
+      tool: { value: "apply_patch from agent", enumerable: true },
+    }) as ProposedChange;
     const decision = await sessionApprover(session, () => "ask", ch.c)(labelled, signal);
-    expect(ch.staged.map((s) => [s.file_path, s.tool])).toEqual(FILES.map((f) => [f.file_path, "apply_patch from agent"]));
+    expect(ch.staged.map((s) => [s.file_path, s.tool])).toEqual(
+      FILES.map((f) => [f.file_path, "apply_patch from agent"]),
+    );
     expect(new Set(ch.staged.map((s) => s.group)).size).toBe(1);
     expect(ch.staged[0]!.group).toEqual(expect.any(String));
-    expect(decision).toMatchObject({ reviewed: { hunks: FILES.map((f) => ({ hunk_id: `${f.file_path}.1` })) }, files: FILES.map((f) => ({ reviewed: { hunks: [{ hunk_id: `${f.file_path}.1` }] } })) });
+    expect(decision).toMatchObject({
+      reviewed: { hunks: FILES.map((f) => ({ hunk_id: `${f.file_path}.1` })) },
+      files: FILES.map((f) => ({ reviewed: { hunks: [{ hunk_id: `${f.file_path}.1` }] } })),
+    });
   });
 
   it("a cancelled call is rejected before anything is asked or staged", async () => {
     const ch = channels("apply");
     const cancelled = new AbortController();
     cancelled.abort();
-    expect(await sessionApprover({ alwaysAllowed: new Set() }, () => "review", ch.c)(groupChange(FILES), cancelled.signal)).toBe("reject");
+    expect(
+      await sessionApprover(
+        { alwaysAllowed: new Set() },
+        () => "review",
+        ch.c,
+      )(groupChange(FILES), cancelled.signal),
+    ).toBe("reject");
     expect([ch.prompts.length, ch.staged.length]).toEqual([0, 0]);
   });
 });

@@ -21,7 +21,11 @@ describe("redactTokens", () => {
     ["GitHub fine-grained", `github_pat_11ABCDEFG0_${X}`, "[redacted]"],
     ["AWS", "id AKIAIOSFODNN7EXAMPLE,", "id [redacted],"],
     ["Slack", "xoxb-123456789012-abcdefghij", "[redacted]"],
-    ["JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "[redacted]"],
+    [
+      "JWT",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      "[redacted]",
+    ],
     ["Bearer", "Authorization: Bearer abcdefghijklmnop.qrstuv", "Authorization: Bearer [redacted]"],
     ["after an escaped newline in JSON", JSON.stringify(`a\nsk-proj-${X}`), '"a\\n[redacted]"'],
     ["a kebab-case word", "risk-assessment-module-name", "risk-assessment-module-name"],
@@ -34,7 +38,10 @@ describe("redactTokens", () => {
   it("the transcript, given the redaction (as the language server gives it), keeps none either", () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "lockstep-transcript-")), "t.md");
     const transcript = new Transcript(file, redactTokens);
-    transcript.record({ job_id: "j", kind: "status", status: "running", prompt: `use ghp_${X}1234` }, () => undefined);
+    transcript.record(
+      { job_id: "j", kind: "status", status: "running", prompt: `use ghp_${X}1234` },
+      () => undefined,
+    );
     transcript.record({ job_id: "j", kind: "text", text: `and sk-proj-${X}` }, () => undefined);
     const text = readFileSync(file, "utf8");
     expect(text).toContain("[redacted]");

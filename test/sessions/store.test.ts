@@ -1,10 +1,25 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../server/src/agent/model.js";
 import { Journal } from "../../server/src/review/journal.js";
-import { SessionRecorder, SessionStore, parseSession, projectFolderName, stateDirectory } from "../../server/src/sessions/index.js";
+import {
+  SessionRecorder,
+  SessionStore,
+  parseSession,
+  projectFolderName,
+  stateDirectory,
+} from "../../server/src/sessions/index.js";
 
 const SECRET = "sk-planted-secret-0123456789";
 
@@ -13,22 +28,53 @@ function freshStore(secrets: string[] = []): SessionStore {
   return new SessionStore("/projects/demo app", path.join(dir, "state", "lockstep"), () => secrets);
 }
 
-const state = (content: string) => ({ file_path: "a.txt", uri: "file:///a.txt", version: null, sha256: `sha-${content.length}`, content, open: false });
+const state = (content: string) => ({
+  file_path: "a.txt",
+  uri: "file:///a.txt",
+  version: null,
+  sha256: `sha-${content.length}`,
+  content,
+  open: false,
+});
 
 function recorder(store: SessionStore, warnings: string[] = []): SessionRecorder {
-  return new SessionRecorder({ store: () => store, provider: () => ({ provider: "openai", model: "m", baseUrl: `https://user:${SECRET}@example.test/v1?key=${SECRET}` }), warn: (w) => warnings.push(w) });
+  return new SessionRecorder({
+    store: () => store,
+    provider: () => ({
+      provider: "openai",
+      model: "m",
+      baseUrl: `https://user:${SECRET}@example.test/v1?key=${SECRET}`,
+    }),
+    warn: (w) => warnings.push(w),
+  });
 }
 
 /** One run of two turns, as the turn loop would hand it over. */
-async function oneRun(rec: SessionRecorder, jobId = "job-1", prompt = "Fix the greeting in a.txt\nand more"): Promise<Message[]> {
+async function oneRun(
+  rec: SessionRecorder,
+  jobId = "job-1",
+  prompt = "Fix the greeting in a.txt\nand more",
+): Promise<Message[]> {
   const history: Message[] = [{ role: "user", parts: [{ text: prompt }] }];
   await rec.runStarted({ job_id: jobId, prompt, model: "m" }, [], async () => ({ ok: true, data: {} }));
-  history.push({ role: "assistant", parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }] });
-  history.push({ role: "tool", parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state("hello\n") } } }] });
+  history.push({
+    role: "assistant",
+    parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }],
+  });
+  history.push({
+    role: "tool",
+    parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state("hello\n") } } }],
+  });
   rec.turnEnded(jobId, history, { input_tokens: 10, output_tokens: 2 });
   history.push({ role: "assistant", parts: [{ text: "Done." }] });
   rec.turnEnded(jobId, history, { input_tokens: 20, output_tokens: 4 });
-  rec.runEnded({ job_id: jobId, status: "done", usage: { input_tokens: 20, output_tokens: 4 }, files_changed: ["a.txt"], history });
+  rec.runEnded({
+    job_id: jobId,
+    status: "done",
+    usage: { input_tokens: 20, output_tokens: 4 },
+    files_changed: ["a.txt"],
+    history,
+  });
   return history;
 }
 
@@ -42,7 +88,15 @@ describe("session store", () => {
     const { sessions, skipped } = store.list();
     expect(skipped).toEqual([]);
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ id: live.id, title: "Fix the greeting in a.txt", runs: 1, turns: 2, files_changed: ["a.txt"], usage: { input_tokens: 20, output_tokens: 4 }, live: null });
+    expect(sessions[0]).toMatchObject({
+      id: live.id,
+      title: "Fix the greeting in a.txt",
+      runs: 1,
+      turns: 2,
+      files_changed: ["a.txt"],
+      usage: { input_tokens: 20, output_tokens: 4 },
+      live: null,
+    });
     const loaded = store.load(live.id.slice(0, 17));
     expect(loaded.ok && loaded.value.history).toEqual(history);
   });
@@ -64,7 +118,10 @@ describe("session store", () => {
     const store = freshStore([SECRET]);
     const rec = recorder(store);
     const history: Message[] = [{ role: "user", parts: [{ text: `my key is ${SECRET}` }] }];
-    await rec.runStarted({ job_id: "j", prompt: `use ${SECRET}`, model: "m" }, [], async () => ({ ok: true, data: {} }));
+    await rec.runStarted({ job_id: "j", prompt: `use ${SECRET}`, model: "m" }, [], async () => ({
+      ok: true,
+      data: {},
+    }));
     history.push({ role: "assistant", parts: [{ text: "ok" }] });
     rec.turnEnded("j", history, { input_tokens: 1, output_tokens: 1 });
     const file = rec.live()!.file;
@@ -82,8 +139,14 @@ describe("session store", () => {
     const history: Message[] = [{ role: "user", parts: [{ text: "go" }] }];
     await rec.runStarted({ job_id: "j", prompt: "go", model: "m" }, [], async () => ({ ok: true, data: {} }));
     for (let i = 0; i < 5; i++) {
-      history.push({ role: "assistant", parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }] });
-      history.push({ role: "tool", parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state(big) } } }] });
+      history.push({
+        role: "assistant",
+        parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }],
+      });
+      history.push({
+        role: "tool",
+        parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state(big) } } }],
+      });
       rec.turnEnded("j", history, { input_tokens: 0, output_tokens: 0 });
     }
     const file = rec.live()!.file;
@@ -120,19 +183,33 @@ describe("session store", () => {
     const rec = recorder(store);
     const history: Message[] = [{ role: "user", parts: [{ text: "go" }] }];
     await rec.runStarted({ job_id: "j", prompt: "go", model: "m" }, [], async () => ({ ok: true, data: {} }));
-    history.push({ role: "assistant", parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }] });
-    history.push({ role: "tool", parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state("x\n") } } }] });
+    history.push({
+      role: "assistant",
+      parts: [{ functionCall: { name: "read_file", args: { file_path: "a.txt" } } }],
+    });
+    history.push({
+      role: "tool",
+      parts: [{ functionResponse: { name: "read_file", response: { ok: true, data: state("x\n") } } }],
+    });
     rec.turnEnded("j", history, { input_tokens: 7, output_tokens: 3 });
     const { id } = rec.live()!;
     // The process dies here: no end record.
-    expect(store.list().sessions[0]).toMatchObject({ usage: { input_tokens: 7, output_tokens: 3 }, turns: 1 });
+    expect(store.list().sessions[0]).toMatchObject({
+      usage: { input_tokens: 7, output_tokens: 3 },
+      turns: 1,
+    });
     rec.close();
     const again = recorder(store);
     const resumed = again.resume(id);
-    expect(resumed.ok && resumed.value.history.at(-1)).toEqual({ role: "assistant", parts: [{ text: "(This request ended: the server stopped during it.)" }] });
+    expect(resumed.ok && resumed.value.history.at(-1)).toEqual({
+      role: "assistant",
+      parts: [{ text: "(This request ended: the server stopped during it.)" }],
+    });
     again.close();
     const loaded = store.load(id);
-    expect(loaded.ok && loaded.value.runs).toMatchObject([{ job_id: "j", status: "interrupted", usage: { input_tokens: 7, output_tokens: 3 } }]);
+    expect(loaded.ok && loaded.value.runs).toMatchObject([
+      { job_id: "j", status: "interrupted", usage: { input_tokens: 7, output_tokens: 3 } },
+    ]);
     expect(loaded.ok && loaded.value.usage).toEqual({ input_tokens: 7, output_tokens: 3 });
     expect(loaded.ok && loaded.value.history).toHaveLength(4);
   });
@@ -142,7 +219,10 @@ describe("session store", () => {
     const rec = recorder(store);
     await oneRun(rec);
     rec.close();
-    writeFileSync(path.join(store.folder, "20990101-000000-aaaaaa.jsonl"), JSON.stringify({ t: "session", format: 99, id: "x" }) + "\n");
+    writeFileSync(
+      path.join(store.folder, "20990101-000000-aaaaaa.jsonl"),
+      JSON.stringify({ t: "session", format: 99, id: "x" }) + "\n",
+    );
     writeFileSync(path.join(store.folder, "20990101-000000-bbbbbb.jsonl"), "not json\n{}\n");
     const { sessions, skipped } = store.list();
     expect(sessions).toHaveLength(1);
@@ -163,7 +243,12 @@ describe("session store", () => {
     expect(a.live()!.file).not.toBe(b.live()!.file);
     a.close();
     b.close();
-    expect(store.list().sessions.map((s) => s.title).sort()).toEqual(["first server", "second server"]);
+    expect(
+      store
+        .list()
+        .sessions.map((s) => s.title)
+        .sort(),
+    ).toEqual(["first server", "second server"]);
   });
 
   it("keeps the journal, forgets what was reverted, and deletes and prunes", async () => {
@@ -172,13 +257,36 @@ describe("session store", () => {
     const journal = new Journal();
     journal.listen(rec);
     await oneRun(rec);
-    journal.record({ job_id: "job-1", tool: "edit", file_path: "a.txt", uri: "file:///a.txt", before: "hello\n", after: "hi\n" });
-    journal.record({ job_id: "job-1", tool: "edit", file_path: "b.txt", uri: "file:///b.txt", before: null, after: "new\n" });
+    journal.record({
+      job_id: "job-1",
+      tool: "edit",
+      file_path: "a.txt",
+      uri: "file:///a.txt",
+      before: "hello\n",
+      after: "hi\n",
+    });
+    journal.record({
+      job_id: "job-1",
+      tool: "edit",
+      file_path: "b.txt",
+      uri: "file:///b.txt",
+      before: null,
+      after: "new\n",
+    });
     journal.forget("job-1", "file:///b.txt");
     const { id, file } = rec.live()!;
     rec.close();
     const loaded = store.load(id);
-    expect(loaded.ok && loaded.value.journal).toEqual([{ job_id: "job-1", tool: "edit", file_path: "a.txt", uri: "file:///a.txt", before: "hello\n", after: "hi\n" }]);
+    expect(loaded.ok && loaded.value.journal).toEqual([
+      {
+        job_id: "job-1",
+        tool: "edit",
+        file_path: "a.txt",
+        uri: "file:///a.txt",
+        before: "hello\n",
+        after: "hi\n",
+      },
+    ]);
     const old = new Date(Date.now() - 10 * 24 * 3600 * 1000);
     utimesSync(file, old, old);
     expect(store.prune(30)).toEqual([]);
@@ -197,7 +305,10 @@ describe("session store", () => {
     const other = recorder(store);
     const resumed = other.resume(id);
     expect(!resumed.ok && resumed.message).toMatch(/live in another lockstep process \(pid \d+\)/);
-    expect(store.delete(id)).toMatchObject({ ok: false, message: expect.stringMatching(/live in another lockstep process/) });
+    expect(store.delete(id)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/live in another lockstep process/),
+    });
   });
 
   it("keeps writing the live session when a resume of another is refused, and can resume its own", async () => {

@@ -59,7 +59,10 @@ export function patchCall(file_path: string, unified_diff: string, base_content_
 }
 
 export function writeCall(file_path: string, content: string, base_content_sha256?: string): Call {
-  return { name: "write_file", args: { file_path, content, ...(base_content_sha256 === undefined ? {} : { base_content_sha256 }) } };
+  return {
+    name: "write_file",
+    args: { file_path, content, ...(base_content_sha256 === undefined ? {} : { base_content_sha256 }) },
+  };
 }
 
 /** A diff of `file_path` replacing one line, with the whole file as context (the tool places it by content). */
@@ -84,12 +87,17 @@ export function contentsOf(request: RecordedRequest | undefined): WireContent[] 
   return request.body.contents ?? [];
 }
 
-export const rolesOf = (request: RecordedRequest | undefined): (string | undefined)[] => contentsOf(request).map((c) => c.role);
+export const rolesOf = (request: RecordedRequest | undefined): (string | undefined)[] =>
+  contentsOf(request).map((c) => c.role);
 
 export interface WireFunctionResponse {
   id?: string;
   name: string;
-  response: { ok: boolean; data?: Record<string, unknown>; error?: { code: string; message: string; suggestions?: string[] } };
+  response: {
+    ok: boolean;
+    data?: Record<string, unknown>;
+    error?: { code: string; message: string; suggestions?: string[] };
+  };
 }
 
 /** The functionResponse parts of the last message of a request (the answers to the previous turn). */
@@ -97,7 +105,8 @@ export function lastResponses(request: RecordedRequest | undefined): WireFunctio
   const last = contentsOf(request).at(-1);
   return (last?.parts ?? []).map((part) => {
     const response = part["functionResponse"];
-    if (response === undefined) throw new Error(`expected only functionResponse parts, got ${JSON.stringify(part)}`);
+    if (response === undefined)
+      throw new Error(`expected only functionResponse parts, got ${JSON.stringify(part)}`);
     return response as WireFunctionResponse;
   });
 }
@@ -250,21 +259,29 @@ export interface AgentRig {
   /** Every lockstep/stream event of this job received so far, in order. */
   events(id: string): StreamEvent[];
   /** Waits for a lockstep/stream event of this job. */
-  waitForEvent(id: string, predicate: (event: StreamEvent) => boolean, timeoutMs?: number): Promise<StreamEvent>;
+  waitForEvent(
+    id: string,
+    predicate: (event: StreamEvent) => boolean,
+    timeoutMs?: number,
+  ): Promise<StreamEvent>;
   disk(rel: string): Promise<string>;
 }
 
 export async function startAgent(options: AgentRigOptions): Promise<AgentRig> {
   const root = options.root ?? (await createWorkspace(options.files, "lockstep-agent-e2e-"));
   if (options.root === undefined) onTestFinished(() => removeWorkspace(root));
-  else for (const [rel, content] of Object.entries(options.files)) await fs.writeFile(path.join(root, rel), content);
+  else
+    for (const [rel, content] of Object.entries(options.files))
+      await fs.writeFile(path.join(root, rel), content);
   const fake = options.script === undefined ? undefined : await startFakeGemini(options.script);
   if (fake) onTestFinished(() => fake.close());
   const gate = fake && options.gate === true ? await startGate(fake.baseUrl) : undefined;
   if (gate) onTestFinished(() => gate.close());
   const baseUrl = gate?.baseUrl ?? fake?.baseUrl;
   const env: Record<string, string> = {
-    ...(options.noKey === true ? { GEMINI_API_KEY: "", GOOGLE_API_KEY: "" } : { GEMINI_API_KEY: TEST_API_KEY }),
+    ...(options.noKey === true
+      ? { GEMINI_API_KEY: "", GOOGLE_API_KEY: "" }
+      : { GEMINI_API_KEY: TEST_API_KEY }),
     ...(baseUrl === undefined ? {} : { GOOGLE_GEMINI_BASE_URL: baseUrl }),
     ...options.env,
   };
@@ -305,7 +322,8 @@ export async function startAgent(options: AgentRigOptions): Promise<AgentRig> {
       for (;;) {
         const view = await job(id);
         if (view.status !== "running") return view;
-        if (performance.now() > deadline) throw new Error(`job ${id} still running after ${timeoutMs} ms: ${JSON.stringify(view)}`);
+        if (performance.now() > deadline)
+          throw new Error(`job ${id} still running after ${timeoutMs} ms: ${JSON.stringify(view)}`);
         await sleep(20);
       }
     },

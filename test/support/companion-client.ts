@@ -20,20 +20,29 @@ export interface Discovery {
 export const discoveryDirIn = (tmp: string): string => path.join(tmp, "gemini", "ide");
 
 /** The file named for this editor PID and port, as gemini-cli looks it up. */
-export async function readDiscovery(tmp: string, editorPid: number, port: number): Promise<{ file: string; info: Discovery; mode: number }> {
+export async function readDiscovery(
+  tmp: string,
+  editorPid: number,
+  port: number,
+): Promise<{ file: string; info: Discovery; mode: number }> {
   const file = path.join(discoveryDirIn(tmp), `gemini-ide-server-${editorPid}-${port}.json`);
   const stat = await fs.stat(file);
   return { file, info: JSON.parse(await fs.readFile(file, "utf8")) as Discovery, mode: stat.mode & 0o777 };
 }
 
 /** lockstep.session's companion facts, once the endpoint is up (it starts after \`initialized\`). */
-export async function companionFacts(client: TestClient, timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
+export async function companionFacts(
+  client: TestClient,
+  timeoutMs = WAIT_MS,
+): Promise<Record<string, unknown>> {
   let facts: Record<string, unknown> | undefined;
   const settled = (f: Record<string, unknown>): boolean =>
     typeof f["port"] === "number" || (f["enabled"] === false && !String(f["reason"]).startsWith("starting"));
   await eventually(
     async () => {
-      facts = (await client.command("session", {})).data?.["companion"] as Record<string, unknown> | undefined;
+      facts = (await client.command("session", {})).data?.["companion"] as
+        | Record<string, unknown>
+        | undefined;
       return facts !== undefined && settled(facts);
     },
     () => `the companion endpoint to start: ${JSON.stringify(facts)}`,
@@ -73,7 +82,9 @@ export class AgentClient {
 
   static async connect(port: number, token: string, name = "test-agent"): Promise<AgentClient> {
     const client = new Client({ name, version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const agent = new AgentClient(client, transport);
     await client.connect(transport);
     return agent;
@@ -91,13 +102,21 @@ export class AgentClient {
   }
 
   /** The first notification of `method` from index `from` on that satisfies `predicate`. */
-  async waitFor(method: string, predicate: (params: Record<string, unknown>) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<Note> {
+  async waitFor(
+    method: string,
+    predicate: (params: Record<string, unknown>) => boolean = () => true,
+    timeoutMs = WAIT_MS,
+    from = 0,
+  ): Promise<Note> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const found = this.notes.slice(from).find((n) => n.method === method && predicate(n.params));
       if (found) return found;
       const left = until - Date.now();
-      if (left <= 0) throw new Error(`no ${method} notification within ${timeoutMs} ms; received: ${JSON.stringify(this.notes.map((n) => n.method))}`);
+      if (left <= 0)
+        throw new Error(
+          `no ${method} notification within ${timeoutMs} ms; received: ${JSON.stringify(this.notes.map((n) => n.method))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {

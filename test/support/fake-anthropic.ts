@@ -21,7 +21,10 @@ export interface StreamedAnswer {
   hangAfterText?: true;
 }
 
-export type AnthropicAnswer = StreamedAnswer | { status: number; body?: unknown; headers?: Record<string, string> } | { streamError: string };
+export type AnthropicAnswer =
+  | StreamedAnswer
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { streamError: string };
 
 export interface UsageFigures {
   input_tokens: number;
@@ -83,54 +86,106 @@ function flatten(body: Record<string, unknown>): { blocks: Blk[]; breakpoints: n
 
 function account(body: Record<string, unknown>, cache: Set<string>, outputTokens: number): UsageFigures {
   const { blocks, breakpoints } = flatten(body);
-  const key = (n: number): string => createHash("sha256").update(JSON.stringify(blocks.slice(0, n))).digest("hex");
+  const key = (n: number): string =>
+    createHash("sha256")
+      .update(JSON.stringify(blocks.slice(0, n)))
+      .digest("hex");
   const total = tokens(blocks);
-  const candidates = breakpoints.flatMap((n) => Array.from({ length: Math.min(n, LOOKBACK + 1) }, (_, back) => n - back));
+  const candidates = breakpoints.flatMap((n) =>
+    Array.from({ length: Math.min(n, LOOKBACK + 1) }, (_, back) => n - back),
+  );
   const hit = candidates.filter((n) => cache.has(key(n))).sort((a, b) => b - a)[0];
   const read = hit === undefined ? 0 : tokens(blocks.slice(0, hit));
   const last = breakpoints[breakpoints.length - 1];
   const written = last === undefined || last === hit ? 0 : tokens(blocks.slice(0, last)) - read;
   for (const n of breakpoints) cache.add(key(n));
-  return { input_tokens: total - read - written, cache_read_input_tokens: read, cache_creation_input_tokens: written, output_tokens: outputTokens };
+  return {
+    input_tokens: total - read - written,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: written,
+    output_tokens: outputTokens,
+  };
 }
 
 function stream(res: ServerResponse, answer: StreamedAnswer, usage: UsageFigures): void {
   res.writeHead(200, { "content-type": "text/event-stream", "request-id": "req_fake" });
-  sse(res, { type: "message_start", message: { id: "msg_fake", type: "message", role: "assistant", model: "fake", content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  sse(res, {
+    type: "message_start",
+    message: {
+      id: "msg_fake",
+      type: "message",
+      role: "assistant",
+      model: "fake",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
   sse(res, { type: "ping" });
   let index = 0;
   for (const t of answer.thinking ?? []) {
-    sse(res, { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
-    for (const p of pieces(t.text)) sse(res, { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: p } });
-    sse(res, { type: "content_block_delta", index, delta: { type: "signature_delta", signature: t.signature } });
+    sse(res, {
+      type: "content_block_start",
+      index,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    });
+    for (const p of pieces(t.text))
+      sse(res, { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: p } });
+    sse(res, {
+      type: "content_block_delta",
+      index,
+      delta: { type: "signature_delta", signature: t.signature },
+    });
     sse(res, { type: "content_block_stop", index });
     index++;
   }
   if (answer.redacted !== undefined) {
-    sse(res, { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: answer.redacted } });
+    sse(res, {
+      type: "content_block_start",
+      index,
+      content_block: { type: "redacted_thinking", data: answer.redacted },
+    });
     sse(res, { type: "content_block_stop", index });
     index++;
   }
   if (answer.text !== undefined) {
     sse(res, { type: "content_block_start", index, content_block: { type: "text", text: "" } });
-    for (const p of pieces(answer.text)) sse(res, { type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
+    for (const p of pieces(answer.text))
+      sse(res, { type: "content_block_delta", index, delta: { type: "text_delta", text: p } });
     if (answer.hangAfterText) return;
     sse(res, { type: "content_block_stop", index });
     index++;
   }
   (answer.calls ?? []).forEach((call, n) => {
-    sse(res, { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id ?? `toolu_${n}_${call.name}`, name: call.name, input: {} } });
-    for (const p of pieces(JSON.stringify(call.args))) sse(res, { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } });
+    sse(res, {
+      type: "content_block_start",
+      index,
+      content_block: {
+        type: "tool_use",
+        id: call.id ?? `toolu_${n}_${call.name}`,
+        name: call.name,
+        input: {},
+      },
+    });
+    for (const p of pieces(JSON.stringify(call.args)))
+      sse(res, { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: p } });
     sse(res, { type: "content_block_stop", index });
     index++;
   });
   const stop = answer.stopReason ?? (answer.calls?.length ? "tool_use" : "end_turn");
-  sse(res, { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  sse(res, {
+    type: "message_delta",
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   sse(res, { type: "message_stop" });
   res.end();
 }
 
-export async function startFakeAnthropic(script: AnthropicAnswer[] | ((index: number) => AnthropicAnswer)): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  script: AnthropicAnswer[] | ((index: number) => AnthropicAnswer),
+): Promise<FakeAnthropic> {
   const requests: Record<string, unknown>[] = [];
   const headers: FakeAnthropic["headers"] = [];
   const usage: UsageFigures[] = [];
@@ -144,20 +199,36 @@ export async function startFakeAnthropic(script: AnthropicAnswer[] | ((index: nu
       const parsed = JSON.parse(body || "{}") as Record<string, unknown>;
       requests.push(parsed);
       headers.push(req.headers);
-      closes.push(new Promise<void>((resolve) => res.on("close", () => (res.writableEnded ? undefined : resolve()))));
-      const answer = typeof script === "function" ? script(next++) : script[Math.min(next++, script.length - 1)];
+      closes.push(
+        new Promise<void>((resolve) => res.on("close", () => (res.writableEnded ? undefined : resolve()))),
+      );
+      const answer =
+        typeof script === "function" ? script(next++) : script[Math.min(next++, script.length - 1)];
       if (!answer) {
         res.writeHead(500).end();
         return;
       }
       if ("status" in answer) {
         res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
-        res.end(JSON.stringify(answer.body ?? { type: "error", error: { type: "api_error", message: `failure ${answer.status}` } }));
+        res.end(
+          JSON.stringify(
+            answer.body ?? {
+              type: "error",
+              error: { type: "api_error", message: `failure ${answer.status}` },
+            },
+          ),
+        );
         return;
       }
       if ("streamError" in answer) {
         res.writeHead(200, { "content-type": "text/event-stream" });
-        sse(res, { type: "error", error: { type: answer.streamError, message: answer.streamError === "overloaded_error" ? "Overloaded" : "failed" } } as never);
+        sse(res, {
+          type: "error",
+          error: {
+            type: answer.streamError,
+            message: answer.streamError === "overloaded_error" ? "Overloaded" : "failed",
+          },
+        } as never);
         res.end();
         return;
       }
@@ -167,7 +238,18 @@ export async function startFakeAnthropic(script: AnthropicAnswer[] | ((index: nu
         // A request without streaming (lockstep's structured-output call): the whole message at once.
         const content = answer.text === undefined ? [] : [{ type: "text", text: answer.text }];
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id: "msg_fake", type: "message", role: "assistant", model: "fake", content, stop_reason: "end_turn", stop_sequence: null, usage: figures }));
+        res.end(
+          JSON.stringify({
+            id: "msg_fake",
+            type: "message",
+            role: "assistant",
+            model: "fake",
+            content,
+            stop_reason: "end_turn",
+            stop_sequence: null,
+            usage: figures,
+          }),
+        );
         return;
       }
       stream(res, answer, figures);

@@ -8,7 +8,10 @@ import type { AddressInfo } from "node:net";
 
 export type FakePart =
   | { text: string; thought?: boolean }
-  | { functionCall: { name: string; args?: Record<string, unknown>; id?: string }; thoughtSignature?: string };
+  | {
+      functionCall: { name: string; args?: Record<string, unknown>; id?: string };
+      thoughtSignature?: string;
+    };
 
 export interface FakeChunk {
   parts: FakePart[];
@@ -121,7 +124,11 @@ export async function startFakeGemini(script: FakeScript): Promise<FakeGemini> {
     });
     const turn = typeof script === "function" ? script(recorded, index) : script[index];
     if (turn === undefined) {
-      sendError(res, 500, `fake-gemini: script has no turn ${index} (it has ${Array.isArray(script) ? script.length : "?"})`);
+      sendError(
+        res,
+        500,
+        `fake-gemini: script has no turn ${index} (it has ${Array.isArray(script) ? script.length : "?"})`,
+      );
       return;
     }
     await play(turn, recorded.stream, res);
@@ -176,7 +183,8 @@ async function playStream(turn: StreamTurn, res: ServerResponse): Promise<void> 
     if (chunk.after !== undefined) await chunk.after;
     await pause(chunk.delayMs, res);
     if (res.destroyed) return;
-    const last = i === turn.chunks.length - 1 && turn.hang !== true && turn.drop !== true && turn.failWith === undefined;
+    const last =
+      i === turn.chunks.length - 1 && turn.hang !== true && turn.drop !== true && turn.failWith === undefined;
     const event = `data: ${JSON.stringify(responseBody([chunk], last))}\n\n`;
     if (chunk.fragmented === true) {
       for (const piece of thirds(event)) {
@@ -205,10 +213,19 @@ async function playStream(turn: StreamTurn, res: ServerResponse): Promise<void> 
 /** The Gemini REST response shape for one chunk (or one unary answer). */
 function responseBody(chunks: FakeChunk[], last: boolean): Record<string, unknown> {
   const parts = chunks.flatMap((chunk) => chunk.parts);
-  const finishReason = chunks.find((chunk) => chunk.finishReason !== undefined)?.finishReason ?? (last ? "STOP" : undefined);
+  const finishReason =
+    chunks.find((chunk) => chunk.finishReason !== undefined)?.finishReason ?? (last ? "STOP" : undefined);
   return {
-    candidates: [{ content: { role: "model", parts }, index: 0, ...(finishReason === undefined ? {} : { finishReason }) }],
-    ...(last ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } } : {}),
+    candidates: [
+      {
+        content: { role: "model", parts },
+        index: 0,
+        ...(finishReason === undefined ? {} : { finishReason }),
+      },
+    ],
+    ...(last
+      ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } }
+      : {}),
     modelVersion: "fake-gemini",
   };
 }
@@ -227,7 +244,8 @@ function sendError(res: ServerResponse, status: number, message: string, retryDe
 }
 
 function errorBody(status: number, message: string, retryDelay?: string): Record<string, unknown> {
-  const details = retryDelay === undefined ? [] : [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }];
+  const details =
+    retryDelay === undefined ? [] : [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }];
   return { error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN", details } };
 }
 
@@ -290,6 +308,8 @@ export function textTurn(...chunks: string[]): FakeTurn {
 }
 
 /** A turn that calls these functions, each in its own chunk. */
-export function callTurn(...calls: { name: string; args?: Record<string, unknown>; id?: string }[]): FakeTurn {
+export function callTurn(
+  ...calls: { name: string; args?: Record<string, unknown>; id?: string }[]
+): FakeTurn {
   return { chunks: calls.map((functionCall) => ({ parts: [{ functionCall }] })) };
 }

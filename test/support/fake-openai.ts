@@ -38,17 +38,34 @@ function stream(res: ServerResponse, answer: Streamed, withUsage: boolean): void
   (answer.calls ?? []).forEach((call, index) => {
     const args = JSON.stringify(call.args);
     // Name and id first, then the arguments in three pieces, as streaming servers send them.
-    res.write(chunk({ tool_calls: [{ index, id: `call_${index}_${call.name}`, type: "function", function: { name: call.name, arguments: "" } }] }));
+    res.write(
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: `call_${index}_${call.name}`,
+            type: "function",
+            function: { name: call.name, arguments: "" },
+          },
+        ],
+      }),
+    );
     const third = Math.ceil(args.length / 3);
-    for (let i = 0; i < args.length; i += third) res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + third) } }] }));
+    for (let i = 0; i < args.length; i += third)
+      res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + third) } }] }));
   });
   res.write(chunk({}, answer.calls?.length ? "tool_calls" : "stop"));
   // As OpenAI does when asked (stream_options.include_usage): a last chunk with no choices and the counts.
-  if (withUsage) res.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake", choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n`);
+  if (withUsage)
+    res.write(
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake", choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } })}\n\n`,
+    );
   res.end("data: [DONE]\n\n");
 }
 
-export async function startFakeOpenAi(script: FakeAnswer[] | ((index: number) => FakeAnswer)): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(
+  script: FakeAnswer[] | ((index: number) => FakeAnswer),
+): Promise<FakeOpenAi> {
   const requests: Record<string, unknown>[] = [];
   const authorizations: (string | undefined)[] = [];
   const timings: { requestAt: number; answeredAt?: number }[] = [];
@@ -62,7 +79,8 @@ export async function startFakeOpenAi(script: FakeAnswer[] | ((index: number) =>
       res.on("finish", () => (timing.answeredAt = performance.now()));
       requests.push(JSON.parse(body || "{}") as Record<string, unknown>);
       authorizations.push(req.headers.authorization);
-      const answer = typeof script === "function" ? script(next++) : script[Math.min(next++, script.length - 1)];
+      const answer =
+        typeof script === "function" ? script(next++) : script[Math.min(next++, script.length - 1)];
       if (!answer) {
         res.writeHead(500).end();
         return;

@@ -9,7 +9,15 @@ export const UTIL_FIXED = UTIL.replace("return a - b", "return a - b  # checked"
 
 /** One hunk fixing UTIL, under the header lines given. */
 export function utilDiff(oldHeader: string, newHeader: string): string {
-  return lines(`--- ${oldHeader}`, `+++ ${newHeader}`, "@@ -4,3 +4,3 @@", " ", " def sub(a, b):", "-    return a - b", "+    return a - b  # checked");
+  return lines(
+    `--- ${oldHeader}`,
+    `+++ ${newHeader}`,
+    "@@ -4,3 +4,3 @@",
+    " ",
+    " def sub(a, b):",
+    "-    return a - b",
+    "+    return a - b  # checked",
+  );
 }
 
 export interface HeaderCase {
@@ -24,7 +32,22 @@ export const HINT_HEADERS: HeaderCase[] = [
   { name: "original / modified", target: "f.txt", oldHeader: "original", newHeader: "modified" },
   { name: "a/file / b/file", target: "f.txt", oldHeader: "a/file", newHeader: "b/file" },
   { name: "before.c / after.c", target: "main.c", oldHeader: "before.c", newHeader: "after.c" },
-  { name: "patched_before.java", target: "Main.java", oldHeader: "patched_before.java", newHeader: "patched_before.java" },
-  { name: "the right name in the wrong folder", target: "src/util.py", oldHeader: "a/lib/util.py", newHeader: "b/lib/util.py" },
-  { name: "timestamps after the names", target: "f.txt", oldHeader: "f.orig\t2024-01-01 10:00:00", newHeader: "f.new\t2024-01-01 10:01:00" },
+  {
+    name: "patched_before.java",
+    target: "Main.java",
+    oldHeader: "patched_before.java",
+    newHeader: "patched_before.java",
+  },
+  {
+    name: "the right name in the wrong folder",
+    target: "src/util.py",
+    oldHeader: "a/lib/util.py",
+    newHeader: "b/lib/util.py",
+  },
+  {
+    name: "timestamps after the names",
+    target: "f.txt",
+    oldHeader: "f.orig\t2024-01-01 10:00:00",
+    newHeader: "f.new\t2024-01-01 10:01:00",
+  },
 ];

@@ -24,16 +24,37 @@ export function bigDiff(count: number, step: number): { diff: string; after: str
  * Sends lockstep `command` with `argument` and cancels it `afterMs` later: either the server
  * answers `cancelled`, or the client gave up on its side; never a result.
  */
-export async function expectCancelled(client: TestClient, command: string, argument: unknown, afterMs: number): Promise<void> {
+export async function expectCancelled(
+  client: TestClient,
+  command: string,
+  argument: unknown,
+  afterMs: number,
+): Promise<void> {
   const source = new CancellationTokenSource();
-  const pending = client.connection.sendRequest("workspace/executeCommand", { command, arguments: [argument] }, source.token);
+  const pending = client.connection.sendRequest(
+    "workspace/executeCommand",
+    { command, arguments: [argument] },
+    source.token,
+  );
   setTimeout(() => source.cancel(), afterMs);
-  const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<string, unknown>;
-  if (!("cancelledByClient" in answer)) expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
+  const answer = (await pending.catch((e: unknown) => ({ cancelledByClient: String(e) }))) as Record<
+    string,
+    unknown
+  >;
+  if (!("cancelledByClient" in answer))
+    expect(answer).toMatchObject({ ok: false, error: { code: "cancelled" } });
 }
 
 /** A 13,000-hunk safe_patch of `file` (holding BIG_TEXT), cancelled 30 ms after it was sent, writes nothing. */
 export async function expectCancelledPatch(client: TestClient, file: string): Promise<void> {
-  await expectCancelled(client, "lockstep.safe_patch", { file_path: file, unified_diff: bigDiff(13_000, 3).diff, base_content_sha256: sha256(BIG_TEXT) }, 30);
-  expect(await client.command("read_file", { file_path: file })).toMatchObject({ ok: true, data: { sha256: sha256(BIG_TEXT) } });
+  await expectCancelled(
+    client,
+    "lockstep.safe_patch",
+    { file_path: file, unified_diff: bigDiff(13_000, 3).diff, base_content_sha256: sha256(BIG_TEXT) },
+    30,
+  );
+  expect(await client.command("read_file", { file_path: file })).toMatchObject({
+    ok: true,
+    data: { sha256: sha256(BIG_TEXT) },
+  });
 }

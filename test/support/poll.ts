@@ -8,10 +8,15 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
  * Resolves once `check` holds (it may ask something: a command, a request); rejects after
  * `timeoutMs` with "timed out waiting for `what`" (a function: said as it stands then).
  */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs = 15_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 15_000,
+): Promise<void> {
   const end = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    if (performance.now() > end)
+      throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
     await sleep(20);
   }
 }

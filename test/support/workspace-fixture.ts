@@ -80,14 +80,19 @@ export interface WorkspaceFixture {
   outside(name: string, content: string): Promise<string>;
 }
 
-export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions = {}): Promise<WorkspaceFixture> {
+export async function makeWorkspace(
+  tree: FileTree = {},
+  options: FixtureOptions = {},
+): Promise<WorkspaceFixture> {
   const parent = await fs.realpath(tempDir("lockstep-ws-"));
   const root = path.join(parent, "workspace");
   await fs.mkdir(root);
   await writeTree(root, tree);
 
   const approvals: ProposedChange[] = [];
-  const conversation: ConversationContext | undefined = options.conversation ? { filesInContext: new Set(options.conversation) } : undefined;
+  const conversation: ConversationContext | undefined = options.conversation
+    ? { filesInContext: new Set(options.conversation) }
+    : undefined;
   const ctx: ToolContext = {
     workspace: new Workspace(await Sandbox.create([root])),
     signal: options.signal ?? new AbortController().signal,
@@ -99,7 +104,10 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
     ...(options.corrector ? { corrector: options.corrector } : {}),
     ...(options.diagnostics ? { diagnostics: options.diagnostics } : {}),
     ...(options.commands ? { commands: options.commands } : {}),
-    conditions: { ...(options.diagnostics ? { wrapped: true } : {}), ...(options.commands ? { commands: true } : {}) },
+    conditions: {
+      ...(options.diagnostics ? { wrapped: true } : {}),
+      ...(options.commands ? { commands: true } : {}),
+    },
   };
 
   const abs = (rel: string): string => path.join(root, rel);
@@ -112,7 +120,11 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
     abs,
     text: (rel) => fs.readFile(abs(rel), "utf8"),
     bytes: (rel) => fs.readFile(abs(rel)),
-    exists: (rel) => fs.access(abs(rel)).then(() => true, () => false),
+    exists: (rel) =>
+      fs.access(abs(rel)).then(
+        () => true,
+        () => false,
+      ),
     outside: async (name, content) => {
       const file = path.join(parent, name);
       await fs.writeFile(file, content);
@@ -122,8 +134,14 @@ export async function makeWorkspace(tree: FileTree = {}, options: FixtureOptions
 }
 
 /** The `data.latest_file_state` of an envelope, or a thrown error naming what came back instead. */
-export function latestState(envelope: Envelope): { file_path: string; version: number | null; sha256: string; content: string } {
+export function latestState(envelope: Envelope): {
+  file_path: string;
+  version: number | null;
+  sha256: string;
+  content: string;
+} {
   const state = envelope.data?.["latest_file_state"];
-  if (typeof state !== "object" || state === null) throw new Error(`no latest_file_state in ${JSON.stringify(envelope)}`);
+  if (typeof state !== "object" || state === null)
+    throw new Error(`no latest_file_state in ${JSON.stringify(envelope)}`);
   return state as { file_path: string; version: number | null; sha256: string; content: string };
 }

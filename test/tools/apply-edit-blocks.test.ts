@@ -12,14 +12,23 @@ function answer(...blocks: string[]): string {
   return ["Here are the changes.", "", ...blocks.flatMap((b) => [b, "That should do it."])].join("\n");
 }
 
-const UTILS = lines("import os", "import deprecated_module", "import json", "", "def load(path):", "    with open(path) as f:", "        return json.load(f)");
+const UTILS = lines(
+  "import os",
+  "import deprecated_module",
+  "import json",
+  "",
+  "def load(path):",
+  "    with open(path) as f:",
+  "        return json.load(f)",
+);
 const APP = lines("def process():", "    step_one()", "    step_two()", "", "def main():", "    process()");
 
 type Report = { index: number; file_path: string; status: string; message: string; code?: string };
 function reports(data: Record<string, unknown> | undefined): Report[] {
   return (data?.["blocks"] ?? []) as Report[];
 }
-const statuses = (data: Record<string, unknown> | undefined) => reports(data).map((r) => `${r.file_path}: ${r.status}`);
+const statuses = (data: Record<string, unknown> | undefined) =>
+  reports(data).map((r) => `${r.file_path}: ${r.status}`);
 
 describe("apply_edit_blocks applies each operation", () => {
   it.each<[name: string, text: string, file: string, after: string]>([
@@ -31,13 +40,21 @@ describe("apply_edit_blocks applies each operation", () => {
     ],
     [
       "a deletion (lines in EDIT left out of REPL)",
-      block("src/utils.py", ["import os", "import deprecated_module", "import json"], ["import os", "import json"]),
+      block(
+        "src/utils.py",
+        ["import os", "import deprecated_module", "import json"],
+        ["import os", "import json"],
+      ),
       "src/utils.py",
       UTILS.replace("import deprecated_module\n", ""),
     ],
     [
       "a replacement",
-      block("src/utils.py", ["def load(path):", "    with open(path) as f:"], ["def load(path):", "    with open(path, encoding='utf-8') as f:"]),
+      block(
+        "src/utils.py",
+        ["def load(path):", "    with open(path) as f:"],
+        ["def load(path):", "    with open(path, encoding='utf-8') as f:"],
+      ),
       "src/utils.py",
       UTILS.replace("open(path)", "open(path, encoding='utf-8')"),
     ],
@@ -60,12 +77,18 @@ describe("apply_edit_blocks applies each operation", () => {
     const ws = await makeWorkspace({ "src/app.py": APP });
     const text = answer(
       block("src/app.py", ["def process():", "    step_one()"], ["def process():", "    step_one_updated()"]),
-      block("src/app.py", ["    step_one_updated()", "    step_two()"], ["    step_one_updated()", "    step_two_updated()"]),
+      block(
+        "src/app.py",
+        ["    step_one_updated()", "    step_two()"],
+        ["    step_one_updated()", "    step_two_updated()"],
+      ),
     );
     const result = await ws.call("apply_edit_blocks", { text });
 
     expect(statuses(result.data)).toEqual(["src/app.py: applied", "src/app.py: applied"]);
-    expect(await ws.text("src/app.py")).toBe(APP.replace("step_one()", "step_one_updated()").replace("step_two()", "step_two_updated()"));
+    expect(await ws.text("src/app.py")).toBe(
+      APP.replace("step_one()", "step_one_updated()").replace("step_two()", "step_two_updated()"),
+    );
     expect(ws.approvals).toHaveLength(1);
   });
 
@@ -74,19 +97,42 @@ describe("apply_edit_blocks applies each operation", () => {
     const text = answer(
       block("src/app.py", ["def process():", "    step_one()"], ["def process():", "    step_one_updated()"]),
       block("src/app.py", ["    step_one()", "    step_two()"], ["    step_one()", "    step_two_updated()"]), // anchor changed by the first block
-      block("src/app.py", ["def main():", "    process()"], ["def main():", "    process()", "    print('done')"]),
+      block(
+        "src/app.py",
+        ["def main():", "    process()"],
+        ["def main():", "    process()", "    print('done')"],
+      ),
     );
     const result = await ws.call("apply_edit_blocks", { text });
 
-    expect(result).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^1 of 3 edit blocks did not apply\. First: block 2 \(src\/app\.py\)/) as string } });
-    expect(statuses(result.data)).toEqual(["src/app.py: applied", "src/app.py: failed", "src/app.py: applied"]);
-    expect(await ws.text("src/app.py")).toBe(APP.replace("step_one()", "step_one_updated()").replace("    process()\n", "    process()\n    print('done')\n"));
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        message: expect.stringMatching(
+          /^1 of 3 edit blocks did not apply\. First: block 2 \(src\/app\.py\)/,
+        ) as string,
+      },
+    });
+    expect(statuses(result.data)).toEqual([
+      "src/app.py: applied",
+      "src/app.py: failed",
+      "src/app.py: applied",
+    ]);
+    expect(await ws.text("src/app.py")).toBe(
+      APP.replace("step_one()", "step_one_updated()").replace(
+        "    process()\n",
+        "    process()\n    print('done')\n",
+      ),
+    );
     expect(result.data?.["files_changed"]).toEqual(["src/app.py"]);
   });
 
   it("validates without writing on a dry run", async () => {
     const ws = await makeWorkspace({ "src/utils.py": UTILS });
-    const text = answer(block("src/utils.py", ["import os"], ["import os", "import sys"]), block("src/new.py", [], ["x = 1"]));
+    const text = answer(
+      block("src/utils.py", ["import os"], ["import os", "import sys"]),
+      block("src/new.py", [], ["x = 1"]),
+    );
     const result = await ws.call("apply_edit_blocks", { text, dry_run: true });
 
     expect(result).toMatchObject({ ok: true, data: { files_changed: [] } });
@@ -98,7 +144,10 @@ describe("apply_edit_blocks applies each operation", () => {
   it("refuses a text without a complete block", async () => {
     const ws = await makeWorkspace({ "src/utils.py": UTILS });
     const text = lines("src/utils.py", "««« EDIT", "import os", "═══════ REPL", "import os", "import sys");
-    expect(await ws.call("apply_edit_blocks", { text })).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await ws.call("apply_edit_blocks", { text })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument" },
+    });
     expect(await ws.text("src/utils.py")).toBe(UTILS);
   });
 });
@@ -110,9 +159,15 @@ describe("apply_edit_blocks skips or fails what it cannot touch", () => {
     ["a binary file", "data/blob.bin", "skipped", "binary_file"],
     ["a missing file", "src/missing.py", "failed", "not_found"],
   ])("%s: %s", async (_name, path, status, code) => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS, "data/blob.bin": Buffer.from([0x00, 0x01, 0x02, 0x0a]) });
+    const ws = await makeWorkspace({
+      "src/utils.py": UTILS,
+      "data/blob.bin": Buffer.from([0x00, 0x01, 0x02, 0x0a]),
+    });
     const outside = await ws.outside("x.py", "import os\n");
-    const text = answer(block(path, ["import os"], ["import os", "import sys"]), block("src/utils.py", ["import json"], ["import json", "import re"]));
+    const text = answer(
+      block(path, ["import os"], ["import os", "import sys"]),
+      block("src/utils.py", ["import json"], ["import json", "import re"]),
+    );
     const result = await ws.call("apply_edit_blocks", { text });
 
     expect(reports(result.data)).toEqual([
@@ -127,7 +182,9 @@ describe("apply_edit_blocks skips or fails what it cannot touch", () => {
 
   it("fails a create block for a file that already exists, and leaves the file", async () => {
     const ws = await makeWorkspace({ "src/utils.py": UTILS });
-    const result = await ws.call("apply_edit_blocks", { text: answer(block("src/utils.py", [], ["print('hi')"])) });
+    const result = await ws.call("apply_edit_blocks", {
+      text: answer(block("src/utils.py", [], ["print('hi')"])),
+    });
     expect(statuses(result.data)).toEqual(["src/utils.py: failed"]);
     expect(await ws.text("src/utils.py")).toBe(UTILS);
   });
@@ -135,7 +192,10 @@ describe("apply_edit_blocks skips or fails what it cannot touch", () => {
 
 describe("apply_edit_blocks and the session context", () => {
   it("defers blocks for a file the model never saw, adds that file to the session, and applies the rest", async () => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS, "src/app.py": APP }, { conversation: ["src/app.py"] });
+    const ws = await makeWorkspace(
+      { "src/utils.py": UTILS, "src/app.py": APP },
+      { conversation: ["src/app.py"] },
+    );
     const text = answer(
       block("src/app.py", ["def main():"], ["def main():", "    print('start')"]),
       block("src/utils.py", ["import os"], ["import os", "import sys"]),
@@ -145,7 +205,12 @@ describe("apply_edit_blocks and the session context", () => {
     const result = await ws.call("apply_edit_blocks", { text });
 
     expect(result).toMatchObject({ ok: true, data: { files_auto_added: ["src/utils.py"] } });
-    expect(statuses(result.data)).toEqual(["src/app.py: applied", "src/utils.py: not_in_context", "src/fresh.py: applied", "src/utils.py: not_in_context"]);
+    expect(statuses(result.data)).toEqual([
+      "src/app.py: applied",
+      "src/utils.py: not_in_context",
+      "src/fresh.py: applied",
+      "src/utils.py: not_in_context",
+    ]);
     expect([...(result.data?.["files_changed"] as string[])].sort()).toEqual(["src/app.py", "src/fresh.py"]);
     expect(await ws.text("src/utils.py")).toBe(UTILS);
     expect(await ws.text("src/app.py")).toContain("def main():\n    print('start')\n");
@@ -167,7 +232,9 @@ describe("apply_edit_blocks and the session context", () => {
   it("counts a file as seen once read_file returned it", async () => {
     const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: [] });
     await ws.call("read_file", { file_path: "src/utils.py" });
-    const result = await ws.call("apply_edit_blocks", { text: answer(block("src/utils.py", ["import os"], ["import os", "import sys"])) });
+    const result = await ws.call("apply_edit_blocks", {
+      text: answer(block("src/utils.py", ["import os"], ["import os", "import sys"])),
+    });
     expect(statuses(result.data)).toEqual(["src/utils.py: applied"]);
   });
 
@@ -176,19 +243,26 @@ describe("apply_edit_blocks and the session context", () => {
     ["./src/utils.py", [], "not_in_context", ["src/utils.py"]],
     ["src\\utils.py", [], "not_in_context", ["src/utils.py"]],
     ["src\\utils.py", ["src/utils.py"], "applied", []],
-  ])("knows %s as the workspace path src/utils.py (in context: %j)", async (written, inContext, status, autoAdded) => {
-    const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: inContext });
-    const result = await ws.call("apply_edit_blocks", { text: answer(block(written, ["import os"], ["import os", "import sys"])) });
+  ])(
+    "knows %s as the workspace path src/utils.py (in context: %j)",
+    async (written, inContext, status, autoAdded) => {
+      const ws = await makeWorkspace({ "src/utils.py": UTILS }, { conversation: inContext });
+      const result = await ws.call("apply_edit_blocks", {
+        text: answer(block(written, ["import os"], ["import os", "import sys"])),
+      });
 
-    expect(reports(result.data).map((r) => r.status)).toEqual([status]);
-    expect(result.data?.["files_auto_added"]).toEqual(autoAdded);
-    expect(result.data?.["files_changed"]).toEqual(status === "applied" ? ["src/utils.py"] : []);
-    expect([...(ws.ctx.conversation?.filesInContext ?? [])]).toEqual(["src/utils.py"]);
-  });
+      expect(reports(result.data).map((r) => r.status)).toEqual([status]);
+      expect(result.data?.["files_auto_added"]).toEqual(autoAdded);
+      expect(result.data?.["files_changed"]).toEqual(status === "applied" ? ["src/utils.py"] : []);
+      expect([...(ws.ctx.conversation?.filesInContext ?? [])]).toEqual(["src/utils.py"]);
+    },
+  );
 
   it("attempts every block when there is no session (a pasted answer, the CLI)", async () => {
     const ws = await makeWorkspace({ "src/utils.py": UTILS });
-    const result = await ws.call("apply_edit_blocks", { text: answer(block("src/utils.py", ["import os"], ["import os", "import sys"])) });
+    const result = await ws.call("apply_edit_blocks", {
+      text: answer(block("src/utils.py", ["import os"], ["import os", "import sys"])),
+    });
     expect(statuses(result.data)).toEqual(["src/utils.py: applied"]);
     expect(result.data?.["files_auto_added"]).toEqual([]);
   });

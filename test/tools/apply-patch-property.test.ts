@@ -15,7 +15,9 @@ import { tempDir } from "../support/workspace-fixture.js";
 
 const WORDS = ["alpha", "beta", "gamma", "delta", "return x;", "}", "{", "", "if (a) {", "  b();"];
 
-const fileText = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }).map((ls) => ls.map((l, i) => `${l} ${i}`).join("\n") + "\n");
+const fileText = fc
+  .array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 })
+  .map((ls) => ls.map((l, i) => `${l} ${i}`).join("\n") + "\n");
 
 /** One file's fate: kept, edited (lines replaced, inserted, removed), created or deleted; `tamper`: changed on disk after the diff was made. */
 const fileCase = fc.record({
@@ -31,9 +33,18 @@ async function snapshot(root: string, names: string[]): Promise<Record<string, s
 }
 
 function gitSection(name: string, before: string | undefined, after: string | undefined): string {
-  const patch = createTwoFilesPatch(before === undefined ? "/dev/null" : `a/${name}`, after === undefined ? "/dev/null" : `b/${name}`, before ?? "", after ?? "", "", "", { context: 3 });
+  const patch = createTwoFilesPatch(
+    before === undefined ? "/dev/null" : `a/${name}`,
+    after === undefined ? "/dev/null" : `b/${name}`,
+    before ?? "",
+    after ?? "",
+    "",
+    "",
+    { context: 3 },
+  );
   const body = patch.split("\n").slice(1).join("\n").replace(/\t\n/g, "\n");
-  const mode = before === undefined ? "new file mode 100644\n" : after === undefined ? "deleted file mode 100644\n" : "";
+  const mode =
+    before === undefined ? "new file mode 100644\n" : after === undefined ? "deleted file mode 100644\n" : "";
   return `diff --git a/${name} b/${name}\n${mode}${body}`;
 }
 
@@ -57,7 +68,12 @@ describe("apply_patch across files: all or none", () => {
           await fs.writeFile(path.join(root, c.name), "someone else's text\n");
         }
         const start = await snapshot(root, names);
-        const ctx: ToolContext = { workspace: new Workspace(await Sandbox.create([root])), signal: new AbortController().signal, approve: async () => "apply", reader: "shell" };
+        const ctx: ToolContext = {
+          workspace: new Workspace(await Sandbox.create([root])),
+          signal: new AbortController().signal,
+          approve: async () => "apply",
+          reader: "shell",
+        };
         const result = await invokeTool("apply_patch", { input: diff }, ctx);
         const end = await snapshot(root, names);
         const intended = { ...start };

@@ -7,7 +7,19 @@ import { patchToolCondition } from "../../server/src/tools/apply-patch-tool.js";
 import { functionDeclarations } from "../../server/src/tools/registry.js";
 import { makeWorkspace } from "../support/workspace-fixture.js";
 
-const ENVELOPE = ["*** Begin Patch", "*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@", "-b", "+B", "*** End Patch", ""].join("\n");
+const ENVELOPE = [
+  "*** Begin Patch",
+  "*** Update File: a.txt",
+  "@@",
+  "-a",
+  "+A",
+  "*** Update File: b.txt",
+  "@@",
+  "-b",
+  "+B",
+  "*** End Patch",
+  "",
+].join("\n");
 
 describe("apply_patch in a conversation", () => {
   it("refuses a file the model never read, attaching it, and applies once it has", async () => {
@@ -17,7 +29,10 @@ describe("apply_patch in a conversation", () => {
     const first = await ws.call("apply_patch", { input: ENVELOPE });
     expect(first.ok).toBe(false);
     expect(!first.ok && first.error.message).toContain("b.txt was not in this conversation");
-    expect((first.data?.["latest_file_states"] as { file_path: string }[]).map((s) => s.file_path)).toEqual(["a.txt", "b.txt"]);
+    expect((first.data?.["latest_file_states"] as { file_path: string }[]).map((s) => s.file_path)).toEqual([
+      "a.txt",
+      "b.txt",
+    ]);
     expect([await ws.text("a.txt"), await ws.text("b.txt")]).toEqual(["a\n", "b\n"]);
     const second = await ws.call("apply_patch", { input: ENVELOPE });
     expect(second.ok).toBe(true);
@@ -51,7 +66,12 @@ describe("apply_patch in a conversation", () => {
   it("safe_patch refuses a diff that also changes another file, naming it", async () => {
     const ws = await makeWorkspace({ "a.txt": "a\n", "b.txt": "b\n" });
     const sha = (await ws.call("read_file", { file_path: "a.txt" })).data!["sha256"];
-    const out = await ws.call("safe_patch", { file_path: "a.txt", base_content_sha256: sha, unified_diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n" });
+    const out = await ws.call("safe_patch", {
+      file_path: "a.txt",
+      base_content_sha256: sha,
+      unified_diff:
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n",
+    });
     expect(!out.ok && out.error.message).toContain("`b.txt`");
     expect(await ws.text("a.txt")).toBe("a\n");
   });
@@ -61,7 +81,13 @@ describe("apply_patch as the model sees it", () => {
   it("is offered only to the openai provider with patchTool apply_patch, with one text argument", () => {
     expect(functionDeclarations({}).map((d) => d.name)).not.toContain("apply_patch");
     expect(patchToolCondition({ provider: "gemini", patchTool: "apply_patch" })).toEqual({});
-    const offered = functionDeclarations(patchToolCondition({ provider: "openai", patchTool: "apply_patch" })).find((d) => d.name === "apply_patch");
-    expect(offered?.parametersJsonSchema).toMatchObject({ type: "object", required: ["input"], properties: { input: { type: "string" } } });
+    const offered = functionDeclarations(
+      patchToolCondition({ provider: "openai", patchTool: "apply_patch" }),
+    ).find((d) => d.name === "apply_patch");
+    expect(offered?.parametersJsonSchema).toMatchObject({
+      type: "object",
+      required: ["input"],
+      properties: { input: { type: "string" } },
+    });
   });
 });

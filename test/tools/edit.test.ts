@@ -44,10 +44,16 @@ const MATCHES: Match[] = [
   },
   {
     name: "lines indented differently (whitespace-flexible, replacement re-indented)",
-    args: { old_string: "res.writeHead(200);\nres.end('ok');", new_string: "res.writeHead(204);\nres.end();" },
+    args: {
+      old_string: "res.writeHead(200);\nres.end('ok');",
+      new_string: "res.writeHead(204);\nres.end();",
+    },
     strategy: "flexible",
     occurrences: 1,
-    after: SERVER.replace("    res.writeHead(200);\n    res.end('ok');", "    res.writeHead(204);\n    res.end();"),
+    after: SERVER.replace(
+      "    res.writeHead(200);\n    res.end('ok');",
+      "    res.writeHead(204);\n    res.end();",
+    ),
   },
   {
     name: "tokens spaced differently (token-tolerant)",
@@ -58,7 +64,11 @@ const MATCHES: Match[] = [
   },
   {
     name: "expected_replacements 2 for a line that occurs twice",
-    args: { old_string: "  return server;", new_string: "  return server as http.Server;", expected_replacements: 2 },
+    args: {
+      old_string: "  return server;",
+      new_string: "  return server as http.Server;",
+      expected_replacements: 2,
+    },
     strategy: "exact",
     occurrences: 2,
     after: SERVER.replaceAll("  return server;", "  return server as http.Server;"),
@@ -70,7 +80,15 @@ describe("edit replaces old_string with new_string", () => {
     const ws = await serverWorkspace();
     const result = await ws.call("edit", { file_path: FILE, ...args });
 
-    expect(result).toMatchObject({ ok: true, data: { applied: true, strategy, occurrences, message: expect.stringMatching(/^Edit applied successfully/) as string } });
+    expect(result).toMatchObject({
+      ok: true,
+      data: {
+        applied: true,
+        strategy,
+        occurrences,
+        message: expect.stringMatching(/^Edit applied successfully/) as string,
+      },
+    });
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(after), content: after });
     expect(await ws.text(FILE)).toBe(after);
   });
@@ -78,7 +96,11 @@ describe("edit replaces old_string with new_string", () => {
   it("keeps CRLF line endings and the missing final newline", async () => {
     const crlf = SERVER.trimEnd().replaceAll("\n", "\r\n");
     const ws = await makeWorkspace({ [FILE]: crlf });
-    const result = await ws.call("edit", { file_path: FILE, old_string: "  server.close();\n  return server;", new_string: "  server.close();\n  server.unref();\n  return server;" });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "  server.close();\n  return server;",
+      new_string: "  server.close();\n  server.unref();\n  return server;",
+    });
 
     expect(result.ok).toBe(true);
     const expected = crlf.replace("  server.close();\r\n", "  server.close();\r\n  server.unref();\r\n");
@@ -87,50 +109,115 @@ describe("edit replaces old_string with new_string", () => {
 
   it("is locked to base_content_sha256 when one is given", async () => {
     const ws = await serverWorkspace();
-    const good = await ws.call("edit", { file_path: FILE, old_string: "res.end('ok');", new_string: "res.end('fine');", base_content_sha256: sha256Of(SERVER) });
+    const good = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "res.end('ok');",
+      new_string: "res.end('fine');",
+      base_content_sha256: sha256Of(SERVER),
+    });
     expect(good.ok).toBe(true);
 
-    const stale = await ws.call("edit", { file_path: FILE, old_string: "res.writeHead(200);", new_string: "res.writeHead(201);", base_content_sha256: sha256Of(SERVER) });
+    const stale = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "res.writeHead(200);",
+      new_string: "res.writeHead(201);",
+      base_content_sha256: sha256Of(SERVER),
+    });
     const now = await ws.text(FILE);
-    expect(stale).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringMatching(/^State Mismatch:/) as string } });
+    expect(stale).toMatchObject({
+      ok: false,
+      error: { code: "state_mismatch", message: expect.stringMatching(/^State Mismatch:/) as string },
+    });
     expect(latestState(stale)).toMatchObject({ sha256: sha256Of(now), content: now });
     expect(now).toContain("res.writeHead(200);");
   });
 
   it("creates a missing file when old_string is empty", async () => {
     const ws = await serverWorkspace();
-    const result = await ws.call("edit", { file_path: "src/index.ts", old_string: "", new_string: "export * from './server.js';\n" });
+    const result = await ws.call("edit", {
+      file_path: "src/index.ts",
+      old_string: "",
+      new_string: "export * from './server.js';\n",
+    });
     expect(result).toMatchObject({ ok: true, data: { message: "Created src/index.ts." } });
     expect(await ws.text("src/index.ts")).toBe("export * from './server.js';\n");
   });
 
   it("changes nothing on a dry run", async () => {
     const ws = await serverWorkspace();
-    const result = await ws.call("edit", { file_path: FILE, old_string: "res.end('ok');", new_string: "res.end('fine');", dry_run: true });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "res.end('ok');",
+      new_string: "res.end('fine');",
+      dry_run: true,
+    });
     expect(result).toMatchObject({ ok: true, data: { applied: false, strategy: "exact" } });
     expect(await ws.text(FILE)).toBe(SERVER);
   });
 });
 
 describe("edit refuses, leaving the file and attaching its state", () => {
-  it.each<[name: string, args: { old_string: string; new_string: string; expected_replacements?: number }, code: string, message: RegExp]>([
-    ["old_string equal to new_string", { old_string: "server.close();", new_string: "server.close();" }, "no_change", /^No Change:/],
-    ["new_string already in the file", { old_string: "res.end('gone');", new_string: "res.end('ok');" }, "no_change", /^No Change: .*already in the file/],
-    ["a line that occurs twice", { old_string: "  return server;", new_string: "  return null;" }, "ambiguous", /matches 2 places .*lines 9 and 14/],
-    ["more expected replacements than matches", { old_string: "  return server;", new_string: "  return null;", expected_replacements: 3 }, "ambiguous", /expected_replacements is 3/],
-    ["old_string that is not in the file", { old_string: "server.destroy();", new_string: "server.destroy(err);" }, "not_found", /^Edit Failed: old_string was not found/],
+  it.each<
+    [
+      name: string,
+      args: { old_string: string; new_string: string; expected_replacements?: number },
+      code: string,
+      message: RegExp,
+    ]
+  >([
+    [
+      "old_string equal to new_string",
+      { old_string: "server.close();", new_string: "server.close();" },
+      "no_change",
+      /^No Change:/,
+    ],
+    [
+      "new_string already in the file",
+      { old_string: "res.end('gone');", new_string: "res.end('ok');" },
+      "no_change",
+      /^No Change: .*already in the file/,
+    ],
+    [
+      "a line that occurs twice",
+      { old_string: "  return server;", new_string: "  return null;" },
+      "ambiguous",
+      /matches 2 places .*lines 9 and 14/,
+    ],
+    [
+      "more expected replacements than matches",
+      { old_string: "  return server;", new_string: "  return null;", expected_replacements: 3 },
+      "ambiguous",
+      /expected_replacements is 3/,
+    ],
+    [
+      "old_string that is not in the file",
+      { old_string: "server.destroy();", new_string: "server.destroy(err);" },
+      "not_found",
+      /^Edit Failed: old_string was not found/,
+    ],
     [
       "a placeholder standing for omitted code",
-      { old_string: "  server.listen(port);\n  return server;", new_string: "  server.listen(port);\n  // rest of code\n  return server;" },
+      {
+        old_string: "  server.listen(port);\n  return server;",
+        new_string: "  server.listen(port);\n  // rest of code\n  return server;",
+      },
       "invalid_argument",
       /placeholder line .*rest of code/,
     ],
-    ["an empty old_string on a file with content", { old_string: "", new_string: "x" }, "invalid_argument", /old_string is empty/],
+    [
+      "an empty old_string on a file with content",
+      { old_string: "", new_string: "x" },
+      "invalid_argument",
+      /old_string is empty/,
+    ],
   ])("%s", async (_name, args, code, message) => {
     const ws = await serverWorkspace();
     const result = await ws.call("edit", { file_path: FILE, ...args });
 
-    expect(result).toMatchObject({ ok: false, error: { code, message: expect.stringMatching(message) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code, message: expect.stringMatching(message) as string },
+    });
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(SERVER), content: SERVER });
     expect(await ws.text(FILE)).toBe(SERVER);
   });
@@ -138,7 +225,11 @@ describe("edit refuses, leaving the file and attaching its state", () => {
   it("accepts a placeholder-like comment that is already in the file", async () => {
     const withComment = SERVER.replace("  server.close();", "  // ...\n  server.close();");
     const ws = await makeWorkspace({ [FILE]: withComment });
-    const result = await ws.call("edit", { file_path: FILE, old_string: "  // ...\n  server.close();", new_string: "  // ...\n  server.closeAllConnections();" });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "  // ...\n  server.close();",
+      new_string: "  // ...\n  server.closeAllConnections();",
+    });
     expect(result.ok).toBe(true);
   });
 
@@ -158,10 +249,19 @@ function fakeCorrector(answer: CorrectionAnswer | undefined) {
 }
 
 describe("edit with a corrector", () => {
-  const misremembered = { old_string: "    res.end(\"ok\")\n    return;", new_string: "    res.end('ready');", instruction: "Answer 'ready' instead of 'ok'." };
+  const misremembered = {
+    old_string: '    res.end("ok")\n    return;',
+    new_string: "    res.end('ready');",
+    instruction: "Answer 'ready' instead of 'ok'.",
+  };
 
   it("asks it only when no tier matches, and reports strategy llm", async () => {
-    const { corrector, correct } = fakeCorrector({ search: "    res.end('ok');", replace: "    res.end('ready');", noChangesRequired: false, explanation: "quotes differ" });
+    const { corrector, correct } = fakeCorrector({
+      search: "    res.end('ok');",
+      replace: "    res.end('ready');",
+      noChangesRequired: false,
+      explanation: "quotes differ",
+    });
     const ws = await serverWorkspace({ corrector });
     const result = await ws.call("edit", { file_path: FILE, ...misremembered });
 
@@ -178,7 +278,12 @@ describe("edit with a corrector", () => {
   });
 
   it.each(MATCHES)("does not ask it when $name succeeds", async ({ args, strategy }) => {
-    const { corrector, correct } = fakeCorrector({ search: "import http from 'node:http';", replace: "// wrong", noChangesRequired: false, explanation: "" });
+    const { corrector, correct } = fakeCorrector({
+      search: "import http from 'node:http';",
+      replace: "// wrong",
+      noChangesRequired: false,
+      explanation: "",
+    });
     const ws = await serverWorkspace({ corrector });
     const result = await ws.call("edit", { file_path: FILE, ...args });
 
@@ -187,17 +292,35 @@ describe("edit with a corrector", () => {
   });
 
   it("does not ask it when the failure is ambiguity, not absence", async () => {
-    const { corrector, correct } = fakeCorrector({ search: "  server.listen(port);\n  return server;", replace: "  server.listen(port);\n  return null;", noChangesRequired: false, explanation: "" });
+    const { corrector, correct } = fakeCorrector({
+      search: "  server.listen(port);\n  return server;",
+      replace: "  server.listen(port);\n  return null;",
+      noChangesRequired: false,
+      explanation: "",
+    });
     const ws = await serverWorkspace({ corrector });
-    const result = await ws.call("edit", { file_path: FILE, old_string: "  return server;", new_string: "  return null;" });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      old_string: "  return server;",
+      new_string: "  return null;",
+    });
     expect(result).toMatchObject({ ok: false, error: { code: "ambiguous" } });
     expect(correct).not.toHaveBeenCalled();
   });
 
   it("does not ask it when base_content_sha256 is already stale (the edit cannot land)", async () => {
-    const { corrector, correct } = fakeCorrector({ search: "    res.end('ok');", replace: "    res.end('ready');", noChangesRequired: false, explanation: "" });
+    const { corrector, correct } = fakeCorrector({
+      search: "    res.end('ok');",
+      replace: "    res.end('ready');",
+      noChangesRequired: false,
+      explanation: "",
+    });
     const ws = await serverWorkspace({ corrector });
-    const result = await ws.call("edit", { file_path: FILE, ...misremembered, base_content_sha256: sha256Of("an older version\n") });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      ...misremembered,
+      base_content_sha256: sha256Of("an older version\n"),
+    });
 
     expect(result).toMatchObject({ ok: false, error: { code: "state_mismatch" } });
     expect(correct).not.toHaveBeenCalled();
@@ -205,8 +328,16 @@ describe("edit with a corrector", () => {
 
   it.each<[name: string, answer: CorrectionAnswer | undefined, code: string]>([
     ["no answer", undefined, "not_found"],
-    ["an answer that does not match either", { search: "res.end(`ok`);", replace: "res.end('ready');", noChangesRequired: false, explanation: "" }, "not_found"],
-    ["an answer saying nothing needs changing", { search: "", replace: "", noChangesRequired: true, explanation: "already answers ready" }, "no_change"],
+    [
+      "an answer that does not match either",
+      { search: "res.end(`ok`);", replace: "res.end('ready');", noChangesRequired: false, explanation: "" },
+      "not_found",
+    ],
+    [
+      "an answer saying nothing needs changing",
+      { search: "", replace: "", noChangesRequired: true, explanation: "already answers ready" },
+      "no_change",
+    ],
   ])("leaves the file when it gives %s", async (_name, answer, code) => {
     const { corrector, correct } = fakeCorrector(answer);
     const ws = await serverWorkspace({ corrector });

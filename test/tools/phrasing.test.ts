@@ -7,13 +7,15 @@ import { phrasedFor } from "../../server/src/tools/phrasing.js";
 import { invokeTool } from "../../server/src/tools/registry.js";
 import { makeWorkspace } from "../support/workspace-fixture.js";
 
-const TOOL_WORDS = /\b(read_file|read_many_files|list_files|safe_patch|write_file|search_files|find_files|apply_edit_blocks|base_content_sha256|old_string|new_string|unified_diff|file_path)\b/;
+const TOOL_WORDS =
+  /\b(read_file|read_many_files|list_files|safe_patch|write_file|search_files|find_files|apply_edit_blocks|base_content_sha256|old_string|new_string|unified_diff|file_path)\b/;
 
 describe("phrasedFor", () => {
-  const envelope = errorEnvelope("state_mismatch", "State Mismatch: re-read the file with read_file; pass its sha256 as base_content_sha256.", [
-    "Call list_files to see which files exist.",
-    "Or use search_files, find_files or safe_patch.",
-  ]);
+  const envelope = errorEnvelope(
+    "state_mismatch",
+    "State Mismatch: re-read the file with read_file; pass its sha256 as base_content_sha256.",
+    ["Call list_files to see which files exist.", "Or use search_files, find_files or safe_patch."],
+  );
 
   it("leaves a model's envelope as it is", () => {
     expect(phrasedFor(envelope, "model")).toBe(envelope);
@@ -24,8 +26,13 @@ describe("phrasedFor", () => {
     expect(shell.ok).toBe(false);
     if (shell.ok) return;
     expect(shell.error.code).toBe("state_mismatch");
-    expect(shell.error.message).toBe("State Mismatch: re-read the file with lockstep read; pass its sha256 as --base-sha256.");
-    expect(shell.error.suggestions).toEqual(["List the directory (ls) to see which files exist.", "Or use lockstep search, lockstep find or lockstep apply-patch."]);
+    expect(shell.error.message).toBe(
+      "State Mismatch: re-read the file with lockstep read; pass its sha256 as --base-sha256.",
+    );
+    expect(shell.error.suggestions).toEqual([
+      "List the directory (ls) to see which files exist.",
+      "Or use lockstep search, lockstep find or lockstep apply-patch.",
+    ]);
   });
 });
 
@@ -48,6 +55,9 @@ describe("invokeTool honours the context's reader", () => {
   it("a schema failure tells the shell to look at --help", async () => {
     const ws = await makeWorkspace({});
     const shell = await invokeTool("safe_patch", {}, { ...ws.ctx, reader: "shell" });
-    expect(shell).toMatchObject({ ok: false, error: { suggestions: ["Run the command again with the arguments its --help shows."] } });
+    expect(shell).toMatchObject({
+      ok: false,
+      error: { suggestions: ["Run the command again with the arguments its --help shows."] },
+    });
   });
 });

@@ -5,17 +5,30 @@
 import { symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CommandAccess, CommandQuestion, CommandSettings } from "../../server/src/tools/command-question.js";
+import type {
+  CommandAccess,
+  CommandQuestion,
+  CommandSettings,
+} from "../../server/src/tools/command-question.js";
 import { probeBubblewrap } from "../../server/src/commands/index.js";
 import { makeWorkspace } from "../support/workspace-fixture.js";
 
 const sandboxHere = (await probeBubblewrap()).kind === "available";
 
-function access(settings: Partial<CommandSettings>, answer: "once" | "always" | "reject" | "none" = "once"): CommandAccess & { asked: CommandQuestion[] } {
+function access(
+  settings: Partial<CommandSettings>,
+  answer: "once" | "always" | "reject" | "none" = "once",
+): CommandAccess & { asked: CommandQuestion[] } {
   const asked: CommandQuestion[] = [];
   return {
     asked,
-    settings: () => ({ commands: "ask", allowedCommands: [], sandbox: "off", sandboxNetwork: false, ...settings }),
+    settings: () => ({
+      commands: "ask",
+      allowedCommands: [],
+      sandbox: "off",
+      sandboxNetwork: false,
+      ...settings,
+    }),
     alwaysAllowed: new Set(),
     prompt: () =>
       answer === "none"
@@ -47,12 +60,24 @@ describe("run_command refuses bad input, naming the field", () => {
 
   it("a cwd outside the root, or through a link out of it", async () => {
     const ws = await makeWorkspace({ "src/a.txt": "a\n" }, { commands: access({}) });
-    expect(await ws.call("run_command", { command: "pwd", cwd: "../" })).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+    expect(await ws.call("run_command", { command: "pwd", cwd: "../" })).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
     symlinkSync(ws.parent, path.join(ws.root, "out"));
-    expect(await ws.call("run_command", { command: "pwd", cwd: "out" })).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(await ws.call("run_command", { command: "pwd", cwd: "src/a.txt" })).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
+    expect(await ws.call("run_command", { command: "pwd", cwd: "out" })).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
+    expect(await ws.call("run_command", { command: "pwd", cwd: "src/a.txt" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument" },
+    });
     const inside = await ws.call("run_command", { command: "pwd", cwd: "src" });
-    expect(inside).toMatchObject({ ok: true, data: { output: `${path.join(ws.root, "src")}\n`, cwd: "src" } });
+    expect(inside).toMatchObject({
+      ok: true,
+      data: { output: `${path.join(ws.root, "src")}\n`, cwd: "src" },
+    });
   });
 
   it("is not offered with commands: off, and says how to turn it on", async () => {
@@ -67,7 +92,12 @@ describe("run_command asks", () => {
     const a = access({});
     const ws = await makeWorkspace({}, { commands: a });
     await ws.call("run_command", { command: "echo one && ls -la" });
-    expect(a.asked[0]).toMatchObject({ command: "echo one && ls -la", cwd: ".", sandboxed: false, prefixes: ["echo one", "ls -la"] });
+    expect(a.asked[0]).toMatchObject({
+      command: "echo one && ls -la",
+      cwd: ".",
+      sandboxed: false,
+      prefixes: ["echo one", "ls -la"],
+    });
     expect(a.asked[0]!.sandbox).toMatch(/Not sandboxed \(sandbox: off\)/);
   });
 
@@ -88,19 +118,22 @@ describe("run_command asks", () => {
     expect(await ws.exists("made.txt")).toBe(false);
   });
 
-  it.skipIf(!sandboxHere)("auto runs unasked in the sandbox, but asks for a .git writer, which runs unsandboxed and is never remembered", async () => {
-    const a = access({ commands: "auto", sandbox: "auto" }, "always");
-    const ws = await makeWorkspace({}, { commands: a });
-    const quiet = await ws.call("run_command", { command: "echo sandboxed" });
-    expect(quiet).toMatchObject({ ok: true, data: { sandboxed: true, approved_by_user: false } });
-    expect(a.asked).toHaveLength(0);
-    await ws.call("run_command", { command: "git init -q" });
-    await ws.call("run_command", { command: "git init -q" });
-    expect(a.asked).toHaveLength(2);
-    expect(a.asked[0]).toMatchObject({ sandboxed: false, prefixes: [] });
-    expect(a.asked[0]!.sandbox).toMatch(/Not sandboxed: it writes \.git/);
-    expect(a.alwaysAllowed.size).toBe(0);
-  });
+  it.skipIf(!sandboxHere)(
+    "auto runs unasked in the sandbox, but asks for a .git writer, which runs unsandboxed and is never remembered",
+    async () => {
+      const a = access({ commands: "auto", sandbox: "auto" }, "always");
+      const ws = await makeWorkspace({}, { commands: a });
+      const quiet = await ws.call("run_command", { command: "echo sandboxed" });
+      expect(quiet).toMatchObject({ ok: true, data: { sandboxed: true, approved_by_user: false } });
+      expect(a.asked).toHaveLength(0);
+      await ws.call("run_command", { command: "git init -q" });
+      await ws.call("run_command", { command: "git init -q" });
+      expect(a.asked).toHaveLength(2);
+      expect(a.asked[0]).toMatchObject({ sandboxed: false, prefixes: [] });
+      expect(a.asked[0]!.sandbox).toMatch(/Not sandboxed: it writes \.git/);
+      expect(a.alwaysAllowed.size).toBe(0);
+    },
+  );
 
   it("a command that reads standard input gets its end at once", async () => {
     const ws = await makeWorkspace({}, { commands: access({}) });

@@ -15,13 +15,26 @@ describe("safe_patch when the strict application refuses the corrected diff", ()
     const ws = await makeWorkspace({ "app.ini": CONFIG });
     const result = await ws.call("safe_patch", {
       file_path: "app.ini",
-      unified_diff: lines("@@ -1,3 +1,3 @@", " [server]", " host = localhost", "-port = 8080", "+port = 9090"),
+      unified_diff: lines(
+        "@@ -1,3 +1,3 @@",
+        " [server]",
+        " host = localhost",
+        "-port = 8080",
+        "+port = 9090",
+      ),
       base_content_sha256: sha256Of(CONFIG),
     });
 
     expect(vi.mocked(applyStrictly)).toHaveBeenCalled();
-    expect(result).toMatchObject({ ok: false, error: { code: "internal_error", message: expect.stringMatching(/^Internal Error:/) as string } });
-    expect(latestState(result)).toMatchObject({ file_path: "app.ini", sha256: sha256Of(CONFIG), content: CONFIG });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "internal_error", message: expect.stringMatching(/^Internal Error:/) as string },
+    });
+    expect(latestState(result)).toMatchObject({
+      file_path: "app.ini",
+      sha256: sha256Of(CONFIG),
+      content: CONFIG,
+    });
     expect((await ws.bytes("app.ini")).equals(Buffer.from(CONFIG))).toBe(true);
     expect(ws.approvals).toHaveLength(0);
   });

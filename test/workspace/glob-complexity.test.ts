@@ -5,7 +5,12 @@
 // regular expression the walker compiled before did (kept below as the oracle).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkPattern, compileGlob, includeFilter, MAX_GLOB_LENGTH } from "../../server/src/workspace/walk/glob.js";
+import {
+  checkPattern,
+  compileGlob,
+  includeFilter,
+  MAX_GLOB_LENGTH,
+} from "../../server/src/workspace/walk/glob.js";
 import { globMatcher } from "../../server/src/workspace/walk/glob-matcher.js";
 
 /** The walker's former compilation of a glob to a regular expression: right, but exponential on `*****x`. */
@@ -56,7 +61,9 @@ function oracleSource(glob: string): string {
 }
 
 /** 300 names as long as real ones, none ending in x. */
-const NAMES = Array.from({ length: 300 }, (_, i) => (i % 2 ? `src/components/widget-panel-${i}.component.ts` : `widget-panel-settings-dialog-${i}.test.ts`));
+const NAMES = Array.from({ length: 300 }, (_, i) =>
+  i % 2 ? `src/components/widget-panel-${i}.component.ts` : `widget-panel-settings-dialog-${i}.test.ts`,
+);
 
 function timed(run: () => void): number {
   const start = performance.now();
@@ -66,22 +73,72 @@ function timed(run: () => void): number {
 
 describe("glob matching is linear in pattern × name", () => {
   it("property: the matcher answers as the former regular expression did, on any pattern and name", () => {
-    const unit = fc.constantFrom("*", "**", "?", "[", "]", "{", "}", ",", "!", "^", "-", "a", "b", "/", ".", "\\", "(", "|", "$");
-    const nameUnit = fc.constantFrom("a", "b", "/", ".", "-", "[", "]", "{", "}", ",", "\\", "(", "|", "$", "^", "!");
+    const unit = fc.constantFrom(
+      "*",
+      "**",
+      "?",
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      "!",
+      "^",
+      "-",
+      "a",
+      "b",
+      "/",
+      ".",
+      "\\",
+      "(",
+      "|",
+      "$",
+    );
+    const nameUnit = fc.constantFrom(
+      "a",
+      "b",
+      "/",
+      ".",
+      "-",
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      "\\",
+      "(",
+      "|",
+      "$",
+      "^",
+      "!",
+    );
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 9 }).map((u) => u.join("")), fc.array(fc.array(nameUnit, { maxLength: 8 }).map((u) => u.join("")), { minLength: 1, maxLength: 5 }), (pattern, names) => {
-        // One matcher for several names: what it caches for one must not change its answer for the next.
-        const matcher = globMatcher(pattern);
-        const filter = includeFilter(pattern);
-        const oracle = new RegExp(`^${oracleSource(pattern)}$`);
-        const include = new RegExp(`^${oracleSource(pattern.replace(/\\/g, "/").replace(/^(\.\/)+/, ""))}$`);
-        const byName = !pattern.includes("/");
-        for (const name of names) {
-          expect({ pattern, name, match: matcher(name) }).toEqual({ pattern, name, match: oracle.test(name) });
-          const expected = include.test(byName ? name.slice(name.lastIndexOf("/") + 1) : name);
-          expect({ pattern, name, include: filter(name) }).toEqual({ pattern, name, include: expected });
-        }
-      }),
+      fc.property(
+        fc.array(unit, { maxLength: 9 }).map((u) => u.join("")),
+        fc.array(
+          fc.array(nameUnit, { maxLength: 8 }).map((u) => u.join("")),
+          { minLength: 1, maxLength: 5 },
+        ),
+        (pattern, names) => {
+          // One matcher for several names: what it caches for one must not change its answer for the next.
+          const matcher = globMatcher(pattern);
+          const filter = includeFilter(pattern);
+          const oracle = new RegExp(`^${oracleSource(pattern)}$`);
+          const include = new RegExp(
+            `^${oracleSource(pattern.replace(/\\/g, "/").replace(/^(\.\/)+/, ""))}$`,
+          );
+          const byName = !pattern.includes("/");
+          for (const name of names) {
+            expect({ pattern, name, match: matcher(name) }).toEqual({
+              pattern,
+              name,
+              match: oracle.test(name),
+            });
+            const expected = include.test(byName ? name.slice(name.lastIndexOf("/") + 1) : name);
+            expect({ pattern, name, include: filter(name) }).toEqual({ pattern, name, include: expected });
+          }
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -124,7 +181,9 @@ describe("glob matching is linear in pattern × name", () => {
   it("a run of stars still matches what one star matches", () => {
     expect(NAMES.filter(compileGlob(`${"*".repeat(5000)}.ts`).match).length).toBe(300); // ** spans directories
     expect(NAMES.filter(compileGlob("*.ts").match).length).toBe(150); // * does not: only the names without a directory
-    expect(compileGlob(`src/components/${"*".repeat(5000)}.ts`).match("widget-panel-1.component.ts")).toBe(true);
+    expect(compileGlob(`src/components/${"*".repeat(5000)}.ts`).match("widget-panel-1.component.ts")).toBe(
+      true,
+    );
     expect(compileGlob(`${"?*".repeat(18)}`).match("abcdefghijklmnopqrstuvwxyz")).toBe(true);
     expect(compileGlob(`${"?*".repeat(18)}`).match("abcdefghijklmnopq")).toBe(false);
   });

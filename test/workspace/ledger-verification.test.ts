@@ -54,7 +54,8 @@ class ScriptedEditor implements EditorLink {
     if (this.lie) return { applied: true };
     const buffer = (this.buffer ??= { text: readFileSync(this.abs, "utf8"), version: 0 });
     if (edit.version !== null && edit.version !== buffer.version) {
-      if (this.style === "refuses-stale") return { applied: false, reason: `version ${edit.version} is not ${buffer.version}` };
+      if (this.style === "refuses-stale")
+        return { applied: false, reason: `version ${edit.version} is not ${buffer.version}` };
       return { applied: true }; // Neovim: skipped, and still "applied"
     }
     buffer.text = applyByPosition(edit.before, buffer.text, edit);
@@ -94,14 +95,27 @@ function applyByPosition(before: string, actual: string, edit: FileEdit): string
     return offset + Math.min(character, lines[line]!.length);
   };
   let text = actual;
-  for (const e of [...edit.edits].reverse()) text = text.slice(0, offsetIn(position(e.start))) + e.newText + text.slice(offsetIn(position(e.end)));
+  for (const e of [...edit.edits].reverse())
+    text = text.slice(0, offsetIn(position(e.start))) + e.newText + text.slice(offsetIn(position(e.end)));
   return text;
 }
 
-type Step = { kind: "write"; line: number; lie: boolean } | { kind: "report" } | { kind: "open" } | { kind: "save" } | { kind: "expire" };
+type Step =
+  | { kind: "write"; line: number; lie: boolean }
+  | { kind: "report" }
+  | { kind: "open" }
+  | { kind: "save" }
+  | { kind: "expire" };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("write" as const), line: fc.nat({ max: 11 }), lie: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("write" as const),
+      line: fc.nat({ max: 11 }),
+      lie: fc.boolean(),
+    }),
+  },
   fc.record({ kind: fc.constant("report" as const) }),
   fc.record({ kind: fc.constant("open" as const) }),
   fc.record({ kind: fc.constant("save" as const) }),
@@ -126,7 +140,8 @@ async function session(style: Style, startOpen: boolean, steps: Step[]): Promise
 
   // Every text lockstep meant a buffer or the disk to hold: the start, and each change it sent.
   const meant = new Set([TEXT]);
-  const confirmed = (): string => (editor.buffer?.reported ? editor.buffer.reported.text : readFileSync(abs, "utf8"));
+  const confirmed = (): string =>
+    editor.buffer?.reported ? editor.buffer.reported.text : readFileSync(abs, "utf8");
   const check = (state: FileState): void => {
     expect(state.sha256).toBe(sha256Of(state.content));
     if (!state.unconfirmed) expect(state.content).toBe(confirmed());
@@ -165,12 +180,18 @@ describe("the ledger and an editor that may claim what it did not do", () => {
     ["skips-stale", true],
     ["refuses-stale", false],
     ["skips-stale", false],
-  ])("editor %s, file open at the start: %s — a state without the unconfirmed mark is the editor's report or the disk, and no edit lands on other text", async (style, open) => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => session(style, open, steps)),
-      { numRuns: 60 },
-    );
-  }, 60_000);
+  ])(
+    "editor %s, file open at the start: %s — a state without the unconfirmed mark is the editor's report or the disk, and no edit lands on other text",
+    async (style, open) => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) =>
+          session(style, open, steps),
+        ),
+        { numRuns: 60 },
+      );
+    },
+    60_000,
+  );
 
   it("refuses a second edit to a closed file whose first edit the editor claimed and never showed, naming that behaviour", async () => {
     const root = mkdtempSync(path.join(tmpdir(), "lockstep-ledger-"));
@@ -182,13 +203,29 @@ describe("the ledger and an editor that may claim what it did not do", () => {
     const ws = new Workspace(sandbox, { editor, pendingWaitMs: WAIT_MS });
     editor.workspace = ws;
     editor.lie = true;
-    const first = await ws.deliver(file.value, { ...(await read(ws, file.value)) }, TEXT.replace("line 3\n", ""), signal);
+    const first = await ws.deliver(
+      file.value,
+      { ...(await read(ws, file.value)) },
+      TEXT.replace("line 3\n", ""),
+      signal,
+    );
     expect(first.ok && first.value.state.unconfirmed).toBe(true);
     editor.lie = false;
     const claimed = await read(ws, file.value);
     expect(claimed).toMatchObject({ unconfirmed: true, content: TEXT.replace("line 3\n", "") });
-    const second = await ws.deliver(file.value, claimed, claimed.content.replace("line 9", "line NINE"), signal);
-    expect(second).toMatchObject({ ok: false, error: { code: "state_mismatch", message: expect.stringContaining("neither opened it nor saved it") as string } });
+    const second = await ws.deliver(
+      file.value,
+      claimed,
+      claimed.content.replace("line 9", "line NINE"),
+      signal,
+    );
+    expect(second).toMatchObject({
+      ok: false,
+      error: {
+        code: "state_mismatch",
+        message: expect.stringContaining("neither opened it nor saved it") as string,
+      },
+    });
     expect(editor.buffer).toBeUndefined(); // nothing was sent
     // The user opens the file: the editor shows what it holds, and a change on that lands.
     editor.open();

@@ -33,22 +33,56 @@ describe("requiredLiterals", () => {
   });
 
   it("property: a line the pattern matches holds one of the literals (case folded under i)", () => {
-    const token = fc.constantFrom("a", "b", "c", "ab", "\\.", ".", "\\w", "\\d", "[ab]", "[^a]", "(a|b)", "(?:bc)", "^", "$", "\\b", "|", "*", "+", "?", "{2}", "{0,1}", "(?=a)", "(?!b)", "A", "é");
-    const line = fc.array(fc.constantFrom("a", "b", "c", "A", "B", ".", "1", " ", "é", "É"), { maxLength: 12 }).map((xs) => xs.join(""));
+    const token = fc.constantFrom(
+      "a",
+      "b",
+      "c",
+      "ab",
+      "\\.",
+      ".",
+      "\\w",
+      "\\d",
+      "[ab]",
+      "[^a]",
+      "(a|b)",
+      "(?:bc)",
+      "^",
+      "$",
+      "\\b",
+      "|",
+      "*",
+      "+",
+      "?",
+      "{2}",
+      "{0,1}",
+      "(?=a)",
+      "(?!b)",
+      "A",
+      "é",
+    );
+    const line = fc
+      .array(fc.constantFrom("a", "b", "c", "A", "B", ".", "1", " ", "é", "É"), { maxLength: 12 })
+      .map((xs) => xs.join(""));
     fc.assert(
-      fc.property(fc.array(token, { minLength: 1, maxLength: 8 }), fc.array(line, { maxLength: 20 }), fc.boolean(), (tokens, lines, ignoreCase) => {
-        const pattern = tokens.join("");
-        let regex: RegExp;
-        try {
-          regex = new RegExp(pattern, ignoreCase ? "imu" : "m");
-        } catch {
-          return;
-        }
-        const literals = requiredLiterals(pattern, ignoreCase);
-        if (literals === undefined) return;
-        const fold = (s: string): string => (ignoreCase ? s.toLowerCase() : s);
-        for (const l of lines) if (regex.test(l)) expect(literals.some((lit) => fold(l).includes(fold(lit)))).toBe(true);
-      }),
+      fc.property(
+        fc.array(token, { minLength: 1, maxLength: 8 }),
+        fc.array(line, { maxLength: 20 }),
+        fc.boolean(),
+        (tokens, lines, ignoreCase) => {
+          const pattern = tokens.join("");
+          let regex: RegExp;
+          try {
+            regex = new RegExp(pattern, ignoreCase ? "imu" : "m");
+          } catch {
+            return;
+          }
+          const literals = requiredLiterals(pattern, ignoreCase);
+          if (literals === undefined) return;
+          const fold = (s: string): string => (ignoreCase ? s.toLowerCase() : s);
+          for (const l of lines)
+            if (regex.test(l)) expect(literals.some((lit) => fold(l).includes(fold(lit)))).toBe(true);
+        },
+      ),
       { seed: 36, numRuns: 3000 },
     );
   });

@@ -51,7 +51,10 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** Fixture-relative paths written as `<base>/…` and `<root>/…` so the tables stay readable. */
 function expand(input: string): string {
-  return input.replace("<base>", base).replace("<root>", root).replace(/^<uri:(.*)>$/, (_, p: string) => pathToFileURL(expand(p)).href);
+  return input
+    .replace("<base>", base)
+    .replace("<root>", root)
+    .replace(/^<uri:(.*)>$/, (_, p: string) => pathToFileURL(expand(p)).href);
 }
 
 describe("Sandbox.resolve inside the workspace", () => {
@@ -127,7 +130,11 @@ describe("Sandbox.resolve rejects bad input with a reason", () => {
     ["src", "read", /"src" is a directory; use list_files/],
     [".", "read", /"\." is a directory/],
     ["src", "write", /"src" is a directory, so it cannot be written/],
-    ["src/index.ts", "list", /"src\/index.ts" is a file, not a directory; use read_file .* list_files on "src"/],
+    [
+      "src/index.ts",
+      "list",
+      /"src\/index.ts" is a file, not a directory; use read_file .* list_files on "src"/,
+    ],
     ["src/index.ts/child.ts", "write", /"src\/index.ts" is a file, not a directory/],
     ["loop-a", "read", /loop/],
     ["loop-a/x.ts", "write", /loop/],
@@ -150,7 +157,10 @@ it.skipIf(process.getuid?.() === 0 || process.platform === "win32")(
     await fs.chmod(path.join(root, "private"), 0o000);
     try {
       const result = await sandbox.resolve("private/x.ts", "read");
-      expect(result).toMatchObject({ ok: false, error: { code: "permission_denied", message: /does not allow/ } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: "permission_denied", message: /does not allow/ },
+      });
     } finally {
       await fs.chmod(path.join(root, "private"), 0o755);
       await fs.rmdir(path.join(root, "private"));
@@ -162,11 +172,20 @@ describe("a root given through a symbolic link", () => {
   it("is stored as its real path and accepts paths under either name", async () => {
     const linked = await Sandbox.create([path.join(base, "root-link")]);
     expect(linked.roots).toEqual([root]);
-    for (const input of ["src/index.ts", path.join(base, "root-link/src/index.ts"), path.join(root, "src/index.ts")]) {
+    for (const input of [
+      "src/index.ts",
+      path.join(base, "root-link/src/index.ts"),
+      path.join(root, "src/index.ts"),
+    ]) {
       const result = await linked.resolve(input, "read");
-      expect(result.ok && result.value).toMatchObject({ abs: path.join(root, "src/index.ts"), rel: "src/index.ts" });
+      expect(result.ok && result.value).toMatchObject({
+        abs: path.join(root, "src/index.ts"),
+        rel: "src/index.ts",
+      });
     }
-    expect(linked.relativize(pathToFileURL(path.join(base, "root-link/src/index.ts")).href)).toBe("src/index.ts");
+    expect(linked.relativize(pathToFileURL(path.join(base, "root-link/src/index.ts")).href)).toBe(
+      "src/index.ts",
+    );
   });
 
   it("throws for a root that does not exist, a configuration error", async () => {
@@ -181,7 +200,10 @@ describe("several roots", () => {
     const relative = await two.resolve("README.md", "read");
     const absolute = await two.resolve(path.join(base, "root-other/secret.txt"), "read");
     expect(relative.ok && relative.value.root).toBe(root);
-    expect(absolute.ok && absolute.value).toMatchObject({ root: path.join(base, "root-other"), rel: "secret.txt" });
+    expect(absolute.ok && absolute.value).toMatchObject({
+      root: path.join(base, "root-other"),
+      rel: "secret.txt",
+    });
     expect((await two.resolve("../outside/secret.txt", "read")).ok).toBe(false);
   });
 });
@@ -221,7 +243,11 @@ describe("Sandbox.suggest", () => {
 
 describe("closestNames", () => {
   it.each<[target: string, candidates: string[], expected: string[]]>([
-    ["index.ts", ["Index.ts", "my-index.ts", "index.tsx", "indx.ts"], ["Index.ts", "index.tsx", "my-index.ts"]],
+    [
+      "index.ts",
+      ["Index.ts", "my-index.ts", "index.tsx", "indx.ts"],
+      ["Index.ts", "index.tsx", "my-index.ts"],
+    ],
     ["indx.ts", ["index.ts", "main.ts", "util.ts"], ["index.ts"]],
     ["read", ["README.md", "thread.ts", "lead", "lead.ts", "x"], ["README.md", "thread.ts", "lead"]],
     ["util", ["until", "util-old", "utils"], ["utils", "util-old", "until"]],

@@ -21,11 +21,18 @@ function generatedTree(): Record<string, string | Buffer> {
   const tree: Record<string, string | Buffer> = {};
   for (let d = 0; d < 9; d++) {
     for (let f = 0; f < 100; f++) {
-      const lines = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, n) => (random() < 0.03 ? `const a = "Needle ${d}-${f}-${n}";` : `line ${n} of é😀 text`));
+      const lines = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, n) =>
+        random() < 0.03 ? `const a = "Needle ${d}-${f}-${n}";` : `line ${n} of é😀 text`,
+      );
       const text = lines.join(random() < 0.3 ? "\r\n" : "\n") + "\n";
       const kind = random();
       const rel = `d${d}/f${String(f).padStart(3, "0")}.txt`;
-      tree[rel] = kind < 0.03 ? Buffer.concat([Buffer.from([0]), Buffer.from(text)]) : kind < 0.06 ? Buffer.concat([Buffer.from(text), Buffer.from([0xff])]) : text;
+      tree[rel] =
+        kind < 0.03
+          ? Buffer.concat([Buffer.from([0]), Buffer.from(text)])
+          : kind < 0.06
+            ? Buffer.concat([Buffer.from(text), Buffer.from([0xff])])
+            : text;
     }
   }
   return tree;
@@ -61,7 +68,14 @@ describe("searchTree on several threads", () => {
     const tree = generatedTree();
     const ws = await makeWorkspace(tree);
     try {
-      for (const pattern of ["Needle", "needle", "Needle [0-9]-1\\d", "(?:Needle|zzz) 8", "[N]eedle", "line 2\\b"]) {
+      for (const pattern of [
+        "Needle",
+        "needle",
+        "Needle [0-9]-1\\d",
+        "(?:Needle|zzz) 8",
+        "[N]eedle",
+        "line 2\\b",
+      ]) {
         for (const max of [1, 5, 40, 1000]) {
           const expected = { pattern, max, ...reference(tree, pattern, max) };
           const result = await ws.call("search_files", { pattern, max_results: max });
@@ -70,7 +84,13 @@ describe("searchTree on several threads", () => {
           const compiled = compileSearch(pattern, undefined);
           const scope = await scopeOf(ws.ctx.workspace.sandbox, undefined);
           if (!compiled.ok || !scope.ok) throw new Error("pattern or scope");
-          const three = await searchTree(ws.ctx.workspace, { pattern: compiled.value, scope: scope.value, maxResults: max, signal: new AbortController().signal, threads: 3 });
+          const three = await searchTree(ws.ctx.workspace, {
+            pattern: compiled.value,
+            scope: scope.value,
+            maxResults: max,
+            signal: new AbortController().signal,
+            threads: 3,
+          });
           expect({ pattern, max, ...(three.ok ? three.value : three.error) }).toEqual(expected);
         }
       }

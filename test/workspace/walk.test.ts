@@ -39,16 +39,22 @@ describe("expandGlob", () => {
     expect(r.ok && r.value.files).toEqual(["src/a.ts", "src/deep/b.ts"]);
   });
 
-  it.each(["..{,}/**", "../**", "src/../../**", ".{.,}/**", "/etc/*", "file:///etc/*", "~/*"])("refuses %s before walking, naming only the pattern", async (pattern) => {
-    const r = await expand(pattern);
-    expect(!r.ok && r.error.code).toBe("permission_denied");
-    expect(!r.ok && r.error.message).not.toContain("secret");
-  });
+  it.each(["..{,}/**", "../**", "src/../../**", ".{.,}/**", "/etc/*", "file:///etc/*", "~/*"])(
+    "refuses %s before walking, naming only the pattern",
+    async (pattern) => {
+      const r = await expand(pattern);
+      expect(!r.ok && r.error.code).toBe("permission_denied");
+      expect(!r.ok && r.error.message).not.toContain("secret");
+    },
+  );
 
-  it.each(["escape/*", "rootlink/etc/*", "rootlink/**/*.nomatch"])("refuses %s: its walk would start outside through a link", async (pattern) => {
-    const r = await expand(pattern);
-    expect(!r.ok && r.error.code).toBe("permission_denied");
-  });
+  it.each(["escape/*", "rootlink/etc/*", "rootlink/**/*.nomatch"])(
+    "refuses %s: its walk would start outside through a link",
+    async (pattern) => {
+      const r = await expand(pattern);
+      expect(!r.ok && r.error.code).toBe("permission_denied");
+    },
+  );
 
   it("never follows a link while walking, and drops a file link that points outside", async () => {
     const r = await expand("**/*.ts");
@@ -61,7 +67,25 @@ describe("expandGlob", () => {
   });
 
   it("property: no reported name is outside the root, for any pattern built of these pieces", async () => {
-    const piece = fc.constantFrom("*", "**", "src", "deep", "escape", "rootlink", "etc", "..", ".", "{,}", "{.,}", "{a,b}", "*.ts", "..{,}", "", "[", "(");
+    const piece = fc.constantFrom(
+      "*",
+      "**",
+      "src",
+      "deep",
+      "escape",
+      "rootlink",
+      "etc",
+      "..",
+      ".",
+      "{,}",
+      "{.,}",
+      "{a,b}",
+      "*.ts",
+      "..{,}",
+      "",
+      "[",
+      "(",
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 4 }), async (pieces) => {
         const r = await expand(pieces.join("/"));
@@ -113,7 +137,8 @@ describe("compiled globs", () => {
   ])("%s matches %j, not %j", async (glob, yes, no) => {
     const { compileGlob } = await import("../../server/src/workspace/walk/glob.js");
     const { prefix, match } = compileGlob(glob);
-    const test = (name: string) => (prefix === "" ? match(name) : name.startsWith(`${prefix}/`) && match(name.slice(prefix.length + 1)));
+    const test = (name: string) =>
+      prefix === "" ? match(name) : name.startsWith(`${prefix}/`) && match(name.slice(prefix.length + 1));
     for (const name of yes) expect({ name, match: test(name) }).toEqual({ name, match: true });
     for (const name of no) expect({ name, match: test(name) }).toEqual({ name, match: false });
   });
@@ -124,19 +149,49 @@ describe("every walk stays inside the root", () => {
     const { invokeTool } = await import("../../server/src/tools/registry.js");
     const { Workspace } = await import("../../server/src/workspace/workspace.js");
     const ctx = { workspace: new Workspace(sandbox), signal, approve: async () => "apply" as const };
-    const piece = fc.constantFrom("*", "**", "src", "escape", "rootlink", "etc", "..", "{,}", "..{,}", "*.nomatch", "*.ts", "[.]", "");
+    const piece = fc.constantFrom(
+      "*",
+      "**",
+      "src",
+      "escape",
+      "rootlink",
+      "etc",
+      "..",
+      "{,}",
+      "..{,}",
+      "*.nomatch",
+      "*.ts",
+      "[.]",
+      "",
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.constantFrom(undefined, "escape", "rootlink", "src", "."), async (pieces, where) => {
-        const pattern = pieces.join("/") || "*";
-        const found = await invokeTool("find_files", where === undefined ? { pattern } : { pattern, path: where }, ctx);
-        const searched = await invokeTool("search_files", where === undefined ? { pattern: "a|b|secret" } : { pattern: "a|b|secret", path: where }, ctx);
-        for (const result of [found, searched]) {
-          expect(JSON.stringify(result)).not.toContain("outside-name");
-          expect(JSON.stringify(result)).not.toContain(outside);
-          const names = result.ok ? ((result.data["files"] as string[] | undefined) ?? (result.data["matches"] as { file_path: string }[]).map((m) => m.file_path)) : [];
-          for (const name of names) expect((await fs.realpath(path.join(root, name))).startsWith(root + path.sep)).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(undefined, "escape", "rootlink", "src", "."),
+        async (pieces, where) => {
+          const pattern = pieces.join("/") || "*";
+          const found = await invokeTool(
+            "find_files",
+            where === undefined ? { pattern } : { pattern, path: where },
+            ctx,
+          );
+          const searched = await invokeTool(
+            "search_files",
+            where === undefined ? { pattern: "a|b|secret" } : { pattern: "a|b|secret", path: where },
+            ctx,
+          );
+          for (const result of [found, searched]) {
+            expect(JSON.stringify(result)).not.toContain("outside-name");
+            expect(JSON.stringify(result)).not.toContain(outside);
+            const names = result.ok
+              ? ((result.data["files"] as string[] | undefined) ??
+                (result.data["matches"] as { file_path: string }[]).map((m) => m.file_path))
+              : [];
+            for (const name of names)
+              expect((await fs.realpath(path.join(root, name))).startsWith(root + path.sep)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -145,7 +200,30 @@ describe("every walk stays inside the root", () => {
 describe("glob compilation never throws", () => {
   it("property: any text compiles as a pattern and as an include filter", async () => {
     const { compileGlob, includeFilter } = await import("../../server/src/workspace/walk/glob.js");
-    const text = fc.string({ unit: fc.constantFrom("*", "?", "[", "]", "{", "}", ",", "!", "^", "-", "a", "z", "/", ".", "\\", "(", ")", "+", "|", "$") });
+    const text = fc.string({
+      unit: fc.constantFrom(
+        "*",
+        "?",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "!",
+        "^",
+        "-",
+        "a",
+        "z",
+        "/",
+        ".",
+        "\\",
+        "(",
+        ")",
+        "+",
+        "|",
+        "$",
+      ),
+    });
     fc.assert(
       fc.property(text, (pattern) => {
         compileGlob(pattern).match("a/b.ts");

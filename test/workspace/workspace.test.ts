@@ -11,7 +11,13 @@ import { Workspace } from "../../server/src/workspace/workspace.js";
 /** An editor with no open buffers that accepts every edit and never reports back (eglot in batch). */
 function silentEditor(): EditorLink & { edits: FileEdit[] } {
   const edits: FileEdit[] = [];
-  return { edits, document: () => undefined, applyEdit: async (edit) => (edits.push(edit), { applied: true }), canApplyEdit: true, createFiles: true };
+  return {
+    edits,
+    document: () => undefined,
+    applyEdit: async (edit) => (edits.push(edit), { applied: true }),
+    canApplyEdit: true,
+    createFiles: true,
+  };
 }
 
 async function setup(options: { closedFileEdits?: "editor" | "disk" } = {}) {

@@ -3,7 +3,12 @@
 // as that call's content while it runs (kind `execute`, set in updates.ts). The client's
 // `terminal` capability is not used yet: output goes in tool_call_update content.
 import type { PermissionOption, SessionUpdate } from "@agentclientprotocol/sdk";
-import { alwaysTitleFor, commandQuestionText, type CommandDecision, type CommandDoor } from "../tools/command-question.js";
+import {
+  alwaysTitleFor,
+  commandQuestionText,
+  type CommandDecision,
+  type CommandDoor,
+} from "../tools/command-question.js";
 import type { PermissionRequester } from "./permission.js";
 
 /** The live output a tool call shows: its last characters (the result keeps head and tail). */
@@ -22,29 +27,61 @@ export interface AcpCommandParts {
 export function acpCommandDoor(parts: AcpCommandParts): CommandDoor {
   let live = { id: "", text: "" };
   return {
-    prompt: () => async (question, signal): Promise<CommandDecision> => {
-      const toolCallId = parts.callId();
-      if (toolCallId === undefined || signal.aborted) return "reject";
-      const options: PermissionOption[] = [
-        { optionId: "allow_once", name: "Run once", kind: "allow_once" },
-        ...(question.prefixes.length > 0 ? [{ optionId: "allow_always", name: alwaysTitleFor(question.prefixes), kind: "allow_always" } as const] : []),
-        { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-      ];
-      await parts.sent();
-      const text = { type: "content", content: { type: "text", text: commandQuestionText(question) } } as const;
-      try {
-        const answer = await parts.request({ sessionId: parts.sessionId, toolCall: { toolCallId, status: "pending", content: [text] }, options }, signal);
-        if (answer.outcome.outcome !== "selected") return "reject";
-        return answer.outcome.optionId === "allow_once" ? "once" : answer.outcome.optionId === "allow_always" ? "always" : "reject";
-      } catch {
-        return "reject";
-      }
-    },
+    prompt:
+      () =>
+      async (question, signal): Promise<CommandDecision> => {
+        const toolCallId = parts.callId();
+        if (toolCallId === undefined || signal.aborted) return "reject";
+        const options: PermissionOption[] = [
+          { optionId: "allow_once", name: "Run once", kind: "allow_once" },
+          ...(question.prefixes.length > 0
+            ? [
+                {
+                  optionId: "allow_always",
+                  name: alwaysTitleFor(question.prefixes),
+                  kind: "allow_always",
+                } as const,
+              ]
+            : []),
+          { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+        ];
+        await parts.sent();
+        const text = {
+          type: "content",
+          content: { type: "text", text: commandQuestionText(question) },
+        } as const;
+        try {
+          const answer = await parts.request(
+            {
+              sessionId: parts.sessionId,
+              toolCall: { toolCallId, status: "pending", content: [text] },
+              options,
+            },
+            signal,
+          );
+          if (answer.outcome.outcome !== "selected") return "reject";
+          return answer.outcome.optionId === "allow_once"
+            ? "once"
+            : answer.outcome.optionId === "allow_always"
+              ? "always"
+              : "reject";
+        } catch {
+          return "reject";
+        }
+      },
     output: (_job, chunk) => {
       const id = parts.callId();
       if (id === undefined) return;
-      live = live.id === id ? { id, text: (live.text + chunk).slice(-LIVE_TAIL) } : { id, text: chunk.slice(-LIVE_TAIL) };
-      parts.send({ sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress", content: [{ type: "content", content: { type: "text", text: live.text } }] });
+      live =
+        live.id === id
+          ? { id, text: (live.text + chunk).slice(-LIVE_TAIL) }
+          : { id, text: chunk.slice(-LIVE_TAIL) };
+      parts.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: id,
+        status: "in_progress",
+        content: [{ type: "content", content: { type: "text", text: live.text } }],
+      });
     },
   };
 }

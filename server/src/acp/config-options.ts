@@ -14,7 +14,14 @@ const KNOWN_MODELS: Record<Settings["provider"], string[]> = {
   llamacpp: [],
 };
 
-const DEFAULT_MODELS: Record<Settings["provider"], string> = { gemini: "gemini-2.5-flash", openai: "", anthropic: DEFAULT_ANTHROPIC_MODEL, ollama: "", lmstudio: "", llamacpp: "" };
+const DEFAULT_MODELS: Record<Settings["provider"], string> = {
+  gemini: "gemini-2.5-flash",
+  openai: "",
+  anthropic: DEFAULT_ANTHROPIC_MODEL,
+  ollama: "",
+  lmstudio: "",
+  llamacpp: "",
+};
 
 function currentModel(s: Settings): string {
   return s.model ?? DEFAULT_MODELS[s.provider];
@@ -50,7 +57,8 @@ export function configOptions(s: Settings, trust?: SessionTrust): SessionConfigO
       id: "approval",
       name: "Approval",
       category: "mode",
-      description: "ask: every change is shown as a diff and asked about before it lands; auto: changes land at once (still shown, still hash-checked).",
+      description:
+        "ask: every change is shown as a diff and asked about before it lands; auto: changes land at once (still shown, still hash-checked).",
       type: "select",
       currentValue: s.approval === "auto" ? "auto" : "ask",
       options: [
@@ -69,20 +77,44 @@ export function configOptions(s: Settings, trust?: SessionTrust): SessionConfigO
         { value: "openai", name: "OpenAI-compatible endpoint" },
         { value: "anthropic", name: "Claude (ANTHROPIC_API_KEY)" },
         // A local server named in the settings stays selectable as itself.
-        ...(isLocalProvider(s.provider) ? [{ value: s.provider, name: `${s.provider} (local, no key)` }] : []),
+        ...(isLocalProvider(s.provider)
+          ? [{ value: s.provider, name: `${s.provider} (local, no key)` }]
+          : []),
       ],
     },
   ];
-  if (models.length > 0) options.push({ id: "model", name: "Model", category: "model", type: "select", currentValue: model, options: models.map((m) => ({ value: m, name: m })) });
+  if (models.length > 0)
+    options.push({
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: model,
+      options: models.map((m) => ({ value: m, name: m })),
+    });
   if (trust && !trust.trusted && trust.waiting.length > 0) options.push(trustOption(trust));
   return options;
 }
 
-export function applyConfigOption(s: Settings, configId: string, value: string): { ok: true; settings: Settings } | { ok: false; message: string } {
+export function applyConfigOption(
+  s: Settings,
+  configId: string,
+  value: string,
+): { ok: true; settings: Settings } | { ok: false; message: string } {
   const offered = configOptions(s).find((o) => o.id === configId);
-  if (!offered) return { ok: false, message: `No config option ${configId}: this session offers ${configOptions(s).map((o) => o.id).join(", ")}.` };
-  const values = offered.type === "select" ? offered.options.flatMap((o) => ("value" in o ? [o.value] : o.options.map((g) => g.value))) : [];
-  if (!values.includes(value)) return { ok: false, message: `${configId} takes ${values.join(", ")}; not ${value}.` };
+  if (!offered)
+    return {
+      ok: false,
+      message: `No config option ${configId}: this session offers ${configOptions(s)
+        .map((o) => o.id)
+        .join(", ")}.`,
+    };
+  const values =
+    offered.type === "select"
+      ? offered.options.flatMap((o) => ("value" in o ? [o.value] : o.options.map((g) => g.value)))
+      : [];
+  if (!values.includes(value))
+    return { ok: false, message: `${configId} takes ${values.join(", ")}; not ${value}.` };
   if (configId === "approval") return { ok: true, settings: { ...s, approval: value as "ask" | "auto" } };
   if (configId === "provider") {
     if (value === s.provider) return { ok: true, settings: s };
@@ -97,7 +129,11 @@ export function approvalModes(s: Settings): SessionModeState {
   return {
     currentModeId: s.approval === "auto" ? "auto" : "ask",
     availableModes: [
-      { id: "ask", name: "Ask", description: "Each change is shown as a diff and asked about before it lands." },
+      {
+        id: "ask",
+        name: "Ask",
+        description: "Each change is shown as a diff and asked about before it lands.",
+      },
       { id: "auto", name: "Auto", description: "Changes land at once, still shown and hash-checked." },
     ],
   };

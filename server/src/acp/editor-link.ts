@@ -49,21 +49,37 @@ export class AcpEditorLink implements EditorLink {
 
   async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
     const after = applyTextEdits(edit.before, edit.edits);
-    return this.files.write ? this.writeThroughClient(edit, after, this.files.write) : this.writeDisk(edit, after, signal);
+    return this.files.write
+      ? this.writeThroughClient(edit, after, this.files.write)
+      : this.writeDisk(edit, after, signal);
   }
 
   /** Re-read through the client, then write only if it still holds the text the change was built on. */
-  private async writeThroughClient(edit: FileEdit, after: string, write: (path: string, content: string) => Promise<void>): Promise<EditReply> {
+  private async writeThroughClient(
+    edit: FileEdit,
+    after: string,
+    write: (path: string, content: string) => Promise<void>,
+  ): Promise<EditReply> {
     const file = this.clientPath(edit.uri);
     const now = await this.files.read(file).catch(() => undefined);
     this.remember(edit.uri, now);
     if (now === undefined ? !edit.create : sha256(now) !== sha256(edit.before)) {
-      return { applied: false, reason: now === undefined ? "the client no longer has this file" : `the client's text is now at sha256 ${sha256(now).slice(0, 12)}…, not the text the change was built on` };
+      return {
+        applied: false,
+        reason:
+          now === undefined
+            ? "the client no longer has this file"
+            : `the client's text is now at sha256 ${sha256(now).slice(0, 12)}…, not the text the change was built on`,
+      };
     }
     try {
       await write(file, after);
     } catch (error) {
-      return { applied: false, refused: true, reason: `the client refused the write (${error instanceof Error ? error.message : String(error)})` };
+      return {
+        applied: false,
+        refused: true,
+        reason: `the client refused the write (${error instanceof Error ? error.message : String(error)})`,
+      };
     }
     this.remember(edit.uri, after);
     return { applied: true };
@@ -85,7 +101,10 @@ export class AcpEditorLink implements EditorLink {
       };
     }
     if (signal.aborted) return { applied: false, reason: "cancelled before the write" };
-    const written = await writeTextFileAtomic(abs, after, { base: edit.create ? null : edit.before, pinned: true });
+    const written = await writeTextFileAtomic(abs, after, {
+      base: edit.create ? null : edit.before,
+      pinned: true,
+    });
     if (!written.ok) return { applied: false, reason: written.error.message };
     this.remember(edit.uri, after);
     return { applied: true };

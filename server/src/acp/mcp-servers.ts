@@ -16,13 +16,32 @@ export function clientServers(servers: readonly McpServer[]): ClientServers {
   const out: ClientServers = { sources: [], refused: [] };
   for (const server of servers) {
     if ("type" in server && server.type === "sse") {
-      out.refused.push({ name: server.name, transport: "sse", status: "failed", tools: [], error: "SSE servers are not supported (mcpCapabilities.sse is false); use stdio or http" });
+      out.refused.push({
+        name: server.name,
+        transport: "sse",
+        status: "failed",
+        tools: [],
+        error: "SSE servers are not supported (mcpCapabilities.sse is false); use stdio or http",
+      });
     } else if ("command" in server) {
       const env = Object.fromEntries(server.env.map((e) => [e.name, e.value]));
-      out.sources.push({ from: "client", config: { name: server.name, transport: "stdio", command: server.command, args: server.args, env, ...common } });
+      out.sources.push({
+        from: "client",
+        config: {
+          name: server.name,
+          transport: "stdio",
+          command: server.command,
+          args: server.args,
+          env,
+          ...common,
+        },
+      });
     } else {
       const headers = Object.fromEntries(server.headers.map((h) => [h.name, h.value]));
-      out.sources.push({ from: "client", config: { name: server.name, transport: "http", url: server.url, headers, ...common } });
+      out.sources.push({
+        from: "client",
+        config: { name: server.name, transport: "http", url: server.url, headers, ...common },
+      });
     }
   }
   return out;

@@ -1,12 +1,20 @@
 // Approval over ACP: each modifying call asks through session/request_permission
 // with the four choices ACP names. "Always" (allow or reject) holds for the tool
 // for this session only, as in the editor flow (review/policy.ts); nothing is persisted.
-import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type {
+  PermissionOption,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  ToolCallUpdate,
+} from "@agentclientprotocol/sdk";
 import type { CallDecision } from "../review/call-approval.js";
 import type { UserDecision } from "../review/policy.js";
 import type { Undecided } from "../review/proposal.js";
 
-export type PermissionRequester = (params: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
+export type PermissionRequester = (
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<RequestPermissionResponse>;
 
 const OPTIONS = (tool: string): PermissionOption[] => [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
@@ -40,14 +48,17 @@ export class AcpPermissions {
     } catch (error) {
       if (signal.aborted) return cancelled;
       const why = error instanceof Error ? error.message : String(error);
-      return { undecided: `the client could not ask the user: session/request_permission answered an error (${why})` };
+      return {
+        undecided: `the client could not ask the user: session/request_permission answered an error (${why})`,
+      };
     }
     // A cancel the client sent before this answer may still be on its way through the connection's
     // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
     // any answer after a cancel is no decision; nothing lands.
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) return cancelled;
-    if (response.outcome.outcome !== "selected") return { undecided: "the client withdrew the permission request (it answered cancelled)" };
+    if (response.outcome.outcome !== "selected")
+      return { undecided: "the client withdrew the permission request (it answered cancelled)" };
     switch (response.outcome.optionId) {
       case "allow_once":
         return "apply";
@@ -62,14 +73,23 @@ export class AcpPermissions {
   }
 
   /** A call of an MCP server's tool: allow once, always this tool, always this server, or reject. */
-  async askCall(tool: string, server: string, toolCall: ToolCallUpdate, signal: AbortSignal): Promise<CallDecision | "dismissed"> {
+  async askCall(
+    tool: string,
+    server: string,
+    toolCall: ToolCallUpdate,
+    signal: AbortSignal,
+  ): Promise<CallDecision | "dismissed"> {
     if (this.alwaysRejected.has(tool)) return "reject";
     // A cancel, a client error or a cancelled answer is no decision (as for a change).
     if (signal.aborted) return "dismissed";
     const options: PermissionOption[] = [
       { optionId: "allow_once", name: "Allow", kind: "allow_once" },
       { optionId: "allow_always", name: `Always allow ${tool} in this session`, kind: "allow_always" },
-      { optionId: "allow_always_server", name: `Always allow every tool of ${server} in this session`, kind: "allow_always" },
+      {
+        optionId: "allow_always_server",
+        name: `Always allow every tool of ${server} in this session`,
+        kind: "allow_always",
+      },
       { optionId: "reject_once", name: "Reject", kind: "reject_once" },
       { optionId: "reject_always", name: `Always reject ${tool} in this session`, kind: "reject_always" },
     ];
@@ -84,6 +104,12 @@ export class AcpPermissions {
     if (signal.aborted || response.outcome.outcome !== "selected") return "dismissed";
     const picked = response.outcome.optionId;
     if (picked === "reject_always") this.alwaysRejected.add(tool);
-    return picked === "allow_once" ? "apply" : picked === "allow_always" ? "always_tool" : picked === "allow_always_server" ? "always_server" : "reject";
+    return picked === "allow_once"
+      ? "apply"
+      : picked === "allow_always"
+        ? "always_tool"
+        : picked === "allow_always_server"
+          ? "always_server"
+          : "reject";
   }
 }

@@ -9,7 +9,10 @@ import type { Sandbox } from "../workspace/sandbox.js";
 export type PromptText = { ok: true; text: string } | { ok: false; message: string };
 
 /** A file URI's path inside the sandbox (and whether it is a folder), or why it is not one. */
-async function fileInside(uri: string, sandbox: Sandbox): Promise<{ rel: string; folder: boolean } | { outside: string } | undefined> {
+async function fileInside(
+  uri: string,
+  sandbox: Sandbox,
+): Promise<{ rel: string; folder: boolean } | { outside: string } | undefined> {
   if (!uri.startsWith("file:")) return undefined;
   let abs: string;
   try {
@@ -50,14 +53,24 @@ export async function promptText(blocks: readonly ContentBlock[], sandbox: Sandb
     if (block.type === "text") parts.push(block.text);
     else if (block.type === "resource_link") {
       const file = await fileInside(block.uri, sandbox);
-      if (file && "outside" in file) return { ok: false, message: `The prompt links ${file.outside}. lockstep reads only files inside the session's cwd; nothing was read.` };
+      if (file && "outside" in file)
+        return {
+          ok: false,
+          message: `The prompt links ${file.outside}. lockstep reads only files inside the session's cwd; nothing was read.`,
+        };
       parts.push(file ? named(file) : `(linked: ${block.title ?? block.name} <${block.uri}>)`);
     } else if (block.type === "resource") {
       const resource = block.resource;
       const file = await fileInside(resource.uri, sandbox);
-      if (file && "outside" in file) return { ok: false, message: `The prompt embeds ${file.outside}. lockstep reads only files inside the session's cwd; nothing was read.` };
+      if (file && "outside" in file)
+        return {
+          ok: false,
+          message: `The prompt embeds ${file.outside}. lockstep reads only files inside the session's cwd; nothing was read.`,
+        };
       if (!("text" in resource)) {
-        parts.push(file ? named(file) : `(a binary resource <${resource.uri}> was attached; lockstep reads text only)`);
+        parts.push(
+          file ? named(file) : `(a binary resource <${resource.uri}> was attached; lockstep reads text only)`,
+        );
         continue;
       }
       // A file is mentioned, so the model gets its versioned state (read through the editor) to edit from.
@@ -65,10 +78,16 @@ export async function promptText(blocks: readonly ContentBlock[], sandbox: Sandb
       if (file && lines && !file.folder) {
         // A selection: the text the user selected, as sent, with the file mentioned for its state.
         const which = lines.from === lines.to ? `line ${lines.from}` : `lines ${lines.from}-${lines.to}`;
-        parts.push(`${mention(file.rel)} (the user's selection is ${which} of ${file.rel}:\n\`\`\`\n${resource.text}\n\`\`\`\n)`);
-      } else parts.push(file ? named(file) : `Context from <${resource.uri}>:\n\`\`\`\n${resource.text}\n\`\`\``);
+        parts.push(
+          `${mention(file.rel)} (the user's selection is ${which} of ${file.rel}:\n\`\`\`\n${resource.text}\n\`\`\`\n)`,
+        );
+      } else
+        parts.push(file ? named(file) : `Context from <${resource.uri}>:\n\`\`\`\n${resource.text}\n\`\`\``);
     } else {
-      return { ok: false, message: `The prompt holds ${block.type === "image" ? "an image" : "audio"}, which lockstep does not take (promptCapabilities says so); send text and files.` };
+      return {
+        ok: false,
+        message: `The prompt holds ${block.type === "image" ? "an image" : "audio"}, which lockstep does not take (promptCapabilities says so); send text and files.`,
+      };
     }
   }
   const text = parts.join(" ").trim();

@@ -2,14 +2,31 @@
 // buffers where it offers them), lockstep's own agent (assembled by
 // assembly/assemble-agent.ts, as for the language server) and its events turned into
 // session/update notifications. Knows the protocol only through `AcpPort`.
-import type { McpServer, PromptResponse, ToolKind, SessionModeState, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption, SessionUpdate, ToolCallContent, ContentBlock } from "@agentclientprotocol/sdk";
+import type {
+  McpServer,
+  PromptResponse,
+  ToolKind,
+  SessionModeState,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionConfigOption,
+  SessionUpdate,
+  ToolCallContent,
+  ContentBlock,
+} from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/agent-service.js";
 import type { Conversation } from "../agent/conversation.js";
 import type { StreamEvent, ToolCallEvent } from "../agent/events.js";
 import { assembleAgent } from "../assembly/assemble-agent.js";
 import type { Settings } from "../config/settings.js";
 import type { Journal } from "../review/journal.js";
-import { loadIntoConversation, type Found, type SessionRecorder, type SessionStore, type StoredSession } from "../sessions/index.js";
+import {
+  loadIntoConversation,
+  type Found,
+  type SessionRecorder,
+  type SessionStore,
+  type StoredSession,
+} from "../sessions/index.js";
 import type { ApprovalChannels } from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
 import type { CallDecision, CallRequest } from "../review/call-approval.js";
@@ -28,7 +45,10 @@ import { diffsOf, Locations, locationsOf, toolCallEnded, toolCallStarted } from 
 /** What a session needs of the connection. */
 export interface AcpPort {
   update(sessionId: string, update: SessionUpdate): Promise<void>;
-  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  requestPermission(
+    params: RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<RequestPermissionResponse>;
   /** The client's files, where it offers fs/read_text_file (and fs/write_text_file); undefined without. */
   files(sessionId: string): ClientFiles | undefined;
   log(what: string, value: unknown): void;
@@ -41,7 +61,9 @@ interface OpenCall {
   diffs: ToolCallContent[];
 }
 
-export type PromptOutcome = { ok: true; response: PromptResponse } | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
+export type PromptOutcome =
+  | { ok: true; response: PromptResponse }
+  | { ok: false; code: "busy" | "invalid" | "auth" | "failed"; message: string };
 
 export class AcpSession {
   readonly conversation: Conversation;
@@ -77,7 +99,10 @@ export class AcpSession {
     store: SessionStore | undefined,
   ) {
     const files = port.files(id);
-    this.workspace = new Workspace(sandbox, files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {});
+    this.workspace = new Workspace(
+      sandbox,
+      files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {},
+    );
     this.where = new Locations(cwd);
     this.permissions = new AcpPermissions(id, port.requestPermission);
     const assembled = assembleAgent({
@@ -123,7 +148,8 @@ export class AcpSession {
    */
   async connectMcp(servers: readonly McpServer[]): Promise<void> {
     this.client = clientServers(servers);
-    if (this.client.sources.length > 0) await this.mcp().prepare(this.client.sources.map((s) => s.config.name));
+    if (this.client.sources.length > 0)
+      await this.mcp().prepare(this.client.sources.map((s) => s.config.name));
   }
 
   /** The folder's trust, when the session was opened with the settings of its root. */
@@ -159,7 +185,11 @@ export class AcpSession {
       provider: this.settings.provider,
       model: this.settings.model ?? null,
       approval: this.approvalMode(),
-      editor_files: this.port.files(this.id) ? (this.port.files(this.id)?.write ? "read and write" : "read only (writes go to disk, over disk text only)") : "none (the disk)",
+      editor_files: this.port.files(this.id)
+        ? this.port.files(this.id)?.write
+          ? "read and write"
+          : "read only (writes go to disk, over disk text only)"
+        : "none (the disk)",
       mcp_servers: [...this.client.refused, ...this.mcp().status()],
       ...(this.mcp().problems.length > 0 ? { mcp_problems: this.mcp().problems } : {}),
       stored: this.recorder.live(),
@@ -169,12 +199,20 @@ export class AcpSession {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptOutcome> {
     if (this.running !== undefined) {
-      return { ok: false, code: "busy", message: "A prompt is already running in this session: lockstep runs one at a time. Wait for it to end, or cancel it (session/cancel) first." };
+      return {
+        ok: false,
+        code: "busy",
+        message:
+          "A prompt is already running in this session: lockstep runs one at a time. Wait for it to end, or cancel it (session/cancel) first.",
+      };
     }
     const text = await promptText(blocks, this.workspace.sandbox);
     if (!text.ok) return { ok: false, code: "invalid", message: text.message };
     if (/^\/session\s*$/.test(text.text)) {
-      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "```json\n" + JSON.stringify(this.status(), null, 2) + "\n```" } });
+      this.send({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "```json\n" + JSON.stringify(this.status(), null, 2) + "\n```" },
+      });
       await this.sent;
       return { ok: true, response: { stopReason: "end_turn" } };
     }
@@ -188,13 +226,22 @@ export class AcpSession {
       // The turn's answer is decided: what its tools do from now on (a read or a write the client
       // still owes, a permission answered late) is not sent; the call left open is ended here.
       this.turn = undefined;
-      if (this.call) this.endOpenCall(this.call, job?.status === "cancelled" ? "Cancelled: the turn was cancelled before this call finished." : "The turn ended before this call finished.");
+      if (this.call)
+        this.endOpenCall(
+          this.call,
+          job?.status === "cancelled"
+            ? "Cancelled: the turn was cancelled before this call finished."
+            : "The turn ended before this call finished.",
+        );
       await this.sent;
       if (!job || job.status === "cancelled") return { ok: true, response: { stopReason: "cancelled" } };
       if (job.status === "done") return { ok: true, response: { stopReason: "end_turn" } };
       const error = job.error ?? { code: "failed", message: "The run failed." };
       if (error.code === "turn_limit" || error.code === "tool_call_limit") {
-        this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${error.message}` } });
+        this.send({
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: `\n\n${error.message}` },
+        });
         await this.sent;
         return { ok: true, response: { stopReason: "max_turn_requests" } };
       }
@@ -227,7 +274,12 @@ export class AcpSession {
     if (!resumed.ok) return resumed;
     loadIntoConversation(resumed.value, this.conversation, this.journal);
     if (replay) {
-      for (const update of replayUpdates(resumed.value.history, resumed.value.runs.map((r) => r.prompt), this.where)) this.send(update);
+      for (const update of replayUpdates(
+        resumed.value.history,
+        resumed.value.runs.map((r) => r.prompt),
+        this.where,
+      ))
+        this.send(update);
       await this.sent;
     }
     return resumed;
@@ -240,7 +292,12 @@ export class AcpSession {
 
   private endOpenCall(call: OpenCall, words: string): void {
     this.call = undefined;
-    this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [...call.diffs, { type: "content", content: { type: "text", text: words } }] });
+    this.send({
+      sessionUpdate: "tool_call_update",
+      toolCallId: call.id,
+      status: "failed",
+      content: [...call.diffs, { type: "content", content: { type: "text", text: words } }],
+    });
   }
 
   /** Whether an update of this job may still go out (its turn has not been answered). */
@@ -249,17 +306,26 @@ export class AcpSession {
   }
 
   private send(update: SessionUpdate): void {
-    this.sent = this.sent.then(() => this.port.update(this.id, update)).catch((error: unknown) => this.port.log("update_failed", String(error)));
+    this.sent = this.sent
+      .then(() => this.port.update(this.id, update))
+      .catch((error: unknown) => this.port.log("update_failed", String(error)));
   }
 
   private onEvent(event: StreamEvent): void {
     if (!this.live(event.job_id)) return;
-    if (event.kind === "text" && event.text !== "") this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
-    if (event.kind === "thought" && event.text !== "") this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
+    if (event.kind === "text" && event.text !== "")
+      this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+    if (event.kind === "thought" && event.text !== "")
+      this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
     // Edit blocks in an answer run outside any tool call: their own call ends with their result.
     if (event.kind === "tool_result" && this.call?.id.includes(":edit-blocks:")) {
       const text: ToolCallContent = { type: "content", content: { type: "text", text: event.message } };
-      this.send({ sessionUpdate: "tool_call_update", toolCallId: this.call.id, status: event.ok ? "completed" : "failed", content: [...this.call.diffs, text] });
+      this.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: this.call.id,
+        status: event.ok ? "completed" : "failed",
+        content: [...this.call.diffs, text],
+      });
       this.call = undefined;
     }
   }
@@ -274,7 +340,8 @@ export class AcpSession {
     }
     const diffs = this.call?.id === event.call_id ? this.call.diffs : [];
     const file = typeof event.call.args["file_path"] === "string" ? event.call.args["file_path"] : undefined;
-    const retried = file !== undefined && this.stale.has(file) && event.result.ok && event.result.data["applied"] === true;
+    const retried =
+      file !== undefined && this.stale.has(file) && event.result.ok && event.result.data["applied"] === true;
     if (file !== undefined) {
       if (!event.result.ok && event.result.error.code === "state_mismatch") this.stale.add(file);
       else if (event.result.ok) this.stale.delete(file);
@@ -286,12 +353,20 @@ export class AcpSession {
   /** The tool call a change belongs to; edit blocks in an answer have none, so they get their own. */
   private callFor(change: ProposedChange): OpenCall {
     // A tool still running after its turn was answered is shown nothing: a call of its own, never sent.
-    if (!this.live(change.job_id)) return { id: `${change.job_id ?? "lockstep"}:late`, title: change.tool, kind: "edit", diffs: [] };
+    if (!this.live(change.job_id))
+      return { id: `${change.job_id ?? "lockstep"}:late`, title: change.tool, kind: "edit", diffs: [] };
     if (this.call) return this.call;
     const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
     const names = (change.files ?? [change]).map((f) => f.file_path).join(", ");
     this.call = { id, title: `${change.tool} ${names}`, kind: "edit", diffs: [] };
-    this.send({ sessionUpdate: "tool_call", toolCallId: id, title: this.call.title, kind: "edit", status: "in_progress", locations: locationsOf(change, this.where) });
+    this.send({
+      sessionUpdate: "tool_call",
+      toolCallId: id,
+      title: this.call.title,
+      kind: "edit",
+      status: "in_progress",
+      locations: locationsOf(change, this.where),
+    });
     return this.call;
   }
 
@@ -301,7 +376,18 @@ export class AcpSession {
       prompt: () => async (change, signal) => {
         const call = this.callFor(change);
         await this.sent;
-        return this.permissions.ask(change.tool, { toolCallId: call.id, title: call.title, kind: call.kind, status: "pending", content: call.diffs, locations: locationsOf(change, this.where) }, signal);
+        return this.permissions.ask(
+          change.tool,
+          {
+            toolCallId: call.id,
+            title: call.title,
+            kind: call.kind,
+            status: "pending",
+            content: call.diffs,
+            locations: locationsOf(change, this.where),
+          },
+          signal,
+        );
       },
       // Never reached: the prompt above always answers. Declining is the safe answer if it were.
       review: async () => ({ reviewed: { hunks: [{ hunk_id: "all", status: "rejected" }] }, always: false }),
@@ -313,7 +399,13 @@ export class AcpSession {
     const call = this.callFor(change);
     // A change across files is one request: a diff per file.
     call.diffs.push(...diffsOf(change, this.where));
-    if (this.live(change.job_id)) this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: call.diffs, locations: locationsOf(change, this.where) });
+    if (this.live(change.job_id))
+      this.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: call.id,
+        content: call.diffs,
+        locations: locationsOf(change, this.where),
+      });
     await this.sent;
   }
 
@@ -321,6 +413,16 @@ export class AcpSession {
   private async askCall(request: CallRequest, signal: AbortSignal): Promise<CallDecision | "dismissed"> {
     const id = this.call?.id ?? `lockstep:external:${++this.synthetic}`;
     await this.sent;
-    return this.permissions.askCall(request.name, request.server, { toolCallId: id, status: "pending", title: `${request.server}: ${request.tool}`, rawInput: request.args }, signal);
+    return this.permissions.askCall(
+      request.name,
+      request.server,
+      {
+        toolCallId: id,
+        status: "pending",
+        title: `${request.server}: ${request.tool}`,
+        rawInput: request.args,
+      },
+      signal,
+    );
   }
 }

@@ -16,9 +16,15 @@ export interface AcpStdio {
   failure(): string | undefined;
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+const errorText = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
 
-export function acpStdio(input: Readable, output: Writable, report: (line: string) => void, maxBytes = MAX_MESSAGE_BYTES): AcpStdio {
+export function acpStdio(
+  input: Readable,
+  output: Writable,
+  report: (line: string) => void,
+  maxBytes = MAX_MESSAGE_BYTES,
+): AcpStdio {
   let failure: string | undefined;
   let outputGone = false;
   output.on("error", (error) => {
@@ -30,7 +36,8 @@ export function acpStdio(input: Readable, output: Writable, report: (line: strin
       if (outputGone || output.write(text + "\n")) resolve();
       else output.once("drain", resolve);
     });
-  const answerError = (id: string | number | null, code: number, message: string): Promise<void> => writeLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
+  const answerError = (id: string | number | null, code: number, message: string): Promise<void> =>
+    writeLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
   const refuse = (id: string | number | null, message: string): void => {
     report(`${message}${id === null ? "" : ` (request id ${JSON.stringify(id)})`}\n`);
     void answerError(id, -32600, message);
@@ -41,11 +48,19 @@ export function acpStdio(input: Readable, output: Writable, report: (line: strin
       const lines = new LineSplitter(
         (line) => {
           const parsed = parseBounded(line);
-          if (!parsed.ok && parsed.reason === "depth") return refuse(topLevelId(parsed.value), tooDeepMessage("lockstep acp: a message"));
-          if (!parsed.ok) return void answerError(null, -32700, `Parse error: a line that is not JSON (${parsed.message}).`);
+          if (!parsed.ok && parsed.reason === "depth")
+            return refuse(topLevelId(parsed.value), tooDeepMessage("lockstep acp: a message"));
+          if (!parsed.ok)
+            return void answerError(
+              null,
+              -32700,
+              `Parse error: a line that is not JSON (${parsed.message}).`,
+            );
           const message = parsed.value;
-          if (Array.isArray(message)) return void answerError(null, -32600, "Invalid request: JSON-RPC batches are not supported.");
-          if (typeof message !== "object" || message === null) return void answerError(null, -32600, "Invalid request: a message is a JSON object.");
+          if (Array.isArray(message))
+            return void answerError(null, -32600, "Invalid request: JSON-RPC batches are not supported.");
+          if (typeof message !== "object" || message === null)
+            return void answerError(null, -32600, "Invalid request: a message is a JSON object.");
           controller.enqueue(message as AnyMessage);
         },
         (head) => refuse(idInHead(head.toString("utf8")), tooLargeMessage("lockstep acp", maxBytes)),
@@ -70,9 +85,17 @@ export function acpStdio(input: Readable, output: Writable, report: (line: strin
         text = JSON.stringify(message);
       } catch (error) {
         // An answer that cannot be serialised still answers its request; a notification is told on stderr.
-        const id = "id" in message && (typeof message.id === "string" || typeof message.id === "number") && !("method" in message) ? message.id : null;
-        report(`lockstep acp: a message could not be written (${errorText(error)})${id === null ? "; it was dropped" : `; request ${JSON.stringify(id)} is answered with an error`}.\n`);
-        if (id !== null) await answerError(id, -32603, `lockstep could not write its answer (${errorText(error)}).`);
+        const id =
+          "id" in message &&
+          (typeof message.id === "string" || typeof message.id === "number") &&
+          !("method" in message)
+            ? message.id
+            : null;
+        report(
+          `lockstep acp: a message could not be written (${errorText(error)})${id === null ? "; it was dropped" : `; request ${JSON.stringify(id)} is answered with an error`}.\n`,
+        );
+        if (id !== null)
+          await answerError(id, -32603, `lockstep could not write its answer (${errorText(error)}).`);
         return;
       }
       await writeLine(text);

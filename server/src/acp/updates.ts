@@ -3,7 +3,13 @@
 // a `diff` for every change before it is applied, and a `tool_call_update` with
 // the envelope's outcome when it ends. Pure: events in, updates out.
 import path from "node:path";
-import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type {
+  ToolCall,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallUpdate,
+  ToolKind,
+} from "@agentclientprotocol/sdk";
 import type { ToolCallEvent } from "../agent/events.js";
 import type { Envelope } from "../tools/envelope.js";
 import type { ProposedChange } from "../review/proposal.js";
@@ -22,7 +28,13 @@ export function kindOf(event: Pick<ToolCallEvent, "kind" | "call">): ToolKind {
 /** "read_file app.py": the tool and what it works on, as the live tool_call and the replay name it. */
 export function titleOf(event: Pick<ToolCallEvent, "call">): string {
   const a = event.call.args;
-  const what = [a["command"], a["file_path"], a["pattern"], Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined, a["path"]].find((v) => typeof v === "string" && v !== "");
+  const what = [
+    a["command"],
+    a["file_path"],
+    a["pattern"],
+    Array.isArray(a["file_paths"]) ? a["file_paths"].join(", ") : undefined,
+    a["path"],
+  ].find((v) => typeof v === "string" && v !== "");
   return what === undefined ? event.call.name : `${event.call.name} ${String(what)}`;
 }
 
@@ -37,18 +49,26 @@ export class Locations {
   ofArgs(args: Record<string, unknown>): ToolCallLocation[] {
     const out: ToolCallLocation[] = [];
     if (typeof args["file_path"] === "string") out.push({ path: this.abs(args["file_path"]) });
-    if (Array.isArray(args["file_paths"])) for (const f of args["file_paths"]) if (typeof f === "string" && !/[*?[{]/.test(f)) out.push({ path: this.abs(f) });
+    if (Array.isArray(args["file_paths"]))
+      for (const f of args["file_paths"])
+        if (typeof f === "string" && !/[*?[{]/.test(f)) out.push({ path: this.abs(f) });
     return out.slice(0, MAX_LOCATIONS);
   }
 
   ofResult(result: Envelope): ToolCallLocation[] {
     const data = result.data ?? {};
     const out: ToolCallLocation[] = [];
-    const states = [data, data["latest_file_state"], ...(Array.isArray(data["files"]) ? data["files"] : [])] as ({ file_path?: unknown } | undefined)[];
-    for (const state of states) if (typeof state?.file_path === "string") out.push({ path: this.abs(state.file_path) });
+    const states = [
+      data,
+      data["latest_file_state"],
+      ...(Array.isArray(data["files"]) ? data["files"] : []),
+    ] as ({ file_path?: unknown } | undefined)[];
+    for (const state of states)
+      if (typeof state?.file_path === "string") out.push({ path: this.abs(state.file_path) });
     if (Array.isArray(data["matches"])) {
       for (const m of data["matches"] as { file_path?: unknown; line?: unknown }[]) {
-        if (typeof m.file_path === "string") out.push({ path: this.abs(m.file_path), ...(typeof m.line === "number" ? { line: m.line } : {}) });
+        if (typeof m.file_path === "string")
+          out.push({ path: this.abs(m.file_path), ...(typeof m.line === "number" ? { line: m.line } : {}) });
       }
     }
     return out.slice(0, MAX_LOCATIONS);
@@ -56,17 +76,31 @@ export class Locations {
 }
 
 export function toolCallStarted(event: ToolCallEvent, where: Locations): ToolCall {
-  return { toolCallId: event.call_id, title: titleOf(event), kind: kindOf(event), status: "in_progress", locations: where.ofArgs(event.call.args), rawInput: event.call.args };
+  return {
+    toolCallId: event.call_id,
+    title: titleOf(event),
+    kind: kindOf(event),
+    status: "in_progress",
+    locations: where.ofArgs(event.call.args),
+    rawInput: event.call.args,
+  };
 }
 
 /** The diff an editor shows for a change, before it is applied. */
 export function diffOf(change: ProposedChange, where: Locations): ToolCallContent {
-  return { type: "diff", path: where.abs(change.file_path), oldText: change.before === null ? null : change.before.content, newText: change.after };
+  return {
+    type: "diff",
+    path: where.abs(change.file_path),
+    oldText: change.before === null ? null : change.before.content,
+    newText: change.after,
+  };
 }
 
 /** The diffs of a change: one per file of a change across files. */
 export function diffsOf(change: ProposedChange, where: Locations): ToolCallContent[] {
-  return change.files && change.files.length > 0 ? change.files.map((f) => diffOf(f, where)) : [diffOf(change, where)];
+  return change.files && change.files.length > 0
+    ? change.files.map((f) => diffOf(f, where))
+    : [diffOf(change, where)];
 }
 
 /** The files a change touches, as locations. */
@@ -79,24 +113,38 @@ export function locationsOf(change: ProposedChange, where: Locations): ToolCallL
 export function outcomeText(result: Envelope, retried: boolean): string {
   if (result.ok) {
     const message = String(result.data["message"] ?? "Done.");
-    return result.data["applied"] === true && retried ? `Applied on the current state, after a stale attempt was refused: ${message}` : message;
+    return result.data["applied"] === true && retried
+      ? `Applied on the current state, after a stale attempt was refused: ${message}`
+      : message;
   }
   const { code, message } = result.error;
-  if (code === "state_mismatch") return `Stale, not applied: ${message} The agent retries from the current state.`;
+  if (code === "state_mismatch")
+    return `Stale, not applied: ${message} The agent retries from the current state.`;
   if (code === "rejected") return `Rejected, not applied: ${message}`;
   return `Refused (${code}): ${message}`;
 }
 
-export function toolCallEnded(event: ToolCallEvent & { phase: "end" }, diffs: ToolCallContent[], retried: boolean, where: Locations): ToolCallUpdate {
+export function toolCallEnded(
+  event: ToolCallEvent & { phase: "end" },
+  diffs: ToolCallContent[],
+  retried: boolean,
+  where: Locations,
+): ToolCallUpdate {
   const { result } = event;
   const applied = result.ok && result.data["applied"] === true;
-  const text: ToolCallContent = { type: "content", content: { type: "text", text: outcomeText(result, retried) } };
+  const text: ToolCallContent = {
+    type: "content",
+    content: { type: "text", text: outcomeText(result, retried) },
+  };
   const locations = where.ofResult(result);
   return {
     toolCallId: event.call_id,
     status: result.ok ? "completed" : "failed",
     // A change that did not land keeps its diff in view only as what was proposed; the words say it did not land.
-    content: event.kind === "read" && result.ok ? [] : [...(applied || !result.ok ? diffs : []), text, ...commandOutput(result)],
+    content:
+      event.kind === "read" && result.ok
+        ? []
+        : [...(applied || !result.ok ? diffs : []), text, ...commandOutput(result)],
     ...(locations.length > 0 ? { locations } : {}),
     rawOutput: slim(result),
   };
@@ -105,10 +153,18 @@ export function toolCallEnded(event: ToolCallEvent & { phase: "end" }, diffs: To
 /** A command's output (head and tail), shown under its outcome. */
 function commandOutput(result: Envelope): ToolCallContent[] {
   const output = result.data?.["output"];
-  return typeof output === "string" && output !== "" ? [{ type: "content", content: { type: "text", text: output } }] : [];
+  return typeof output === "string" && output !== ""
+    ? [{ type: "content", content: { type: "text", text: output } }]
+    : [];
 }
 
 /** The envelope without file contents over a few lines: the client has the files, the update stays small. */
 export function slim(result: Envelope): unknown {
-  return JSON.parse(JSON.stringify(result, (key, value: unknown) => (key === "content" && typeof value === "string" && value.length > 2000 ? `(${value.length} characters)` : value))) as unknown;
+  return JSON.parse(
+    JSON.stringify(result, (key, value: unknown) =>
+      key === "content" && typeof value === "string" && value.length > 2000
+        ? `(${value.length} characters)`
+        : value,
+    ),
+  ) as unknown;
 }

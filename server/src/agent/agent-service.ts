@@ -12,7 +12,9 @@ import { askParams, type JobRecord } from "./job.js";
 import { readProjectInstructions } from "./project-instructions.js";
 import { endJob, runJob, STOPPED, type AgentDeps } from "./run.js";
 
-const jobParams = z.object({ job_id: z.string().min(1, "must name a job (the job_id returned by lockstep.ask)") }).strict();
+const jobParams = z
+  .object({ job_id: z.string().min(1, "must name a job (the job_id returned by lockstep.ask)") })
+  .strict();
 
 export class AgentService {
   private readonly jobs = new Map<string, JobRecord>();
@@ -23,7 +25,8 @@ export class AgentService {
 
   ask(raw: unknown): Envelope {
     const parsed = askParams.safeParse(raw);
-    if (!parsed.success) return errorEnvelope("invalid_argument", describeIssues("lockstep.ask", parsed.error));
+    if (!parsed.success)
+      return errorEnvelope("invalid_argument", describeIssues("lockstep.ask", parsed.error));
     const id = randomUUID();
     let finish = (): void => undefined;
     const job: JobRecord = {
@@ -41,7 +44,12 @@ export class AgentService {
     // A run that throws (a bug) fails its own job and leaves the queue serving the next one.
     this.queue = this.queue
       .then(() => runJob(this.deps, job, parsed.data))
-      .catch((error: unknown) => endJob(this.deps, job, "failed", { code: "internal_error", message: `Internal Error: ${error instanceof Error ? error.message : String(error)}` }))
+      .catch((error: unknown) =>
+        endJob(this.deps, job, "failed", {
+          code: "internal_error",
+          message: `Internal Error: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      )
       .finally(finish);
     return okEnvelope({ job_id: id });
   }
@@ -50,14 +58,26 @@ export class AgentService {
     const found = this.find(raw);
     if (!found.ok) return found.envelope;
     const { id, status, text, tool_calls, files_changed, usage, error, prompt } = found.job;
-    return okEnvelope({ job_id: id, prompt, status, text, tool_calls, files_changed, usage, ...(error ? { error } : {}) });
+    return okEnvelope({
+      job_id: id,
+      prompt,
+      status,
+      text,
+      tool_calls,
+      files_changed,
+      usage,
+      ...(error ? { error } : {}),
+    });
   }
 
   cancel(raw: unknown): Envelope {
     const found = this.find(raw);
     if (!found.ok) return found.envelope;
     found.job.controller.abort();
-    return okEnvelope({ job_id: found.job.id, status: found.job.status === "running" ? "cancelling" : found.job.status });
+    return okEnvelope({
+      job_id: found.job.id,
+      status: found.job.status === "running" ? "cancelling" : found.job.status,
+    });
   }
 
   /** The user stopped the run at a question: it ends at once, as cancelled, saying so. */
@@ -88,9 +108,19 @@ export class AgentService {
 
   private find(raw: unknown): { ok: true; job: JobRecord } | { ok: false; envelope: Envelope } {
     const parsed = jobParams.safeParse(raw);
-    if (!parsed.success) return { ok: false, envelope: errorEnvelope("invalid_argument", describeIssues("lockstep.job", parsed.error)) };
+    if (!parsed.success)
+      return {
+        ok: false,
+        envelope: errorEnvelope("invalid_argument", describeIssues("lockstep.job", parsed.error)),
+      };
     const job = this.jobs.get(parsed.data.job_id);
-    if (!job) return { ok: false, envelope: errorEnvelope("not_found", `No job ${parsed.data.job_id} in this server session.`, ["Start one with lockstep.ask."]) };
+    if (!job)
+      return {
+        ok: false,
+        envelope: errorEnvelope("not_found", `No job ${parsed.data.job_id} in this server session.`, [
+          "Start one with lockstep.ask.",
+        ]),
+      };
     return { ok: true, job };
   }
 }

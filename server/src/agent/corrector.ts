@@ -24,7 +24,12 @@ const SCHEMA = {
 function isAnswer(value: unknown): value is CorrectionAnswer {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v["search"] === "string" && typeof v["replace"] === "string" && typeof v["noChangesRequired"] === "boolean" && typeof v["explanation"] === "string";
+  return (
+    typeof v["search"] === "string" &&
+    typeof v["replace"] === "string" &&
+    typeof v["noChangesRequired"] === "boolean" &&
+    typeof v["explanation"] === "string"
+  );
 }
 
 export class ModelEditCorrector implements EditCorrector {
@@ -37,7 +42,15 @@ export class ModelEditCorrector implements EditCorrector {
   ) {}
 
   async correct(request: CorrectionRequest, signal: AbortSignal): Promise<CorrectionAnswer | undefined> {
-    const key = sha256(JSON.stringify([request.instruction, request.old_string, request.new_string, request.error, request.content]));
+    const key = sha256(
+      JSON.stringify([
+        request.instruction,
+        request.old_string,
+        request.new_string,
+        request.error,
+        request.content,
+      ]),
+    );
     if (this.cache.has(key)) {
       const hit = this.cache.get(key);
       this.cache.delete(key);
@@ -53,7 +66,12 @@ export class ModelEditCorrector implements EditCorrector {
     ].join("\n\n");
     let answer: CorrectionAnswer | undefined;
     try {
-      const json = await (await this.model()).generateJson({ system: SYSTEM, prompt, schema: SCHEMA }, AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]));
+      const json = await (
+        await this.model()
+      ).generateJson(
+        { system: SYSTEM, prompt, schema: SCHEMA },
+        AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
+      );
       answer = isAnswer(json) ? json : undefined;
     } catch {
       // A timeout or a model error leaves the original failure to stand.

@@ -21,4 +21,11 @@ export type StreamEvent =
 /** One tool call of a job, as a front door that shows each call (ACP) follows it: before it runs, and its result. */
 export type ToolCallEvent =
   | { phase: "start"; job_id: string; call_id: string; call: FunctionCall; kind: ToolKind | "external" }
-  | { phase: "end"; job_id: string; call_id: string; call: FunctionCall; kind: ToolKind | "external"; result: Envelope };
+  | {
+      phase: "end";
+      job_id: string;
+      call_id: string;
+      call: FunctionCall;
+      kind: ToolKind | "external";
+      result: Envelope;
+    };

@@ -19,7 +19,9 @@ interface StateLike {
 function isState(value: unknown): value is StateLike {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v["file_path"] === "string" && typeof v["sha256"] === "string" && typeof v["content"] === "string";
+  return (
+    typeof v["file_path"] === "string" && typeof v["sha256"] === "string" && typeof v["content"] === "string"
+  );
 }
 
 /** One state found in the history, in order. */
@@ -34,7 +36,8 @@ interface Found {
 const MARKER_PREFIX = "[superseded:";
 
 export function supersededMarker(file: string, newest: StateLike): string {
-  const version = newest.version === null || newest.version === undefined ? "" : `version ${String(newest.version)}, `;
+  const version =
+    newest.version === null || newest.version === undefined ? "" : `version ${String(newest.version)}, `;
   return `${MARKER_PREFIX} a newer state of ${file} is further down (${version}sha256 ${newest.sha256}); use that one]`;
 }
 
@@ -75,9 +78,14 @@ function rebuild(value: unknown, replace: Map<StateLike, StateLike>, depth = 0):
 }
 
 function partStates(part: Part, m: number, p: number): Found[] {
-  const found = (state: StateLike, at?: string): Found => (at === undefined ? { state, partial: state.truncated === true } : { state, partial: state.truncated === true, at });
-  if ("functionResponse" in part) return statesIn(part.functionResponse.response).map((state) => found(state));
-  if ("text" in part) return statesInText(part.text).map(({ line, state }) => found(state, `${m}:${p}:${line}`));
+  const found = (state: StateLike, at?: string): Found =>
+    at === undefined
+      ? { state, partial: state.truncated === true }
+      : { state, partial: state.truncated === true, at };
+  if ("functionResponse" in part)
+    return statesIn(part.functionResponse.response).map((state) => found(state));
+  if ("text" in part)
+    return statesInText(part.text).map(({ line, state }) => found(state, `${m}:${p}:${line}`));
   return [];
 }
 
@@ -101,7 +109,8 @@ export function compactFileStates(history: Message[]): number {
     const { state, partial, at } = all[i]!;
     const file = state.file_path;
     const shas = laterShas.get(file);
-    const superseded = laterFull.has(file) || (shas !== undefined && [...shas].some((sha) => sha !== state.sha256));
+    const superseded =
+      laterFull.has(file) || (shas !== undefined && [...shas].some((sha) => sha !== state.sha256));
     if (superseded && !state.content.startsWith(MARKER_PREFIX)) {
       const marked = { ...state, content: supersededMarker(file, newest.get(file)!) };
       if (at === undefined) replace.set(state, marked);
@@ -121,7 +130,12 @@ export function compactFileStates(history: Message[]): number {
       if ("functionResponse" in part) {
         if (!statesIn(part.functionResponse.response).some((s) => replace.has(s))) return part;
         changed = true;
-        return { functionResponse: { ...part.functionResponse, response: rebuild(part.functionResponse.response, replace) as Record<string, unknown> } };
+        return {
+          functionResponse: {
+            ...part.functionResponse,
+            response: rebuild(part.functionResponse.response, replace) as Record<string, unknown>,
+          },
+        };
       }
       if ("text" in part) {
         const found = statesInText(part.text).filter(({ line }) => replaceText.has(`${m}:${p}:${line}`));

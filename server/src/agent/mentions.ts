@@ -28,10 +28,19 @@ export async function expandMentions(prompt: string, ctx: ToolContext): Promise<
   const mentions = findMentions(prompt);
   if (mentions.length === 0) return { text: prompt, files: [], errors: [] };
   const result: Envelope = await invokeTool("read_many_files", { file_paths: mentions.map(asPattern) }, ctx);
-  if (!result.ok) return { text: prompt, files: [], errors: [{ file_path: mentions.join(" "), message: result.error.message }] };
+  if (!result.ok)
+    return {
+      text: prompt,
+      files: [],
+      errors: [{ file_path: mentions.join(" "), message: result.error.message }],
+    };
   const files = (result.data["files"] ?? []) as { file_path: string }[];
   const errors = (result.data["errors"] ?? []) as { file_path: string; message: string }[];
-  const blocks = [prompt, "", "Files mentioned above, with their current versioned state (use the sha256 as base_content_sha256 when you edit them):"];
+  const blocks = [
+    prompt,
+    "",
+    "Files mentioned above, with their current versioned state (use the sha256 as base_content_sha256 when you edit them):",
+  ];
   for (const f of files) blocks.push(JSON.stringify(f));
   for (const e of errors) blocks.push(`Could not read ${e.file_path}: ${e.message}`);
   return { text: blocks.join("\n"), files: files.map((f) => f.file_path), errors };

@@ -32,7 +32,9 @@ export type Part =
  * Never shown to a tool; providers that did not produce it leave it out of their requests.
  * `model`: the model that wrote it, whose signature only that model accepts.
  */
-export type ReasoningPart = ({ thinking: string; signature: string } | { redactedThinking: string }) & { model?: string };
+export type ReasoningPart = ({ thinking: string; signature: string } | { redactedThinking: string }) & {
+  model?: string;
+};
 
 /**
  * One message of the conversation, in the providers' common roles: the user's

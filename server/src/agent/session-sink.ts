@@ -26,7 +26,11 @@ export interface SessionSink {
    * the stored conversation showed the model that changed since, with their current states.
    * `read` is the run's own read_file (sandboxed, the editor's buffers first).
    */
-  runStarted(run: RunStart, history: readonly Message[], read: (file: string) => Promise<unknown>): Promise<string>;
+  runStarted(
+    run: RunStart,
+    history: readonly Message[],
+    read: (file: string) => Promise<unknown>,
+  ): Promise<string>;
   /** A turn is complete (the model's message and every answer to its calls): its messages are kept. */
   turnEnded(jobId: string, history: readonly Message[], usage: Usage): void;
   runEnded(run: RunEnd): void;

@@ -34,13 +34,17 @@ const testCommandLine = (command: string): string => `This project's tests run w
  * The system instruction for one run; `extra` (workspace facts, user settings) is appended. `wrapped`: a language
  * server checks the edits. `commands`: the model may run commands (and, when set, how the tests run).
  */
-export function buildSystemPrompt(extra?: string, wrapped = false, commands?: { testCommand?: string | undefined }): string {
+export function buildSystemPrompt(
+  extra?: string,
+  wrapped = false,
+  commands?: { testCommand?: string | undefined },
+): string {
   const trimmed = extra?.trim();
   let base = wrapped ? `${PROTOCOL}\n\n${DIAGNOSTICS}` : PROTOCOL;
-  if (commands) base += `\n\n${COMMANDS}${commands.testCommand ? `\n${testCommandLine(commands.testCommand)}` : ""}`;
+  if (commands)
+    base += `\n\n${COMMANDS}${commands.testCommand ? `\n${testCommandLine(commands.testCommand)}` : ""}`;
   return trimmed ? `${base}\n\n${trimmed}` : base;
 }
-
 
 const TOOLLESS = `You are lockstep, a coding agent working inside the user's editor. You cannot call tools: you change files by writing edit blocks in your answer, and lockstep applies them after the user approves.
 

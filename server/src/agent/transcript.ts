@@ -9,7 +9,11 @@ import { errnoCode } from "../shared/errno.js";
 import type { StreamEvent } from "./events.js";
 
 const APPEND =
-  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  constants.O_WRONLY |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  (constants.O_NOFOLLOW ?? 0) |
+  (constants.O_NONBLOCK ?? 0);
 
 /**
  * Each event is appended before `record` returns, synchronously, as Node writes stdout to
@@ -59,14 +63,18 @@ export class Transcript {
 
   private append(text: string): void {
     mkdirSync(path.dirname(this.file), { recursive: true });
-    if (this.within !== undefined && !isInside(realpathSync(this.within), realpathSync(path.dirname(this.file)))) {
+    if (
+      this.within !== undefined &&
+      !isInside(realpathSync(this.within), realpathSync(path.dirname(this.file)))
+    ) {
       throw new Error(`its folder leads outside ${this.within} through a symbolic link; nothing was written`);
     }
     let fd: number;
     try {
       fd = openSync(this.file, APPEND, 0o600);
     } catch (error) {
-      if (errnoCode(error) === "ELOOP") throw new Error("it is a symbolic link; lockstep appends only to a regular file");
+      if (errnoCode(error) === "ELOOP")
+        throw new Error("it is a symbolic link; lockstep appends only to a regular file");
       throw error;
     }
     try {
@@ -81,7 +89,9 @@ export class Transcript {
 function render(event: StreamEvent): string {
   switch (event.kind) {
     case "status":
-      return event.status === "running" && event.prompt !== undefined ? `\n## You (job ${event.job_id})\n\n${event.prompt}\n\n## lockstep\n\n` : "";
+      return event.status === "running" && event.prompt !== undefined
+        ? `\n## You (job ${event.job_id})\n\n${event.prompt}\n\n## lockstep\n\n`
+        : "";
     case "text":
       return event.text;
     case "thought":

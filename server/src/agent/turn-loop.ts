@@ -82,8 +82,11 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
 
   const result = (status: RunStatus, error?: { code: string; message: string }): RunResult =>
-    error === undefined ? { status, text, toolCalls, history, usage } : { status, text, toolCalls, history, error, usage };
-  const cancelled = (): RunResult => result("cancelled", { code: "cancelled", message: "The run was cancelled." });
+    error === undefined
+      ? { status, text, toolCalls, history, usage }
+      : { status, text, toolCalls, history, error, usage };
+  const cancelled = (): RunResult =>
+    result("cancelled", { code: "cancelled", message: "The run was cancelled." });
 
   for (let turn = 1; ; turn++) {
     if (signal.aborted) return cancelled();
@@ -104,7 +107,10 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
     // provider that signs its reasoning (Anthropic) wants the message back exactly as it was.
     const modelParts: Part[] = [];
     try {
-      for await (const event of abortable(model.stream({ system, history, tools: tools.declarations() }, signal), signal)) {
+      for await (const event of abortable(
+        model.stream({ system, history, tools: tools.declarations() }, signal),
+        signal,
+      )) {
         if (event.type === "usage") {
           addUsage(usage, event.usage);
         } else if (event.type === "text") {
@@ -113,7 +119,8 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
           text += separator + event.text;
           events.onText?.(separator + event.text);
           const last = modelParts[modelParts.length - 1];
-          if (last !== undefined && "text" in last) modelParts[modelParts.length - 1] = { text: last.text + event.text };
+          if (last !== undefined && "text" in last)
+            modelParts[modelParts.length - 1] = { text: last.text + event.text };
           else modelParts.push({ text: event.text });
         } else if (event.type === "thought") {
           events.onThought?.(event.text);
@@ -122,16 +129,25 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
         } else {
           // Arguments too deep to walk would crash whatever touches them next (validation, the history sent
           // back, the store): the history keeps a marker instead, and the tools refuse the call by name.
-          const call = deeperThan(event.call.args) ? { ...event.call, args: { [TOO_DEEP_ARGUMENTS]: true } } : event.call;
+          const call = deeperThan(event.call.args)
+            ? { ...event.call, args: { [TOO_DEEP_ARGUMENTS]: true } }
+            : event.call;
           const { thoughtSignature } = event;
           calls.push(thoughtSignature === undefined ? { call } : { call, thoughtSignature });
-          modelParts.push(thoughtSignature === undefined ? { functionCall: call } : { functionCall: call, thoughtSignature });
+          modelParts.push(
+            thoughtSignature === undefined
+              ? { functionCall: call }
+              : { functionCall: call, thoughtSignature },
+          );
         }
       }
     } catch (error) {
       if (signal.aborted) return cancelled();
       if (isModelError(error)) return result("failed", { code: error.code, message: error.message });
-      return result("failed", { code: "internal_error", message: `Internal Error: ${error instanceof Error ? error.message : String(error)}` });
+      return result("failed", {
+        code: "internal_error",
+        message: `Internal Error: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     if (signal.aborted) return cancelled();
 
@@ -158,7 +174,13 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
       // conversation the session can continue from.
       const envelope = stop === undefined ? await runOne(tools, call, signal, events) : notRun(stop);
       if (stop === undefined) toolCalls.push({ name: call.name, args: call.args, ok: envelope.ok });
-      responses.push({ functionResponse: { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, response: envelope } });
+      responses.push({
+        functionResponse: {
+          ...(call.id === undefined ? {} : { id: call.id }),
+          name: call.name,
+          response: envelope,
+        },
+      });
     }
     history.push({ role: "tool", parts: responses });
     events.onTurnEnd?.(history, usage);
@@ -167,7 +189,12 @@ export async function runTurnLoop(options: TurnLoopOptions): Promise<RunResult> 
   }
 }
 
-async function runOne(tools: ToolRunner, call: FunctionCall, signal: AbortSignal, events: TurnLoopEvents): Promise<Envelope> {
+async function runOne(
+  tools: ToolRunner,
+  call: FunctionCall,
+  signal: AbortSignal,
+  events: TurnLoopEvents,
+): Promise<Envelope> {
   events.onToolCall?.(call);
   let envelope: Envelope;
   try {
@@ -175,7 +202,10 @@ async function runOne(tools: ToolRunner, call: FunctionCall, signal: AbortSignal
     envelope = await untilAborted(tools.run(call, signal), signal, () => cancelledEnvelope());
   } catch (error) {
     // The runner promises not to throw; if it does anyway, the model hears about it.
-    envelope = errorEnvelope("internal_error", `Internal Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    envelope = errorEnvelope(
+      "internal_error",
+      `Internal Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   events.onToolResult?.(call, envelope);
   return envelope;
@@ -224,7 +254,11 @@ async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): Asy
   let finished = false;
   try {
     for (;;) {
-      const next = await untilAborted<IteratorResult<T> | typeof ABORTED>(iterator.next(), signal, () => ABORTED);
+      const next = await untilAborted<IteratorResult<T> | typeof ABORTED>(
+        iterator.next(),
+        signal,
+        () => ABORTED,
+      );
       if (next === ABORTED) return;
       if (next.done === true) {
         finished = true;

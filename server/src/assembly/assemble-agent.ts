@@ -94,9 +94,15 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     ...(sessionId ? { id: sessionId } : {}),
   });
   journal.listen(recorder);
-  const conditions = (): ToolConditions => ({ ...ports.conditions, ...patchToolCondition(settings()), commands: ports.commands !== undefined && settings().commands !== "off" });
+  const conditions = (): ToolConditions => ({
+    ...ports.conditions,
+    ...patchToolCondition(settings()),
+    commands: ports.commands !== undefined && settings().commands !== "off",
+  });
   // "Stop" at a question ends the run the change belongs to.
-  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels, (jobId) => agent.stop(jobId));
+  const policy = sessionApprover(conversation, ports.approvalMode, ports.channels, (jobId) =>
+    agent.stop(jobId),
+  );
   const before = ports.beforeApproval;
   const approveCall = callApprover(conversation, ports.approvalMode, () => ports.callPrompt?.());
   let mcp: McpTools | undefined;
@@ -105,9 +111,20 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     const root = ports.workspace().sandbox.roots[0] ?? process.cwd();
     // A project's servers only in a folder the user trusts.
     const trusted = isTrusted(root, process.env);
-    const { servers, problems } = configuredMcpServers({ root, trusted, env: process.env, door: ports.mcpServers?.() ?? [] });
+    const { servers, problems } = configuredMcpServers({
+      root,
+      trusted,
+      env: process.env,
+      door: ports.mcpServers?.() ?? [],
+    });
     const cwd = (): string => root;
-    mcp = new McpTools(servers, cwd, (request, ctx) => approveCall(request, ctx.signal), problems, ports.warn);
+    mcp = new McpTools(
+      servers,
+      cwd,
+      (request, ctx) => approveCall(request, ctx.signal),
+      problems,
+      ports.warn,
+    );
     return mcp;
   };
   const agent = new AgentService({
@@ -126,7 +143,9 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     externalTools: mcpTools,
     ...(ports.diagnostics ? { diagnostics: ports.diagnostics } : {}),
     ...(ports.log ? { log: ports.log } : {}),
-    ...(ports.commands ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands) } : {}),
+    ...(ports.commands
+      ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands) }
+      : {}),
   });
   return { agent, conversation, journal, recorder, conditions, mcp: mcpTools };
 }

@@ -26,6 +26,8 @@ export function otherFilesRefusal(text: string, file: string): Envelope | undefi
   return errorEnvelope(
     "invalid_diff",
     `Invalid Diff: the patch also changes ${others.map((o) => `\`${o}\``).join(", ")}, not only \`${file}\`; nothing was applied to any file.`,
-    ["Run `lockstep apply-patch` without FILE to apply the change to every file it names (all or none), or send only this file's section."],
+    [
+      "Run `lockstep apply-patch` without FILE to apply the change to every file it names (all or none), or send only this file's section.",
+    ],
   );
 }

@@ -41,7 +41,16 @@ export function readQuestion(raw: unknown): Question | undefined {
     if (typeof f !== "object" || f === null) return [];
     const o = f as Record<string, unknown>;
     if (typeof o["file_path"] !== "string" || typeof o["diff"] !== "string") return [];
-    return [{ file_path: o["file_path"], diff: o["diff"], added: Number(o["added"]) || 0, removed: Number(o["removed"]) || 0, ...(typeof o["op"] === "string" ? { op: o["op"] } : {}), ...(typeof o["moved_from"] === "string" ? { moved_from: o["moved_from"] } : {}) }];
+    return [
+      {
+        file_path: o["file_path"],
+        diff: o["diff"],
+        added: Number(o["added"]) || 0,
+        removed: Number(o["removed"]) || 0,
+        ...(typeof o["op"] === "string" ? { op: o["op"] } : {}),
+        ...(typeof o["moved_from"] === "string" ? { moved_from: o["moved_from"] } : {}),
+      },
+    ];
   });
   return { message: r["message"], tool: typeof r["tool"] === "string" ? r["tool"] : "the tool", files };
 }
@@ -51,7 +60,14 @@ export function diffLines(q: Question): string[] {
   const { bold, dim, green, red } = paint;
   const out: string[] = [];
   for (const f of q.files) {
-    const what = f.op === "move" && f.moved_from ? `${f.moved_from} → ${f.file_path}` : f.op === "add" ? `${f.file_path} (new)` : f.op === "delete" ? `${f.file_path} (deleted)` : f.file_path;
+    const what =
+      f.op === "move" && f.moved_from
+        ? `${f.moved_from} → ${f.file_path}`
+        : f.op === "add"
+          ? `${f.file_path} (new)`
+          : f.op === "delete"
+            ? `${f.file_path} (deleted)`
+            : f.file_path;
     out.push("", bold(`✎ ${what}`) + dim(` +${f.added} −${f.removed}`));
     for (const l of f.diff.split("\n")) {
       // The header lines name the file the line above already names.
@@ -65,21 +81,33 @@ export function diffLines(q: Question): string[] {
 
 /** Shows the diff, a page at a time when it is longer than the screen; false when paging was cut short by Ctrl-C. */
 async function showDiff(lines: string[], asking: QuestionAsking, io: Io): Promise<boolean> {
-  const page = asking.rows !== undefined && asking.prompter?.singleKey === true ? Math.max(5, asking.rows - 2) : Infinity;
+  const page =
+    asking.rows !== undefined && asking.prompter?.singleKey === true
+      ? Math.max(5, asking.rows - 2)
+      : Infinity;
   for (let at = 0; at < lines.length; at += page) {
     io.stdout(lines.slice(at, at + page).join("\n") + "\n");
     if (at + page >= lines.length) break;
-    const more = await asking.prompter!.choose(paint.dim(`-- ${lines.length - at - page} more lines: space for the next page, q for the question --`), [" ", "q"], " ");
+    const more = await asking.prompter!.choose(
+      paint.dim(`-- ${lines.length - at - page} more lines: space for the next page, q for the question --`),
+      [" ", "q"],
+      " ",
+    );
     if (!("key" in more)) return more.end !== "interrupt";
     if (more.key === "q") break;
   }
   return true;
 }
 
-const STOPPED = "  Stopped: the run ends here; nothing more is asked of the model, and this change was not applied.\n";
+const STOPPED =
+  "  Stopped: the run ends here; nothing more is asked of the model, and this change was not applied.\n";
 
 /** Asks about one change; resolves with the answer for the server. */
-export async function askQuestion(raw: unknown, asking: QuestionAsking, io: Io): Promise<QuestionAnswer | null> {
+export async function askQuestion(
+  raw: unknown,
+  asking: QuestionAsking,
+  io: Io,
+): Promise<QuestionAnswer | null> {
   const q = readQuestion(raw);
   if (!q) return null;
   const lines = diffLines(q);
@@ -94,7 +122,14 @@ export async function askQuestion(raw: unknown, asking: QuestionAsking, io: Io):
   if (!(await showDiff(lines, asking, io))) return (io.stdout(STOPPED), { decision: "stop" });
   for (;;) {
     const keys = "[y]es / [n]o / [r]eason: no, and say why / [a]lways / [s]top the run / [d]iff again";
-    const answer = await asking.prompter.choose(`? ${q.message}\n  ${keys}: `, ["y", "n", "r", "a", "s", "d"]);
+    const answer = await asking.prompter.choose(`? ${q.message}\n  ${keys}: `, [
+      "y",
+      "n",
+      "r",
+      "a",
+      "s",
+      "d",
+    ]);
     if (!("key" in answer)) {
       if (answer.end === "interrupt") return (io.stdout(STOPPED), { decision: "stop" });
       io.stdout("  No answer (end of input): rejected. Nothing was changed.\n");
@@ -104,7 +139,9 @@ export async function askQuestion(raw: unknown, asking: QuestionAsking, io: Io):
       case "y":
         return { decision: "apply" };
       case "a":
-        io.stdout(paint.dim(`  Always: ${q.tool} changes land without asking for the rest of this session.\n`));
+        io.stdout(
+          paint.dim(`  Always: ${q.tool} changes land without asking for the rest of this session.\n`),
+        );
         return { decision: "always" };
       case "n":
         io.stdout("  Rejected: nothing was changed; the model is told you said no.\n");
@@ -123,7 +160,11 @@ export async function askQuestion(raw: unknown, asking: QuestionAsking, io: Io):
           return { decision: "reject" };
         }
         const reason = why.text.trim();
-        io.stdout(reason === "" ? "  Rejected: nothing was changed.\n" : "  Rejected: nothing was changed; the model is told why.\n");
+        io.stdout(
+          reason === ""
+            ? "  Rejected: nothing was changed.\n"
+            : "  Rejected: nothing was changed; the model is told why.\n",
+        );
         return reason === "" ? { decision: "reject" } : { decision: "reject", reason };
       }
     }

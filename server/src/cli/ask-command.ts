@@ -32,17 +32,28 @@ const OPTIONS = {
 } as const;
 
 /** Shows the keys the project file sets that wait for trust and asks, one key, whether to trust the folder. */
-async function askToTrust(trust: ProjectTrust, file: string, prompter: Prompter, io: Io): Promise<boolean | "interrupt"> {
+async function askToTrust(
+  trust: ProjectTrust,
+  file: string,
+  prompter: Prompter,
+  io: Io,
+): Promise<boolean | "interrupt"> {
   const waiting = waitingForTrust(trust.ignored);
   if (trust.trusted || waiting.length === 0) return false;
   io.stdout(
     `${file} sets ${waiting.join(", ")}, which apply only in a folder you trust ` +
       `(a cloned repository could point them at its own server).\n`,
   );
-  const answer = await prompter.choose(`? Trust ${trust.folder} and apply them? [y]es / [N]o: `, ["y", "n"], "n");
+  const answer = await prompter.choose(
+    `? Trust ${trust.folder} and apply them? [y]es / [N]o: `,
+    ["y", "n"],
+    "n",
+  );
   if ("end" in answer && answer.end === "interrupt") return "interrupt";
   if (!("key" in answer) || answer.key !== "y") {
-    io.stdout(`  Not trusted: ${waiting.join(", ")} ignored (lockstep trust ${trust.folder} trusts it later).\n`);
+    io.stdout(
+      `  Not trusted: ${waiting.join(", ")} ignored (lockstep trust ${trust.folder} trusts it later).\n`,
+    );
     return false;
   }
   const added = addTrust(trust.folder);
@@ -52,15 +63,20 @@ async function askToTrust(trust: ProjectTrust, file: string, prompter: Prompter,
 
 export async function askCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
-  if (values.continue && values.resume !== undefined) throw new UsageError("give --continue (the newest session) or --resume ID, not both");
+  if (values.continue && values.resume !== undefined)
+    throw new UsageError("give --continue (the newest session) or --resume ID, not both");
   const prompt = positionals.join(" ").trim();
   if (!prompt) {
     io.stderr('lockstep ask: say what to do, e.g. lockstep ask "fix the failing test in @src/app.ts"\n');
     return 2;
   }
   const root = path.resolve(values.root ?? process.cwd());
-  const isDirectory = await stat(root).then((st) => st.isDirectory(), () => false);
-  if (!isDirectory) throw new UsageError(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
+  const isDirectory = await stat(root).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+  if (!isDirectory)
+    throw new UsageError(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
   if (values.provider !== undefined && !(PROVIDERS as readonly string[]).includes(values.provider)) {
     throw new UsageError(
       `--provider ${values.provider}: not a provider; give gemini, openai (any OpenAI-compatible endpoint, with --base-url), anthropic (Claude), or ollama, lmstudio, llamacpp (a local server, no key)`,
@@ -71,14 +87,16 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
   // The settings files, LOCKSTEP_* and the flags: every mistake is said now, before anything is sent.
   let loaded = loadSettings({ root, ...settingsFlags(values) });
   // An untrusted folder whose project file sets keys that wait for trust: asked once, on a terminal only.
-  const trusted = prompter?.singleKey === true ? await askToTrust(loaded.trust, loaded.files.project, prompter, io) : false;
+  const trusted =
+    prompter?.singleKey === true ? await askToTrust(loaded.trust, loaded.files.project, prompter, io) : false;
   if (trusted === "interrupt") {
     prompter?.close();
     io.stderr("lockstep ask: interrupted; nothing was sent.\n");
     return 130;
   }
   if (trusted) loaded = loadSettings({ root, ...settingsFlags(values) });
-  for (const p of loaded.problems.filter((p) => p.severity === "warning")) io.stderr(`lockstep ask: ${p.message}\n`);
+  for (const p of loaded.problems.filter((p) => p.severity === "warning"))
+    io.stderr(`lockstep ask: ${p.message}\n`);
   const errors = loaded.problems.filter((p) => p.severity === "error");
   if (errors.length > 0) {
     prompter?.close();
@@ -89,19 +107,37 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
         ? ""
         : `\n  (${waiting.join(", ")} in ${loaded.files.project} were ignored: the folder is not trusted; ` +
           `lockstep trust ${loaded.trust.folder} lets them apply)`;
-    throw new UsageError(`${listed}${trustHint}\n  (lockstep config shows the settings in force and where each came from)`);
+    throw new UsageError(
+      `${listed}${trustHint}\n  (lockstep config shows the settings in force and where each came from)`,
+    );
   }
   // Hunks are decided through an editor's code actions; the terminal asks for each change instead.
   const review = loaded.settings.approval === "review";
   const settings = review ? { ...loaded.settings, approval: "ask" as const } : loaded.settings;
   if (review) {
     const from = originLabel(loaded.origins.approval);
-    io.stderr(paint.dim(`lockstep ask: approval review (${from}) is for editors; the terminal asks before each change instead.\n`));
+    io.stderr(
+      paint.dim(
+        `lockstep ask: approval review (${from}) is for editors; the terminal asks before each change instead.\n`,
+      ),
+    );
   }
-  const resume = values.continue ? { resume: { latest: true as const } } : values.resume !== undefined ? { resume: { id: values.resume } } : {};
+  const resume = values.continue
+    ? { resume: { latest: true as const } }
+    : values.resume !== undefined
+      ? { resume: { id: values.resume } }
+      : {};
   try {
     const { status, job, kept } = await askThroughServer(
-      { root, prompt, yes: values.yes ?? false, debug: settings.debug, settings: { ...settings }, ...(prompter ? { prompter } : {}), ...resume },
+      {
+        root,
+        prompt,
+        yes: values.yes ?? false,
+        debug: settings.debug,
+        settings: { ...settings },
+        ...(prompter ? { prompter } : {}),
+        ...resume,
+      },
       io,
     );
     const usage = job["usage"] as Partial<Usage> | undefined;
@@ -113,7 +149,11 @@ export async function askCommand(args: string[], io: Io): Promise<number> {
       io.stdout(`tokens: ${usage.input_tokens ?? 0} in${cached}, ${usage.output_tokens ?? 0} out\n`);
     }
     if (status === "done" && nothingLanded(job as JobView)) {
-      io.stderr(paint.red("lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n"));
+      io.stderr(
+        paint.red(
+          "lockstep ask: no change landed: every change the agent proposed was rejected or failed.\n",
+        ),
+      );
       return 1;
     }
     if (kept === "no-answer") return 1;

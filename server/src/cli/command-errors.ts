@@ -6,7 +6,10 @@ import { errnoCode } from "../shared/errno.js";
 
 /** The error's message, without parseArgs' advice about `--`. */
 export function commandMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument[\s\S]*$/, "");
+  return (error instanceof Error ? error.message : String(error)).replace(
+    /\. To specify a positional argument[\s\S]*$/,
+    "",
+  );
 }
 
 /** A malformed command line as Node's parseArgs reports it. */
@@ -15,7 +18,12 @@ export function isParseArgsError(error: unknown): boolean {
 }
 
 /** Says a command's failure on stderr: a usage error (the command's own, or parseArgs') with its help, exit 2; else exit 1. */
-export function reportFailure(command: string, error: unknown, usage: boolean, stderr: (s: string) => void): number {
+export function reportFailure(
+  command: string,
+  error: unknown,
+  usage: boolean,
+  stderr: (s: string) => void,
+): number {
   const message = commandMessage(error);
   if (usage || isParseArgsError(error)) {
     stderr(`lockstep ${command}: ${message}\n\n${commandHelp(command) ?? ""}\n`);

@@ -14,11 +14,19 @@ import { changeView, deletionView, paint } from "./stream-view.js";
  * Applies a WorkspaceEdit to the files under `root`, saying each change on stdout. `shown`: the
  * files whose diff the approval question just showed; for those one line says it landed.
  */
-export async function applyToDisk(params: ApplyWorkspaceEditParams, root: string, io: Io, shown?: Set<string>): Promise<ApplyWorkspaceEditResult> {
+export async function applyToDisk(
+  params: ApplyWorkspaceEditParams,
+  root: string,
+  io: Io,
+  shown?: Set<string>,
+): Promise<ApplyWorkspaceEditResult> {
   const edits: { uri: string; edits: TextEdit[] }[] = [];
   for (const change of params.edit.documentChanges ?? []) {
     if ("textDocument" in change) {
-      edits.push({ uri: change.textDocument.uri, edits: change.edits.filter((e): e is TextEdit => "range" in e) });
+      edits.push({
+        uri: change.textDocument.uri,
+        edits: change.edits.filter((e): e is TextEdit => "range" in e),
+      });
     }
     // A revert removes a file the run created (the server checked it is as the run left it).
     if ("kind" in change && change.kind === "delete") {
@@ -37,7 +45,9 @@ export async function applyToDisk(params: ApplyWorkspaceEditParams, root: string
     const written = await writeTextFileAtomic(file, after, { base: exists ? before : null });
     if (!written.ok) return { applied: false, failureReason: written.error.message };
     const rel = path.relative(root, file);
-    io.stdout(shown?.delete(rel) === true ? paint.bold(`✎ ${rel} written\n`) : changeView(rel, before, after));
+    io.stdout(
+      shown?.delete(rel) === true ? paint.bold(`✎ ${rel} written\n`) : changeView(rel, before, after),
+    );
   }
   return { applied: true };
 }

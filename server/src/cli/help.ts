@@ -146,5 +146,7 @@ editor: docs/acp.md.
 /** The help for one command, or undefined for a command that has none. */
 export function commandHelp(command: string): string | undefined {
   const text = COMMANDS[command];
-  return text === undefined ? undefined : `${text}\n\nExit status: 0 success, 1 refused or failed, 2 usage error. All commands: lockstep --help`;
+  return text === undefined
+    ? undefined
+    : `${text}\n\nExit status: 0 success, 1 refused or failed, 2 usage error. All commands: lockstep --help`;
 }

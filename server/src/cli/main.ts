@@ -42,7 +42,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   }
   // The server speaks LSP on stdin: a person at a terminal who typed `lockstep` wants the help instead.
   if (command === undefined && process.stdin.isTTY && io === processIo) {
-    io.stderr("lockstep is a language server: your editor starts it (see README). Commands for the shell:\n\n" + USAGE + "\n");
+    io.stderr(
+      "lockstep is a language server: your editor starts it (see README). Commands for the shell:\n\n" +
+        USAGE +
+        "\n",
+    );
     return 2;
   }
   if (command === "--version" || command === "-v") {
@@ -55,7 +59,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   // An unknown command is answered as the tool commands answer: an envelope for a program.
   if (!load) return runToolCommand(command, rest, io);
   try {
-    return await (await load())(rest, io);
+    return await (
+      await load()
+    )(rest, io);
   } catch (error) {
     return reportFailure(command, error, error instanceof UsageError, io.stderr);
   }

@@ -42,7 +42,9 @@ export class Prompter {
       }
       const answer = next.value.trim().toLowerCase();
       if (answer === "" && onEnter !== undefined) return { key: onEnter };
-      const key = keys.find((k) => answer === k || (answer.length > 1 && k.length === 1 && answer.startsWith(k)));
+      const key = keys.find(
+        (k) => answer === k || (answer.length > 1 && k.length === 1 && answer.startsWith(k)),
+      );
       if (key !== undefined) return { key };
       this.write(`Answer ${keys.join(", ")}: `);
     }
@@ -105,7 +107,8 @@ export class Prompter {
         const text = data.toString("utf8");
         if (text.includes("\x03")) return finish({ end: "interrupt" }, "^C");
         if (text.includes("\x04")) return finish({ end: "eof" }, "^D");
-        if ((text === "\r" || text === "\n") && onEnter !== undefined) return finish({ key: onEnter }, onEnter);
+        if ((text === "\r" || text === "\n") && onEnter !== undefined)
+          return finish({ key: onEnter }, onEnter);
         const key = keys.find((k) => k === text.toLowerCase());
         if (key !== undefined) finish({ key }, key);
       };

@@ -22,7 +22,11 @@ export interface JobView {
 }
 
 /** Answers the server's approval prompt (window/showMessageRequest) with one of its actions. */
-export async function askUser(raw: ShowMessageRequestParams, asking: Asking, io: Io): Promise<MessageActionItem | null> {
+export async function askUser(
+  raw: ShowMessageRequestParams,
+  asking: Asking,
+  io: Io,
+): Promise<MessageActionItem | null> {
   // The message names files and quotes the model: no escape sequence of theirs reaches the terminal.
   const params = { ...raw, message: terminalSafe(raw.message) };
   const actions = params.actions ?? [];
@@ -71,7 +75,11 @@ export async function offerUndo(
   const { dim, green, red } = paint;
   const changed = job.files_changed ?? [];
   if (changed.length === 0 || asking.yes || !asking.prompter || asking.autoApproval) return "kept";
-  const answer = await asking.prompter.choose(`\n? Keep the changes to ${changed.join(", ")}? [Y]es / [u]ndo the whole run: `, ["y", "u"], "y");
+  const answer = await asking.prompter.choose(
+    `\n? Keep the changes to ${changed.join(", ")}? [Y]es / [u]ndo the whole run: `,
+    ["y", "u"],
+    "y",
+  );
   if ("key" in answer && answer.key === "y") {
     io.stdout(dim(`Kept: ${changed.join(", ")} on disk as changed.\n`));
     return "kept";
@@ -80,16 +88,28 @@ export async function offerUndo(
     const why = answer.end === "interrupt" ? "Ctrl-C" : "end of input";
     io.stdout(`No answer (${why}): undoing the run, nothing is kept that you did not keep.\n`);
   }
-  const reverted = (await conn.sendRequest("workspace/executeCommand", { command: "lockstep.revert", arguments: [{ job_id: jobId }] })) as Reverted;
+  const reverted = (await conn.sendRequest("workspace/executeCommand", {
+    command: "lockstep.revert",
+    arguments: [{ job_id: jobId }],
+  })) as Reverted;
   if (!reverted.ok) {
-    io.stdout(red(`✘ ${reverted.error?.message ?? "revert failed"}\nOn disk: the run's changes to ${changed.join(", ")} are still there.\n`));
+    io.stdout(
+      red(
+        `✘ ${reverted.error?.message ?? "revert failed"}\nOn disk: the run's changes to ${changed.join(", ")} are still there.\n`,
+      ),
+    );
   } else {
     const files = reverted.data?.files ?? [];
-    for (const f of files) io.stdout(`${f.status === "reverted" ? green("↶") : f.status === "conflict" ? red("✘") : dim("·")} ${f.message}\n`);
+    for (const f of files)
+      io.stdout(
+        `${f.status === "reverted" ? green("↶") : f.status === "conflict" ? red("✘") : dim("·")} ${f.message}\n`,
+      );
     const back = files.filter((f) => f.status === "reverted").map((f) => f.file_path);
     const left = files.filter((f) => f.status !== "reverted").map((f) => f.file_path);
     const undone = back.length > 0 ? `${back.join(", ")} as before the run` : "nothing was undone";
-    io.stdout(`On disk: ${undone}${left.length > 0 ? `; ${left.join(", ")} still changed (see above)` : ""}.\n`);
+    io.stdout(
+      `On disk: ${undone}${left.length > 0 ? `; ${left.join(", ")} still changed (see above)` : ""}.\n`,
+    );
   }
   return "key" in answer ? "undone" : "no-answer";
 }

@@ -56,7 +56,10 @@ function initializeParams(options: AskOptions): Record<string, unknown> {
     rootUri: root,
     workspaceFolders: [{ uri: root, name: path.basename(options.root) }],
     capabilities: {
-      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ["create", "delete"] } },
+      workspace: {
+        applyEdit: true,
+        workspaceEdit: { documentChanges: true, resourceOperations: ["create", "delete"] },
+      },
       window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
       // The approval question comes as lockstep/approve, with each file's diff (approval-question.ts).
       experimental: { lockstepApproval: true },
@@ -81,22 +84,40 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
     if (options.debug) process.stderr.write(chunk);
     stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
   });
-  const conn: MessageConnection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const conn: MessageConnection = createMessageConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
   let events = Promise.resolve();
   let thinking = false;
   // Files whose diff the question showed: written, they get one line, not the diff again.
   const shown = new Set<string>();
-  conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) => applyToDisk(params, options.root, io, shown));
+  conn.onRequest("workspace/applyEdit", (params: ApplyWorkspaceEditParams) =>
+    applyToDisk(params, options.root, io, shown),
+  );
   conn.onRequest("lockstep/approve", async (params: unknown) => {
-    const answer = await askQuestion(params, { yes: options.yes, ...(options.prompter ? { prompter: options.prompter } : {}), ...(process.stdout.isTTY ? { rows: process.stdout.rows } : {}) }, io);
-    if (answer?.decision === "apply" || answer?.decision === "always") for (const f of readQuestion(params)?.files ?? []) shown.add(f.file_path);
+    const answer = await askQuestion(
+      params,
+      {
+        yes: options.yes,
+        ...(options.prompter ? { prompter: options.prompter } : {}),
+        ...(process.stdout.isTTY ? { rows: process.stdout.rows } : {}),
+      },
+      io,
+    );
+    if (answer?.decision === "apply" || answer?.decision === "always")
+      for (const f of readQuestion(params)?.files ?? []) shown.add(f.file_path);
     return answer;
   });
-  conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => askUser(params, options, io));
+  conn.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) =>
+    askUser(params, options, io),
+  );
   conn.onRequest("window/workDoneProgress/create", () => null);
-  conn.onNotification("window/showMessage", (p: { message: string }) => io.stderr(paint.dim(`[lockstep] ${terminalSafe(p.message)}\n`)));
+  conn.onNotification("window/showMessage", (p: { message: string }) =>
+    io.stderr(paint.dim(`[lockstep] ${terminalSafe(p.message)}\n`)),
+  );
   conn.onNotification("lockstep/stream", (event: StreamEvent) => {
     // Events are handled one after another, in the order they came.
     events = events.then(async () => {
@@ -120,7 +141,9 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
       if (stopping) return;
       const tail = stderrTail.trim();
       const said = tail === "" ? "; it said nothing on stderr" : `; the end of its stderr:\n${tail}`;
-      reject(new Error(`the language server exited (${signal ?? `code ${code}`}) before the run ended${said}`));
+      reject(
+        new Error(`the language server exited (${signal ?? `code ${code}`}) before the run ended${said}`),
+      );
     });
   });
   died.catch(() => undefined);
@@ -139,9 +162,11 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   async function converse(): Promise<AskResult> {
     await conn.sendRequest("initialize", initializeParams(options));
     await conn.sendNotification("initialized", {});
-    if (options.resume) await (await import("./sessions-commands.js")).resumeThroughServer(conn, options.resume, io);
+    if (options.resume)
+      await (await import("./sessions-commands.js")).resumeThroughServer(conn, options.resume, io);
     const started = await execute<{ job_id: string }>("lockstep.ask", { prompt: options.prompt });
-    if (!started.ok || !started.data) throw new Error(started.error?.message ?? "the server did not start the job");
+    if (!started.ok || !started.data)
+      throw new Error(started.error?.message ?? "the server did not start the job");
     const end = await Promise.race([done, exited.then(() => undefined)]);
     if (!end) throw new Error("the language server exited before the job finished");
     const job = await execute<Record<string, unknown>>("lockstep.job", { job_id: started.data.job_id });

@@ -27,7 +27,13 @@ export async function runLanguageServer(argv: string[], io: Io): Promise<number>
 
 /** What is wrong with an mcp or acp command line, in its options' words (not Node's). */
 function stdioServerProblem(error: unknown): string {
-  if (errnoCode(error) === "ENOENT" && error instanceof Error && "syscall" in error && error.syscall === "realpath" && "path" in error) {
+  if (
+    errnoCode(error) === "ENOENT" &&
+    error instanceof Error &&
+    "syscall" in error &&
+    error.syscall === "realpath" &&
+    "path" in error
+  ) {
     return `--root ${String(error.path)}: no such directory; give the workspace's directory`;
   }
   return commandMessage(error);
@@ -39,7 +45,10 @@ function stdioServerProblem(error: unknown): string {
  */
 export async function runStdioServer(command: "mcp" | "acp", rest: string[], io: Io): Promise<number> {
   try {
-    const run = command === "mcp" ? (await import("../companion/stdio-command.js")).runMcpCommand : (await import("../acp/command.js")).runAcpCommand;
+    const run =
+      command === "mcp"
+        ? (await import("../companion/stdio-command.js")).runMcpCommand
+        : (await import("../acp/command.js")).runAcpCommand;
     return await run(rest, io.stderr);
   } catch (error) {
     io.stderr(`lockstep ${command}: ${stdioServerProblem(error)}\n\n${commandHelp(command) ?? USAGE}\n`);

@@ -7,7 +7,14 @@ import { realpathSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createPatch } from "diff";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
-import { findRun, keySecrets, revertStoredRun, SessionStore, stateDirectory, type SessionSummary } from "../sessions/index.js";
+import {
+  findRun,
+  keySecrets,
+  revertStoredRun,
+  SessionStore,
+  stateDirectory,
+  type SessionSummary,
+} from "../sessions/index.js";
 import { Sandbox } from "../workspace/sandbox.js";
 import { Workspace } from "../workspace/workspace.js";
 import { UsageError, type Io } from "./io.js";
@@ -34,16 +41,28 @@ function row(s: SessionSummary): string {
 }
 
 export async function sessionsCommand(args: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = args[0] === "rm" || args[0] === "prune" || args[0] === "list" ? args : ["list", ...args];
+  const [sub, ...rest] =
+    args[0] === "rm" || args[0] === "prune" || args[0] === "list" ? args : ["list", ...args];
   if (sub === "rm") {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, yes: { type: "boolean" } } });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { root: { type: "string" }, yes: { type: "boolean" } },
+    });
     if (positionals.length !== 1) throw new UsageError("sessions rm takes exactly one session ID");
     const store = storeFor(values.root);
     const id = store.resolveId(positionals[0]!);
     if (!id.ok) return fail(io, id.message);
     // A prefix is confirmed: the whole id is what gets deleted.
-    if (id.value !== positionals[0] && !values.yes && !(await confirm(`Delete session ${id.value}? [y]es / [N]o: `))) {
-      return fail(io, `'${positionals[0]}' names session ${id.value}; nothing was deleted. Give the whole id (or --yes) to delete it${process.stdin.isTTY ? "" : " without a terminal to ask"}.`);
+    if (
+      id.value !== positionals[0] &&
+      !values.yes &&
+      !(await confirm(`Delete session ${id.value}? [y]es / [N]o: `))
+    ) {
+      return fail(
+        io,
+        `'${positionals[0]}' names session ${id.value}; nothing was deleted. Give the whole id (or --yes) to delete it${process.stdin.isTTY ? "" : " without a terminal to ask"}.`,
+      );
     }
     const removed = store.delete(id.value);
     if (!removed.ok) return fail(io, removed.message);
@@ -51,16 +70,33 @@ export async function sessionsCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (sub === "prune") {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, days: { type: "string" } } });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { root: { type: "string" }, days: { type: "string" } },
+    });
     if (positionals.length > 0 || values.days === undefined || !/^\d+$/.test(values.days)) {
-      throw new UsageError("sessions prune takes --days N (a whole number): sessions unchanged for longer are deleted");
+      throw new UsageError(
+        "sessions prune takes --days N (a whole number): sessions unchanged for longer are deleted",
+      );
     }
     const removed = storeFor(values.root).prune(Number(values.days));
-    io.stdout(removed.length === 0 ? `No session is older than ${values.days} days.\n` : `Deleted ${removed.length} session(s): ${removed.join(", ")}\n`);
+    io.stdout(
+      removed.length === 0
+        ? `No session is older than ${values.days} days.\n`
+        : `Deleted ${removed.length} session(s): ${removed.join(", ")}\n`,
+    );
     return 0;
   }
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { root: { type: "string" }, json: { type: "boolean" } } });
-  if (positionals.length > 0) throw new UsageError(`unknown sessions command '${positionals[0]}'; use: sessions [--json], sessions rm ID, sessions prune --days N`);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { root: { type: "string" }, json: { type: "boolean" } },
+  });
+  if (positionals.length > 0)
+    throw new UsageError(
+      `unknown sessions command '${positionals[0]}'; use: sessions [--json], sessions rm ID, sessions prune --days N`,
+    );
   const store = storeFor(values.root);
   const { sessions, skipped } = store.list();
   if (values.json) {
@@ -91,15 +127,23 @@ function fail(io: Io, message: string): number {
 
 /** `lockstep revert [RUN]`: shows what the run changed and will be undone, asks (or --yes), reverts by content on disk. */
 export async function revertCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: "string" }, yes: { type: "boolean" }, session: { type: "string" } } });
-  if (positionals.length > 1) throw new UsageError("revert takes at most one RUN (a job id; the last run by default)");
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { root: { type: "string" }, yes: { type: "boolean" }, session: { type: "string" } },
+  });
+  if (positionals.length > 1)
+    throw new UsageError("revert takes at most one RUN (a job id; the last run by default)");
   const store = storeFor(values.root);
   const found = findRun(store, positionals[0], values.session);
   if (!found.ok) return fail(io, found.message);
   const { session, run } = found.value;
   const entries = session.journal.filter((e) => e.job_id === run.job_id);
-  if (entries.length === 0) return fail(io, `Run ${run.job_id} of session ${session.header.id} has no change left to revert.`);
-  io.stdout(`Run ${run.job_id} of session ${session.header.id} (${when(run.started)}): ${run.prompt.split("\n")[0]}\nWhat reverting it undoes:\n`);
+  if (entries.length === 0)
+    return fail(io, `Run ${run.job_id} of session ${session.header.id} has no change left to revert.`);
+  io.stdout(
+    `Run ${run.job_id} of session ${session.header.id} (${when(run.started)}): ${run.prompt.split("\n")[0]}\nWhat reverting it undoes:\n`,
+  );
   for (const file of new Set(entries.map((e) => e.file_path))) {
     const mine = entries.filter((e) => e.file_path === file);
     const before = mine[0]!.before;
@@ -112,30 +156,53 @@ export async function revertCommand(args: string[], io: Io): Promise<number> {
     io.stdout(`\n${undoing.split("\n").slice(2).join("\n")}`);
   }
   if (!values.yes) {
-    if (!process.stdin.isTTY) return fail(io, "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.");
+    if (!process.stdin.isTTY)
+      return fail(
+        io,
+        "\nlockstep revert: no terminal to ask, so nothing was reverted. Run it again with --yes to revert without asking.",
+      );
     if (!(await confirm("\nRevert it? [y]es / [N]o: "))) return fail(io, "Nothing was reverted.");
   }
   const workspace = new Workspace(await Sandbox.create([store.realRoot]));
-  const reverted = await revertStoredRun(store, workspace, session.header.id, run.job_id, () => false, new AbortController().signal);
+  const reverted = await revertStoredRun(
+    store,
+    workspace,
+    session.header.id,
+    run.job_id,
+    () => false,
+    new AbortController().signal,
+  );
   if (!reverted.ok) return fail(io, reverted.message);
-  for (const f of reverted.value) io.stdout(`${f.status === "reverted" ? "↶" : f.status === "conflict" ? "✘" : "·"} ${f.message}\n`);
+  for (const f of reverted.value)
+    io.stdout(`${f.status === "reverted" ? "↶" : f.status === "conflict" ? "✘" : "·"} ${f.message}\n`);
   return reverted.value.some((f) => f.status === "conflict") ? 1 : 0;
 }
 
 type Answer<T> = { ok: boolean; data?: T; error?: { message: string } };
 
-function execute<T>(conn: MessageConnection, command: string, args: Record<string, unknown>): Promise<Answer<T>> {
+function execute<T>(
+  conn: MessageConnection,
+  command: string,
+  args: Record<string, unknown>,
+): Promise<Answer<T>> {
   return conn.sendRequest("workspace/executeCommand", { command, arguments: [args] }) as Promise<Answer<T>>;
 }
 
 /** `ask --continue` (the newest session not live elsewhere) or `--resume ID`: the server resumes it before the prompt. */
-export async function resumeThroughServer(conn: MessageConnection, resume: { latest: true } | { id: string }, io: Io): Promise<void> {
+export async function resumeThroughServer(
+  conn: MessageConnection,
+  resume: { latest: true } | { id: string },
+  io: Io,
+): Promise<void> {
   let id: string;
   if ("latest" in resume) {
     const listed = await execute<{ sessions: SessionSummary[] }>(conn, "lockstep.sessions", {});
     if (!listed.ok) throw new Error(listed.error?.message ?? "the server could not list the sessions");
     const newest = listed.data?.sessions.find((s) => s.live === null);
-    if (!newest) throw new Error("--continue: no stored session of this project to continue; run lockstep ask without it to start one");
+    if (!newest)
+      throw new Error(
+        "--continue: no stored session of this project to continue; run lockstep ask without it to start one",
+      );
     id = newest.id;
   } else id = resume.id;
   const resumed = await execute<{ message: string }>(conn, "lockstep.resume", { session_id: id });

@@ -16,12 +16,18 @@ export const SETTINGS_OPTIONS = {
   effort: { type: "string" },
 } as const;
 
-export type SettingsOptionValues = { [K in keyof typeof SETTINGS_OPTIONS]?: (typeof SETTINGS_OPTIONS)[K]["type"] extends "string" ? string : boolean };
+export type SettingsOptionValues = {
+  [K in keyof typeof SETTINGS_OPTIONS]?: (typeof SETTINGS_OPTIONS)[K]["type"] extends "string"
+    ? string
+    : boolean;
+};
 
 const FLAG_NAMES: Partial<Record<SettingKey, string>> = { tools: "--no-tools" };
 
 /** The command line's settings, for loadSettings: only those the user gave. */
-export function settingsFlags(values: SettingsOptionValues): Pick<LoadSettingsOptions, "flags" | "flagNames"> {
+export function settingsFlags(
+  values: SettingsOptionValues,
+): Pick<LoadSettingsOptions, "flags" | "flagNames"> {
   return {
     flags: {
       provider: values.provider,

@@ -8,8 +8,9 @@
  * ones), then every other control character but newline and tab (C0, DEL, C1).
  */
 // Matching control characters is the point of these two patterns.
-// eslint-disable-next-line no-control-regex
-const SEQUENCES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_]|.?)|\x9b[0-?]*[ -/]*[@-~]|[\x90\x9d-\x9f][^\x07\x9c]*[\x07\x9c]?/gs;
+const SEQUENCES =
+  // eslint-disable-next-line no-control-regex
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_]|.?)|\x9b[0-?]*[ -/]*[@-~]|[\x90\x9d-\x9f][^\x07\x9c]*[\x07\x9c]?/gs;
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 

@@ -37,7 +37,12 @@ async function optionFile(path: string, option: string): Promise<string> {
     return await readFile(path, "utf8");
   } catch (error) {
     const code = errnoCode(error) ?? "";
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : `cannot be read (${code || String(error)})`;
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "a directory, not a file"
+          : `cannot be read (${code || String(error)})`;
     throw new UsageError(`${option} ${path}: ${why}`);
   }
 }
@@ -45,7 +50,9 @@ async function optionFile(path: string, option: string): Promise<string> {
 /** --base-sha256 is the 64 hex digits `lockstep read` prints; anything else is a usage error. */
 function checkSha(sha: string | undefined): void {
   if (sha !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha)) {
-    throw new UsageError(`--base-sha256 takes the file's 64-digit hex sha256 (lockstep read prints it), not '${sha.slice(0, 80)}'`);
+    throw new UsageError(
+      `--base-sha256 takes the file's 64-digit hex sha256 (lockstep read prints it), not '${sha.slice(0, 80)}'`,
+    );
   }
 }
 
@@ -55,29 +62,47 @@ async function currentSha(ctx: ToolContext, file: string): Promise<string | unde
   return read.ok ? String(read.data["sha256"]) : undefined;
 }
 
-const common = { root: { type: "string" }, "dry-run": { type: "boolean" }, "base-sha256": { type: "string" } } as const;
+const common = {
+  root: { type: "string" },
+  "dry-run": { type: "boolean" },
+  "base-sha256": { type: "string" },
+} as const;
 
 const DIFF_ELSEWHERE = " (e.g. git diff | lockstep apply-patch FILE) or in a file (--diff F)";
 
 async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...common, diff: { type: "string" } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...common, diff: { type: "string" } },
+  });
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError("apply-patch takes at most one FILE");
-  const diff = values.diff === undefined || values.diff === "-" ? await io.stdin("the diff", DIFF_ELSEWHERE) : await optionFile(values.diff, "--diff");
+  const diff =
+    values.diff === undefined || values.diff === "-"
+      ? await io.stdin("the diff", DIFF_ELSEWHERE)
+      : await optionFile(values.diff, "--diff");
   checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
   const dryRun = values["dry-run"] ?? false;
   // A dry run changes nothing, an interrupted change's recovery included.
   if (!dryRun) await finishInterrupted(ctx, io.stderr);
   if (!file) {
-    if (diff.trim() === "") throw new UsageError("apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given");
-    if (values["base-sha256"] !== undefined) throw new UsageError("--base-sha256 names one file's base; give FILE with it");
+    if (diff.trim() === "")
+      throw new UsageError(
+        "apply-patch without FILE applies the diff or apply_patch envelope on stdin (or --diff F), and none was given",
+      );
+    if (values["base-sha256"] !== undefined)
+      throw new UsageError("--base-sha256 names one file's base; give FILE with it");
     return applyAcrossFiles(diff, dryRun, ctx);
   }
   const others = otherFilesRefusal(diff, file);
   if (others) return others;
   if (hasEnvelope(diff)) {
-    if (values["base-sha256"] !== undefined) throw new UsageError("an apply_patch envelope is checked against the files as they are; leave out --base-sha256");
+    if (values["base-sha256"] !== undefined)
+      throw new UsageError(
+        "an apply_patch envelope is checked against the files as they are; leave out --base-sha256",
+      );
     return applyAcrossFiles(diff, dryRun, ctx);
   }
   const current = values["base-sha256"] ?? (await currentSha(ctx, file));
@@ -86,14 +111,22 @@ async function applyPatchCommand(args: string[], io: Io): Promise<Envelope> {
     const resolved = await ctx.workspace.resolve(file, "read");
     if (resolved.ok ? !resolved.value.exists : resolved.error.code === "not_found") {
       const near = await ctx.workspace.sandbox.suggest(file);
-      return errorEnvelope("not_found", `No such file: ${file}. The diff changes lines of it (context or removed lines), so it cannot create it.`, [
-        ...near.map((n) => `Did you mean ${n}?`),
-        "To create the file, send a diff with only added lines (--- /dev/null).",
-      ]);
+      return errorEnvelope(
+        "not_found",
+        `No such file: ${file}. The diff changes lines of it (context or removed lines), so it cannot create it.`,
+        [
+          ...near.map((n) => `Did you mean ${n}?`),
+          "To create the file, send a diff with only added lines (--- /dev/null).",
+        ],
+      );
     }
   }
   const base = current ?? (await import("../edit/shared/text.js")).EMPTY_SHA256;
-  return invokeTool("safe_patch", { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: dryRun }, ctx);
+  return invokeTool(
+    "safe_patch",
+    { file_path: file, unified_diff: diff, base_content_sha256: base, dry_run: dryRun },
+    ctx,
+  );
 }
 
 async function editCommand(args: string[]): Promise<Envelope> {
@@ -108,8 +141,13 @@ async function editCommand(args: string[]): Promise<Envelope> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError("edit takes exactly one FILE");
-  const text = async (inline: string | undefined, path: string | undefined, name: string): Promise<string> => {
-    if (inline !== undefined && path !== undefined) throw new UsageError(`give --${name} or --${name}-file, not both`);
+  const text = async (
+    inline: string | undefined,
+    path: string | undefined,
+    name: string,
+  ): Promise<string> => {
+    if (inline !== undefined && path !== undefined)
+      throw new UsageError(`give --${name} or --${name}-file, not both`);
     if (path !== undefined) return optionFile(path, `--${name}-file`);
     if (inline === undefined) throw new UsageError(`--${name} (or --${name}-file) is required`);
     return inline;
@@ -117,7 +155,8 @@ async function editCommand(args: string[]): Promise<Envelope> {
   checkSha(values["base-sha256"]);
   const ctx = await toolContext(values.root);
   const count = values["expected-replacements"];
-  if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError("--expected-replacements takes a whole number");
+  if (count !== undefined && !/^\d+$/.test(count))
+    throw new UsageError("--expected-replacements takes a whole number");
   return invokeTool(
     "edit",
     {
@@ -135,17 +174,22 @@ async function editCommand(args: string[]): Promise<Envelope> {
 async function applyBlocksCommand(args: string[], io: Io): Promise<Envelope> {
   const options = { root: common.root, "dry-run": common["dry-run"], stage: { type: "boolean" } } as const;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
-  if (positionals.length > 0) throw new UsageError("apply-blocks reads the model output on stdin and takes no FILE");
+  if (positionals.length > 0)
+    throw new UsageError("apply-blocks reads the model output on stdin and takes no FILE");
   const ctx = await toolContext(values.root);
   const text = await io.stdin("the model's answer (its edit blocks)");
   const result = await invokeTool("apply_edit_blocks", { text, dry_run: values["dry-run"] ?? false }, ctx);
   const changed = result.data?.["files_changed"];
   if (values.stage && Array.isArray(changed) && changed.length > 0) {
     try {
-      await promisify(execFile)("git", ["add", "--", ...changed.map(String)], { cwd: ctx.workspace.sandbox.roots[0] });
+      await promisify(execFile)("git", ["add", "--", ...changed.map(String)], {
+        cwd: ctx.workspace.sandbox.roots[0],
+      });
       if (result.data) result.data["staged"] = changed;
     } catch (error) {
-      if (result.data) result.data["stage_error"] = `git add failed: ${error instanceof Error ? error.message : String(error)}`;
+      if (result.data)
+        result.data["stage_error"] =
+          `git add failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
   return result;
@@ -169,7 +213,8 @@ async function searchCommand(args: string[]): Promise<Envelope> {
   } as const;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options });
   const [pattern, ...extra] = positionals;
-  if (pattern === undefined || extra.length > 0) throw new UsageError("search takes exactly one PATTERN (quote it)");
+  if (pattern === undefined || extra.length > 0)
+    throw new UsageError("search takes exactly one PATTERN (quote it)");
   const max = values["max-results"];
   if (max !== undefined && !/^\d+$/.test(max)) throw new UsageError("--max-results takes a whole number");
   const ctx = await toolContext(values.root);
@@ -187,11 +232,20 @@ async function searchCommand(args: string[]): Promise<Envelope> {
 }
 
 async function findCommand(args: string[]): Promise<Envelope> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: common.root, path: { type: "string" } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { root: common.root, path: { type: "string" } },
+  });
   const [pattern, ...extra] = positionals;
-  if (pattern === undefined || extra.length > 0) throw new UsageError("find takes exactly one GLOB (quote it, so the shell leaves it alone)");
+  if (pattern === undefined || extra.length > 0)
+    throw new UsageError("find takes exactly one GLOB (quote it, so the shell leaves it alone)");
   const ctx = await toolContext(values.root);
-  return invokeTool("find_files", { pattern, ...(values.path !== undefined ? { path: values.path } : {}) }, ctx);
+  return invokeTool(
+    "find_files",
+    { pattern, ...(values.path !== undefined ? { path: values.path } : {}) },
+    ctx,
+  );
 }
 
 const TOOL_COMMANDS: Record<string, (args: string[], io: Io) => Promise<Envelope>> = {
@@ -215,7 +269,9 @@ export async function runToolCommand(command: string, args: string[], io: Io): P
   const run = Object.hasOwn(TOOL_COMMANDS, command) ? TOOL_COMMANDS[command] : undefined;
   const human = !args.includes("--json") && io === processIo && process.stdout.isTTY === true;
   const print = (envelope: Envelope): void => {
-    io.stdout(human ? formatHuman(command, envelope, styleFor(process.stdout)) : JSON.stringify(envelope) + "\n");
+    io.stdout(
+      human ? formatHuman(command, envelope, styleFor(process.stdout)) : JSON.stringify(envelope) + "\n",
+    );
   };
   const printUsage = (envelope: Envelope): void => void (human || io.stdout(JSON.stringify(envelope) + "\n"));
   if (!run) {
@@ -224,7 +280,10 @@ export async function runToolCommand(command: string, args: string[], io: Io): P
     return 2;
   }
   try {
-    const envelope = await run(args.filter((a) => a !== "--json"), io);
+    const envelope = await run(
+      args.filter((a) => a !== "--json"),
+      io,
+    );
     print(envelope);
     return envelope.ok ? 0 : 1;
   } catch (error) {
@@ -238,7 +297,12 @@ export async function runToolCommand(command: string, args: string[], io: Io): P
       print(errorEnvelope("invalid_argument", message));
       return 1;
     }
-    print(errorEnvelope(errnoCode(error) === "ENOENT" ? "not_found" : "io_error", `lockstep ${command}: ${message}`));
+    print(
+      errorEnvelope(
+        errnoCode(error) === "ENOENT" ? "not_found" : "io_error",
+        `lockstep ${command}: ${message}`,
+      ),
+    );
     return 1;
   }
 }

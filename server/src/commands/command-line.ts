@@ -41,7 +41,10 @@ export function readCommandLine(text: string): CommandLine {
   try {
     list = tokens(text);
   } catch (e) {
-    return { kind: "unparsable", reason: `the shell syntax could not be read (${e instanceof Error ? e.message : String(e)})` };
+    return {
+      kind: "unparsable",
+      reason: `the shell syntax could not be read (${e instanceof Error ? e.message : String(e)})`,
+    };
   }
   const hazards = new Set(scan.hazards);
   const parts: SimpleCommand[] = [];
@@ -70,7 +73,9 @@ export function readCommandLine(text: string): CommandLine {
       const target = list[i + 1];
       const name = typeof target === "string" ? target : undefined;
       if (name !== undefined) i++;
-      const harmless = DUPLICATIONS.has(t.op) ? name !== undefined && /^(\d+|-)$/.test(name) : name === "/dev/null";
+      const harmless = DUPLICATIONS.has(t.op)
+        ? name !== undefined && /^(\d+|-)$/.test(name)
+        : name === "/dev/null";
       if (!harmless) hazards.add("redirection to a file");
     } else if (t.op === "<") {
       // Reading a file is no more than the command could do by naming it.
@@ -79,8 +84,7 @@ export function readCommandLine(text: string): CommandLine {
     } else if (t.op === "<(" || t.op === ">(") {
       hazards.add("process substitution");
       i = closingParen(list, i);
-    }
-    else if (t.op === "<<" || t.op === "<<-" || t.op === "<<<") hazards.add("a here-document");
+    } else if (t.op === "<<" || t.op === "<<-" || t.op === "<<<") hazards.add("a here-document");
     else if (t.op === "(" || t.op === ")") hazards.add("a subshell");
     else hazards.add(`the shell operator ${t.op}`);
   }
@@ -152,6 +156,7 @@ export function scanQuoting(text: string): QuotingScan {
     else if (c === "'" && quote === undefined) quote = "'";
     else if ((c === "\n" || c === "\r") && quote === undefined) hazards.add("several lines");
   }
-  if (quote !== undefined) return { unterminated: quote === "'" ? "single quote" : "double quote", hazards: [...hazards] };
+  if (quote !== undefined)
+    return { unterminated: quote === "'" ? "single quote" : "double quote", hazards: [...hazards] };
   return { hazards: [...hazards] };
 }

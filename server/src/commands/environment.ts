@@ -19,7 +19,11 @@ const QUIET: Record<string, string> = {
 /** Removed whatever the server had: they force colour back on. */
 const COLOUR_FORCING = ["FORCE_COLOR", "CLICOLOR_FORCE"];
 
-export function commandEnvironment(base: NodeJS.ProcessEnv, remove: readonly string[], extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function commandEnvironment(
+  base: NodeJS.ProcessEnv,
+  remove: readonly string[],
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of [...remove, ...COLOUR_FORCING]) delete env[name];
   return { ...env, ...QUIET, ...extra };

@@ -8,7 +8,19 @@ export { readCommandLine, type CommandLine, type SimpleCommand, type Word } from
 export { coveredBy, prefixOf, reviewCommand, ruleOf, type CommandReview } from "./prefix-rules.js";
 export { DEFAULT_BUDGET, OutputBudget, redact, StreamRedactor, type BudgetSizes } from "./output-budget.js";
 export { commandEnvironment } from "./environment.js";
-export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, runCommand, SHELL, type RunRequest, type RunResult } from "./runner.js";
-export type { SandboxBackend, SandboxPolicy, SandboxProbe, SandboxedStart } from "./sandbox/sandbox-backend.js";
+export {
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  runCommand,
+  SHELL,
+  type RunRequest,
+  type RunResult,
+} from "./runner.js";
+export type {
+  SandboxBackend,
+  SandboxPolicy,
+  SandboxProbe,
+  SandboxedStart,
+} from "./sandbox/sandbox-backend.js";
 export { bubblewrapArgs, probeBubblewrap } from "./sandbox/bubblewrap.js";
 export { findSandbox } from "./sandbox/find-sandbox.js";

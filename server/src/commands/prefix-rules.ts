@@ -9,10 +9,40 @@ import { readCommandLine, type CommandLine, type SimpleCommand } from "./command
 
 /** Programs whose arguments are another command: allowing them would allow anything. */
 const RUNS_ANOTHER = new Set([
-  "eval", "exec", "source", ".", "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh",
-  "env", "sudo", "doas", "su", "xargs", "nohup", "nice", "timeout", "command", "builtin",
-  "setsid", "time", "stdbuf", "chroot", "unshare", "nsenter", "flock", "parallel", "watch",
-  "script", "trap", "busybox",
+  "eval",
+  "exec",
+  "source",
+  ".",
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "csh",
+  "tcsh",
+  "env",
+  "sudo",
+  "doas",
+  "su",
+  "xargs",
+  "nohup",
+  "nice",
+  "timeout",
+  "command",
+  "builtin",
+  "setsid",
+  "time",
+  "stdbuf",
+  "chroot",
+  "unshare",
+  "nsenter",
+  "flock",
+  "parallel",
+  "watch",
+  "script",
+  "trap",
+  "busybox",
 ]);
 
 /** find's actions that run or delete. */
@@ -23,10 +53,33 @@ const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete"]);
  * option, `git -C dir push`) may write `.git/`, which the sandbox keeps read-only.
  */
 const GIT_READS = new Set([
-  "status", "diff", "log", "show", "blame", "grep", "ls-files", "ls-tree", "rev-parse",
-  "rev-list", "describe", "shortlog", "cat-file", "show-ref", "for-each-ref", "whatchanged",
-  "version", "help", "count-objects", "check-ignore", "merge-base", "name-rev", "cherry",
-  "diff-tree", "diff-files", "diff-index", "var",
+  "status",
+  "diff",
+  "log",
+  "show",
+  "blame",
+  "grep",
+  "ls-files",
+  "ls-tree",
+  "rev-parse",
+  "rev-list",
+  "describe",
+  "shortlog",
+  "cat-file",
+  "show-ref",
+  "for-each-ref",
+  "whatchanged",
+  "version",
+  "help",
+  "count-objects",
+  "check-ignore",
+  "merge-base",
+  "name-rev",
+  "cherry",
+  "diff-tree",
+  "diff-files",
+  "diff-index",
+  "var",
 ]);
 
 export interface CommandReview {
@@ -93,7 +146,8 @@ function partHazards(part: SimpleCommand): string[] {
   const out: string[] = [];
   const name = basename(program.text);
   if (RUNS_ANOTHER.has(name)) out.push(name === "eval" ? "eval" : `${name} runs the command it is given`);
-  if (name === "find" && args.some((a) => FIND_ACTIONS.has(a.text))) out.push("find with an action that runs or deletes");
+  if (name === "find" && args.some((a) => FIND_ACTIONS.has(a.text)))
+    out.push("find with an action that runs or deletes");
   if (args[0] !== undefined && !args[0].literal) out.push("a first argument that is a variable or a pattern");
   return out;
 }

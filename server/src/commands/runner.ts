@@ -56,10 +56,17 @@ export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 export function runCommand(req: RunRequest): Promise<RunResult> {
   // stderr joins stdout inside the shell itself, so the two keep the order they were written in.
   const argv = [SHELL, "-c", `exec 2>&1\n${req.command}`];
-  const start = req.sandbox ? req.sandbox.backend.wrap(argv, req.cwd, req.sandbox.policy) : { file: argv[0]!, args: argv.slice(1), env: {} };
+  const start = req.sandbox
+    ? req.sandbox.backend.wrap(argv, req.cwd, req.sandbox.policy)
+    : { file: argv[0]!, args: argv.slice(1), env: {} };
   const env = commandEnvironment(req.env, req.remove, start.env);
   const began = performance.now();
-  const child = spawn("/bin/sh", ["-c", WATCHDOG, start.file, ...start.args], { cwd: req.cwd, env, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("/bin/sh", ["-c", WATCHDOG, start.file, ...start.args], {
+    cwd: req.cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    detached: true,
+  });
   const lifeline = child.stdio[3] as Readable | null;
   lifeline?.on("error", () => undefined);
   const [stdout, stderr] = [child.stdio[1] as Readable, child.stdio[2] as Readable];
@@ -74,7 +81,9 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
     budget.push(safe);
     if (req.onOutput && live < LIVE_LIMIT) {
       live += safe.length;
-      req.onOutput(live < LIVE_LIMIT ? safe : `${safe}\n[live output stops here; the result keeps its head and tail]\n`);
+      req.onOutput(
+        live < LIVE_LIMIT ? safe : `${safe}\n[live output stops here; the result keeps its head and tail]\n`,
+      );
     }
   };
   stdout.on("data", (d: Buffer) => take(decoders[0].decode(d, { stream: true })));

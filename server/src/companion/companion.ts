@@ -8,7 +8,14 @@ import path from "node:path";
 import type { ToolConditions, ToolContext } from "../tools/tool.js";
 import { VERSION } from "../version.js";
 import { DiffDesk, type DiffReviewer } from "./diff-desk.js";
-import { discoveryPath, removeDiscovery, sweepStale, sweepStaleSync, writeDiscovery, type IdeInfo } from "./discovery.js";
+import {
+  discoveryPath,
+  removeDiscovery,
+  sweepStale,
+  sweepStaleSync,
+  writeDiscovery,
+  type IdeInfo,
+} from "./discovery.js";
 import type { HttpSessions } from "./http-sessions.js";
 import { listenLoopback, newToken, type Endpoint } from "./http-endpoint.js";
 import { OpenFiles } from "./open-files.js";
@@ -61,7 +68,11 @@ function hookExit(): void {
     sweepStaleSync();
   };
   process.on("exit", remove);
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+    ["SIGHUP", 129],
+  ] as const) {
     process.once(signal, () => {
       remove();
       process.exit(code);
@@ -79,8 +90,12 @@ export class Companion {
   private file: string | undefined;
 
   private constructor(private readonly options: CompanionOptions) {
-    this.desk = new DiffDesk(options.reviewer, (session, method, params) => this.sessions?.notify(session, method, params));
-    this.openFiles = new OpenFiles((context) => this.sessions?.broadcast("ide/contextUpdate", { ...context }));
+    this.desk = new DiffDesk(options.reviewer, (session, method, params) =>
+      this.sessions?.notify(session, method, params),
+    );
+    this.openFiles = new OpenFiles((context) =>
+      this.sessions?.broadcast("ide/contextUpdate", { ...context }),
+    );
   }
 
   private tools(): McpTool[] {
@@ -89,7 +104,10 @@ export class Companion {
     if (this.built?.key === key) return this.built.tools;
     const log = this.options.log;
     // Every agent's call and its answer go to the debug log, as the editor's commands do.
-    const tools = [...this.desk.tools(), ...registryTools((call) => this.options.toolContext(call), conditions)].map((tool) => ({
+    const tools = [
+      ...this.desk.tools(),
+      ...registryTools((call) => this.options.toolContext(call), conditions),
+    ].map((tool) => ({
       ...tool,
       call: async (args: Record<string, unknown>, call: CallInfo) => {
         log("mcp_call", { client: call.client, tool: tool.name, arguments: args });
@@ -108,7 +126,10 @@ export class Companion {
     const swept = await sweepStale();
     if (swept.length > 0) options.log("companion_swept", swept);
     const token = newToken();
-    const spec = { tools: () => companion.tools(), instructions: editorInstructions(options.ideInfo, options.roots) };
+    const spec = {
+      tools: () => companion.tools(),
+      instructions: editorInstructions(options.ideInfo, options.roots),
+    };
     const endpoint = await listenLoopback(token, async () => {
       const { HttpSessions } = await import("./http-sessions.js");
       companion.sessions = new HttpSessions(spec, {

@@ -47,8 +47,14 @@ const openDiffParams = z
 
 const closeDiffParams = z
   .object({
-    filePath: z.string().min(1, "must name a file").describe("The absolute path of the file whose diff to close."),
-    suppressNotification: z.boolean().optional().describe("Deprecated in the spec; closing never sends a notification here."),
+    filePath: z
+      .string()
+      .min(1, "must name a file")
+      .describe("The absolute path of the file whose diff to close."),
+    suppressNotification: z
+      .boolean()
+      .optional()
+      .describe("Deprecated in the spec; closing never sends a notification here."),
   })
   .strict();
 
@@ -96,21 +102,30 @@ export class DiffDesk {
     // A newer proposal for the same file replaces the older one; its caller hears a rejection.
     const earlier = this.diffs.get(filePath);
     if (earlier) this.withdraw(filePath, earlier, true);
-    const diff: OpenDiff = { session: call.session, newContent, baseSha: current?.sha256 ?? null, controller: new AbortController(), withdrawn: false };
+    const diff: OpenDiff = {
+      session: call.session,
+      newContent,
+      baseSha: current?.sha256 ?? null,
+      controller: new AbortController(),
+      withdrawn: false,
+    };
     this.diffs.set(filePath, diff);
     const finish = (outcome: DiffOutcome): void => {
       if (this.diffs.get(filePath) === diff) this.diffs.delete(filePath);
       if (diff.withdrawn) return;
-      if (outcome.status === "accepted") this.notify(diff.session, "ide/diffAccepted", { filePath, content: outcome.content });
+      if (outcome.status === "accepted")
+        this.notify(diff.session, "ide/diffAccepted", { filePath, content: outcome.content });
       else this.notify(diff.session, "ide/diffRejected", { filePath });
     };
     if (current !== null && current.content === newContent) {
       // Nothing to review: the file already holds the proposal.
       setImmediate(() => finish({ status: "accepted", content: newContent }));
     } else {
-      this.reviewer.review({ filePath, content: newContent }, diff.controller.signal).then(finish, (error: unknown) =>
-        finish({ status: "rejected", message: error instanceof Error ? error.message : String(error) }),
-      );
+      this.reviewer
+        .review({ filePath, content: newContent }, diff.controller.signal)
+        .then(finish, (error: unknown) =>
+          finish({ status: "rejected", message: error instanceof Error ? error.message : String(error) }),
+        );
     }
     return { content: [] };
   }
@@ -125,8 +140,13 @@ export class DiffDesk {
     this.withdraw(filePath, diff, false);
     // gemini-cli closes the diff when its user answers in the terminal, and on "accept" writes what
     // this returns: the proposal while the buffer is as it was, else what the buffer holds now.
-    const untouched = current === null ? diff.baseSha === null : !("error" in current) && current.sha256 === diff.baseSha;
-    const content = untouched ? diff.newContent : current !== null && !("error" in current) ? current.content : null;
+    const untouched =
+      current === null ? diff.baseSha === null : !("error" in current) && current.sha256 === diff.baseSha;
+    const content = untouched
+      ? diff.newContent
+      : current !== null && !("error" in current)
+        ? current.content
+        : null;
     return { content: [{ type: "text", text: JSON.stringify({ content }) }] };
   }
 
@@ -139,7 +159,8 @@ export class DiffDesk {
 
   /** The agent's session ended: its pending diffs are withdrawn from the editor. */
   sessionClosed(session: string): void {
-    for (const [filePath, diff] of [...this.diffs]) if (diff.session === session) this.withdraw(filePath, diff, false);
+    for (const [filePath, diff] of [...this.diffs])
+      if (diff.session === session) this.withdraw(filePath, diff, false);
   }
 
   closeAll(): void {

@@ -49,7 +49,11 @@ export function discoveryPath(editorPid: number, port: number): string {
 /** The editor's name as gemini-cli shows it, from LSP's clientInfo. */
 export function ideInfoOf(clientName: string | undefined): IdeInfo {
   const displayName = clientName?.trim() || "LSP editor";
-  const name = displayName.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "lsp-editor";
+  const name =
+    displayName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "lsp-editor";
   return { name, displayName };
 }
 
@@ -124,13 +128,18 @@ function readOne(file: string): DiscoveryFile | undefined {
 
 async function listFiles(): Promise<string[]> {
   try {
-    return (await fs.readdir(discoveryDir())).filter((name) => FILE_PATTERN.test(name)).map((name) => path.join(discoveryDir(), name));
+    return (await fs.readdir(discoveryDir()))
+      .filter((name) => FILE_PATTERN.test(name))
+      .map((name) => path.join(discoveryDir(), name));
   } catch {
     return [];
   }
 }
 
-const isLockstep = (info: DiscoveryFile): boolean => typeof info.lockstep?.pid === "number" && typeof info.port === "number" && typeof info.authToken === "string";
+const isLockstep = (info: DiscoveryFile): boolean =>
+  typeof info.lockstep?.pid === "number" &&
+  typeof info.port === "number" &&
+  typeof info.authToken === "string";
 
 /**
  * Removes lockstep's files whose server process is gone, and the temporary
@@ -153,7 +162,10 @@ export function sweepStaleSync(): string[] {
     const stale =
       writer !== undefined
         ? Number(writer) !== process.pid && !isProcessAlive(Number(writer)) && ownFile(file)
-        : FILE_PATTERN.test(name) && ((info) => info !== undefined && isLockstep(info) && !isProcessAlive(info.lockstep.pid))(readOne(file));
+        : FILE_PATTERN.test(name) &&
+          ((info) => info !== undefined && isLockstep(info) && !isProcessAlive(info.lockstep.pid))(
+            readOne(file),
+          );
     if (!stale) continue;
     removeDiscovery(file);
     removed.push(file);
@@ -191,7 +203,9 @@ export async function findSessions(cwd: string, port?: number): Promise<FoundSes
     const info = readOne(file);
     if (!info || !isLockstep(info) || !isProcessAlive(info.lockstep.pid)) continue;
     if (port !== undefined && info.port !== port) continue;
-    const roots = String(info.workspacePath ?? "").split(path.delimiter).filter(Boolean);
+    const roots = String(info.workspacePath ?? "")
+      .split(path.delimiter)
+      .filter(Boolean);
     if (!roots.some((root) => contains(realOrSame(root), here))) continue;
     const stat = await fs.stat(file).catch(() => undefined);
     found.push({ file, info, mtime: stat?.mtimeMs ?? 0 });

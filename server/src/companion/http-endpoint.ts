@@ -31,18 +31,27 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 /** Host must name loopback on our port; Origin, when sent (browsers), must be loopback too. Stops DNS rebinding. */
 function loopbackRequest(req: IncomingMessage, port: number): boolean {
   const host = req.headers.host;
-  if (host === undefined || !LOOPBACK_HOSTS.has(host.replace(/:\d+$/, "")) || !host.endsWith(`:${port}`)) return false;
+  if (host === undefined || !LOOPBACK_HOSTS.has(host.replace(/:\d+$/, "")) || !host.endsWith(`:${port}`))
+    return false;
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {
     const url = new URL(origin);
-    return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_HOSTS.has(url.hostname === "::1" ? "[::1]" : url.hostname);
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      LOOPBACK_HOSTS.has(url.hostname === "::1" ? "[::1]" : url.hostname)
+    );
   } catch {
     return false;
   }
 }
 
-function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function refuse(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message }, id: null }));
 }
@@ -53,13 +62,22 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
  */
 export function guard(req: IncomingMessage, res: ServerResponse, token: string, port: number): boolean {
   if (!loopbackRequest(req, port)) {
-    refuse(res, 403, "Forbidden: lockstep's companion endpoint answers loopback requests only (Host and Origin must be 127.0.0.1 or localhost).");
+    refuse(
+      res,
+      403,
+      "Forbidden: lockstep's companion endpoint answers loopback requests only (Host and Origin must be 127.0.0.1 or localhost).",
+    );
     return false;
   }
   const auth = req.headers.authorization ?? "";
   const given = /^Bearer (.+)$/i.exec(auth)?.[1]?.trim();
   if (given === undefined || !tokenMatches(given, token)) {
-    refuse(res, 401, "Unauthorized: send the authToken of the discovery file as `Authorization: Bearer <token>`.", { "www-authenticate": "Bearer" });
+    refuse(
+      res,
+      401,
+      "Unauthorized: send the authToken of the discovery file as `Authorization: Bearer <token>`.",
+      { "www-authenticate": "Bearer" },
+    );
     return false;
   }
   const path = (req.url ?? "").split("?")[0];
@@ -84,7 +102,8 @@ export async function listenLoopback(token: string, load: () => Promise<RequestH
     handler
       .then((handle) => handle(req, res))
       .catch((error: unknown) => {
-        if (!res.headersSent) refuse(res, 500, `Internal Error: ${error instanceof Error ? error.message : String(error)}`);
+        if (!res.headersSent)
+          refuse(res, 500, `Internal Error: ${error instanceof Error ? error.message : String(error)}`);
         else res.end();
       });
   });
@@ -96,7 +115,8 @@ export async function listenLoopback(token: string, load: () => Promise<RequestH
     });
   });
   const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("the companion endpoint has no TCP address");
+  if (address === null || typeof address === "string")
+    throw new Error("the companion endpoint has no TCP address");
   port = address.port;
   // An agent's open event stream must not keep the process alive once the editor is gone.
   server.unref();

@@ -67,7 +67,13 @@ export class HttpSessions {
       const session = this.live.get(id);
       if (!session) {
         res.writeHead(404, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: it ended; initialize again." }, id: null }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32001, message: "Session not found: it ended; initialize again." },
+            id: null,
+          }),
+        );
         return;
       }
       this.enter(session);
@@ -77,7 +83,10 @@ export class HttpSessions {
       return;
     }
     if (this.live.size + this.starting >= this.maxSessions) {
-      res.writeHead(503, { "content-type": "application/json", "retry-after": String(Math.ceil(this.idleMs / 1000)) });
+      res.writeHead(503, {
+        "content-type": "application/json",
+        "retry-after": String(Math.ceil(this.idleMs / 1000)),
+      });
       const message =
         `Service Unavailable: this endpoint has ${this.live.size} live MCP sessions, the most it keeps (${this.maxSessions}). ` +
         `End a session you no longer use (HTTP DELETE with its mcp-session-id), or wait: a session with no open stream and no request ends after ${Math.round(this.idleMs / 1000)} s.`;
@@ -111,7 +120,10 @@ export class HttpSessions {
 
   /** A notification to one agent; dropped when its event stream is not open (the SDK's rule). */
   notify(session: string, method: string, params: Record<string, unknown>): void {
-    this.live.get(session)?.server.notification({ method, params }).catch(() => undefined);
+    this.live
+      .get(session)
+      ?.server.notification({ method, params })
+      .catch(() => undefined);
   }
 
   broadcast(method: string, params: Record<string, unknown>): void {

@@ -31,16 +31,24 @@ export function diskInstructions(root: string, why: string): string {
 }
 
 export async function runMcpCommand(args: string[], stderr: Err): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { port: { type: "string" }, root: { type: "string" }, disk: { type: "boolean" } } });
-  if (positionals.length > 0) throw new Error(`mcp takes no positional arguments (got ${positionals.join(" ")})`);
-  if (values.port !== undefined && !/^\d+$/.test(values.port)) throw new Error(`--port takes a port number (got ${values.port})`);
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { port: { type: "string" }, root: { type: "string" }, disk: { type: "boolean" } },
+  });
+  if (positionals.length > 0)
+    throw new Error(`mcp takes no positional arguments (got ${positionals.join(" ")})`);
+  if (values.port !== undefined && !/^\d+$/.test(values.port))
+    throw new Error(`--port takes a port number (got ${values.port})`);
   const root = values.root ?? process.cwd();
   const port = values.port === undefined ? undefined : Number(values.port);
   if (values.disk) return serveDisk(root, "started with --disk.", stderr);
   const [session] = await findSessions(root, port);
   if (session) return relay(session, stderr);
   if (port !== undefined) {
-    stderr(`lockstep mcp: no editor session on port ${port} whose workspace holds ${root}. Run \`lockstep mcp\` without --port to use the disk, or check the port with the lockstep.session command in the editor.\n`);
+    stderr(
+      `lockstep mcp: no editor session on port ${port} whose workspace holds ${root}. Run \`lockstep mcp\` without --port to use the disk, or check the port with the lockstep.session command in the editor.\n`,
+    );
     return 1;
   }
   return serveDisk(root, "no editor session with lockstep holds this directory.", stderr);
@@ -51,7 +59,10 @@ async function serveDisk(root: string, why: string, stderr: Err): Promise<number
   const workspace = new Workspace(sandbox);
   // The agent asks its user before calling a tool; there is no editor here to ask again.
   const tools = registryTools((call) => ({ workspace, signal: call.signal, approve: async () => "apply" }));
-  const server = createMcpServer({ tools: () => tools, instructions: diskInstructions(sandbox.roots[0]!, why) }, () => "stdio");
+  const server = createMcpServer(
+    { tools: () => tools, instructions: diskInstructions(sandbox.roots[0]!, why) },
+    () => "stdio",
+  );
   const transport = new BoundedStdioTransport(stderr);
   const closed = new Promise<number>((resolve) => (transport.onclose = () => resolve(0)));
   await server.connect(transport);
@@ -59,12 +70,15 @@ async function serveDisk(root: string, why: string, stderr: Err): Promise<number
   return closed;
 }
 
-const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => "method" in m && "id" in m;
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } =>
+  "method" in m && "id" in m;
 
 /** Passes every message both ways unchanged; the editor session answers initialize, so its instructions reach the agent. */
 async function relay(session: FoundSession, stderr: Err): Promise<number> {
   const { port, authToken } = session.info;
-  const upstream = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${MCP_PATH}`), { requestInit: { headers: { Authorization: `Bearer ${authToken}` } } });
+  const upstream = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${MCP_PATH}`), {
+    requestInit: { headers: { Authorization: `Bearer ${authToken}` } },
+  });
   const downstream = new BoundedStdioTransport(stderr);
   const initializeIds = new Set<string | number>();
   let lost: string | undefined;
@@ -78,7 +92,10 @@ async function relay(session: FoundSession, stderr: Err): Promise<number> {
         void downstream.send({
           jsonrpc: "2.0",
           id: message.id,
-          error: { code: -32603, message: `lockstep: the editor session on port ${port} is gone (${lost}). Restart lockstep mcp: it connects to the next session, or serves the disk.` },
+          error: {
+            code: -32603,
+            message: `lockstep: the editor session on port ${port} is gone (${lost}). Restart lockstep mcp: it connects to the next session, or serves the disk.`,
+          },
         });
       }
     });
@@ -94,13 +111,18 @@ async function relay(session: FoundSession, stderr: Err): Promise<number> {
 
   const closed = new Promise<number>((resolve) => {
     downstream.onclose = () => {
-      void upstream.terminateSession().catch(() => undefined).finally(() => void upstream.close());
+      void upstream
+        .terminateSession()
+        .catch(() => undefined)
+        .finally(() => void upstream.close());
       resolve(lost === undefined ? 0 : 1);
     };
   });
   await upstream.start();
   await downstream.start();
   process.stdin.once("end", () => void downstream.close());
-  stderr(`lockstep mcp: relaying to the editor session ${session.info.ideInfo?.displayName ?? ""} on port ${port} (${session.file}).\n`);
+  stderr(
+    `lockstep mcp: relaying to the editor session ${session.info.ideInfo?.displayName ?? ""} on port ${port} (${session.file}).\n`,
+  );
   return closed;
 }

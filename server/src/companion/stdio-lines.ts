@@ -53,7 +53,8 @@ export class BoundedStdioTransport implements Transport {
 
   private lineRead(line: string): void {
     const parsed = parseBounded(line);
-    if (!parsed.ok && parsed.reason === "depth") return this.refuse(topLevelId(parsed.value), tooDeepMessage("lockstep mcp: a message"));
+    if (!parsed.ok && parsed.reason === "depth")
+      return this.refuse(topLevelId(parsed.value), tooDeepMessage("lockstep mcp: a message"));
     if (!parsed.ok) return this.onerror?.(new Error(`a line that is not JSON (${parsed.message})`));
     const checked = JSONRPCMessageSchema.safeParse(parsed.value);
     if (!checked.success) return this.onerror?.(checked.error);
@@ -63,6 +64,10 @@ export class BoundedStdioTransport implements Transport {
   /** The sender hears why its message was not read (by its id, when it names one), and so does stderr. */
   private refuse(id: string | number | null, message: string): void {
     this.report(`${message}${id === null ? "" : ` (request id ${JSON.stringify(id)})`}\n`);
-    void this.send({ jsonrpc: "2.0", id: id as string | number, error: { code: -32600, message } } as JSONRPCMessage);
+    void this.send({
+      jsonrpc: "2.0",
+      id: id as string | number,
+      error: { code: -32600, message },
+    } as JSONRPCMessage);
   }
 }

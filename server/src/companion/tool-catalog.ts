@@ -30,7 +30,9 @@ export interface McpTool {
 
 /** An envelope as a tool result: its JSON as the one text block; a refusal is an error result. */
 export function envelopeAnswer(envelope: Envelope): ToolAnswer {
-  return envelope.ok ? { content: [{ type: "text", text: JSON.stringify(envelope) }] } : { content: [{ type: "text", text: JSON.stringify(envelope) }], isError: true };
+  return envelope.ok
+    ? { content: [{ type: "text", text: JSON.stringify(envelope) }] }
+    : { content: [{ type: "text", text: JSON.stringify(envelope) }], isError: true };
 }
 
 export function errorAnswer(message: string): ToolAnswer {
@@ -41,7 +43,10 @@ export function errorAnswer(message: string): ToolAnswer {
  * lockstep's tools, exactly as its own model is given them under the same conditions (get_diagnostics
  * only in wrap mode, …); modifying ones ask for approval through the context.
  */
-export function registryTools(context: (call: CallInfo) => ToolContext, conditions: ToolConditions = {}): McpTool[] {
+export function registryTools(
+  context: (call: CallInfo) => ToolContext,
+  conditions: ToolConditions = {},
+): McpTool[] {
   return functionDeclarations(conditions).map((declaration) => {
     const readOnly = findTool(declaration.name, conditions)?.kind === "read";
     return {
@@ -49,7 +54,8 @@ export function registryTools(context: (call: CallInfo) => ToolContext, conditio
       description: declaration.description,
       inputSchema: declaration.parametersJsonSchema,
       annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly },
-      call: async (args, call) => envelopeAnswer(await invokeTool(declaration.name, args, { ...context(call), conditions })),
+      call: async (args, call) =>
+        envelopeAnswer(await invokeTool(declaration.name, args, { ...context(call), conditions })),
     };
   });
 }

@@ -43,25 +43,50 @@ export function workspaceReviewer({ workspace, approve, journal, warn }: Reviewe
   };
 
   /** The proposal as it applies to the buffer: unchanged when the buffer is the disk's text. */
-  const rebase = async (filePath: string, buffer: string, proposal: string): Promise<{ content: string } | { error: string }> => {
+  const rebase = async (
+    filePath: string,
+    buffer: string,
+    proposal: string,
+  ): Promise<{ content: string } | { error: string }> => {
     const resolved = await workspace.resolve(filePath, "read");
     const disk = resolved.ok && resolved.value.exists ? await readTextFile(resolved.value.abs) : undefined;
     if (!disk?.ok || disk.value.content === buffer) return { content: proposal };
     const placed = placeAll(disk.value.content, buffer, changeHunks(disk.value.content, proposal));
-    return placed.ok ? { content: placed.text } : { error: `hunk ${placed.hunk + 1} of the proposal does not fit the unsaved buffer: ${placed.error.message}` };
+    return placed.ok
+      ? { content: placed.text }
+      : {
+          error: `hunk ${placed.hunk + 1} of the proposal does not fit the unsaved buffer: ${placed.error.message}`,
+        };
   };
 
   /** The one step that stages and waits for the decision; a per-hunk review would take its place. */
-  const stage = async (filePath: string, base: CurrentText | null, proposal: string, signal: AbortSignal): Promise<DiffOutcome> => {
-    const ctx: ToolContext = { workspace, signal, approve: (change, s) => approve(Object.assign(Object.create(change) as typeof change, { tool: "openDiff" }), s), ...(journal ? { journal } : {}) };
-    const result = await invokeTool("write_file", { file_path: filePath, content: proposal, ...(base ? { base_content_sha256: base.sha256 } : {}) }, ctx);
+  const stage = async (
+    filePath: string,
+    base: CurrentText | null,
+    proposal: string,
+    signal: AbortSignal,
+  ): Promise<DiffOutcome> => {
+    const ctx: ToolContext = {
+      workspace,
+      signal,
+      approve: (change, s) =>
+        approve(Object.assign(Object.create(change) as typeof change, { tool: "openDiff" }), s),
+      ...(journal ? { journal } : {}),
+    };
+    const result = await invokeTool(
+      "write_file",
+      { file_path: filePath, content: proposal, ...(base ? { base_content_sha256: base.sha256 } : {}) },
+      ctx,
+    );
     if (!result.ok) {
       // The user declined or the agent withdrew it: nothing to say. Anything else the user should hear.
-      if (result.error.code !== "rejected" && result.error.code !== "cancelled") warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${result.error.message}`);
+      if (result.error.code !== "rejected" && result.error.code !== "cancelled")
+        warn(`lockstep: an agent's proposal for ${filePath} was not staged: ${result.error.message}`);
       return { status: "rejected", message: result.error.message };
     }
     const state = result.data["latest_file_state"] as { content?: unknown } | undefined;
-    if (typeof state?.content !== "string") return { status: "rejected", message: "no file state in the result" };
+    if (typeof state?.content !== "string")
+      return { status: "rejected", message: "no file state in the result" };
     return { status: "accepted", content: await confirmed(filePath, state.content) };
   };
 
@@ -80,7 +105,10 @@ export function workspaceReviewer({ workspace, approve, journal, warn }: Reviewe
     }
   };
 
-  const review = async ({ filePath, content }: { filePath: string; content: string }, signal: AbortSignal): Promise<DiffOutcome> => {
+  const review = async (
+    { filePath, content }: { filePath: string; content: string },
+    signal: AbortSignal,
+  ): Promise<DiffOutcome> => {
     const now = await current(filePath);
     if (now !== null && "error" in now) return { status: "rejected", message: now.error };
     if (now === null) return stage(filePath, null, content, signal);

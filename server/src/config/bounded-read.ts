@@ -40,7 +40,8 @@ export function readBoundedFile(file: string, options: BoundedReadOptions): Boun
   } catch (error) {
     const code = errno(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
-    if (code === "ELOOP") return { kind: "refused", message: `${shown}: a loop of symbolic links; remove the link` };
+    if (code === "ELOOP")
+      return { kind: "refused", message: `${shown}: a loop of symbolic links; remove the link` };
     return { kind: "refused", message: `${shown}: cannot be read (${code || String(error)})` };
   }
   if (options.within !== undefined) {
@@ -51,7 +52,10 @@ export function readBoundedFile(file: string, options: BoundedReadOptions): Boun
       folder = path.resolve(options.within);
     }
     if (!isInside(folder, real)) {
-      return { kind: "refused", message: `${shown}: is a symbolic link to a file outside ${folder}; lockstep does not follow it (nothing was read)` };
+      return {
+        kind: "refused",
+        message: `${shown}: is a symbolic link to a file outside ${folder}; lockstep does not follow it (nothing was read)`,
+      };
     }
   }
   let fd: number;
@@ -63,8 +67,17 @@ export function readBoundedFile(file: string, options: BoundedReadOptions): Boun
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) {
-      const what = stats.isDirectory() ? "a directory" : stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
-      return { kind: "refused", message: `${shown}: is ${what}, not a regular file; lockstep reads regular files only (nothing was read)` };
+      const what = stats.isDirectory()
+        ? "a directory"
+        : stats.isFIFO()
+          ? "a named pipe"
+          : stats.isSocket()
+            ? "a socket"
+            : "a device";
+      return {
+        kind: "refused",
+        message: `${shown}: is ${what}, not a regular file; lockstep reads regular files only (nothing was read)`,
+      };
     }
     if (stats.size > options.maxBytes) return tooLarge(shown, stats.size, options.maxBytes);
     // The size a file reports can be wrong (/proc): read at most one byte past the cap to know.
@@ -91,5 +104,8 @@ export function readBoundedFile(file: string, options: BoundedReadOptions): Boun
 
 function tooLarge(shown: string, size: number, max: number): BoundedRead {
   const at = size > max ? `over ${max.toLocaleString("en-US")} bytes` : `${size} bytes`;
-  return { kind: "refused", message: `${shown}: is ${at}; the limit is ${max.toLocaleString("en-US")} bytes (nothing was used)` };
+  return {
+    kind: "refused",
+    message: `${shown}: is ${at}; the limit is ${max.toLocaleString("en-US")} bytes (nothing was used)`,
+  };
 }

@@ -11,7 +11,10 @@ export function keyVariables(apiKeyEnv: string | undefined): string[] {
 }
 
 /** Each key variable set to a value long enough to redact, with its name. */
-export function namedKeySecrets(apiKeyEnv: string | undefined, env: NodeJS.ProcessEnv = process.env): { name: string; value: string }[] {
+export function namedKeySecrets(
+  apiKeyEnv: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): { name: string; value: string }[] {
   return keyVariables(apiKeyEnv).flatMap((name) => {
     const value = env[name];
     return value !== undefined && value.length >= MIN_SECRET_LENGTH ? [{ name, value }] : [];

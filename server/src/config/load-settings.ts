@@ -24,7 +24,13 @@ import path from "node:path";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from "./settings.js";
 import { scrubUrls, shownUrl } from "./shown-url.js";
 import { filterProjectValues, ignoredMessages, type IgnoredKey } from "./project-keys.js";
-import { baseUrlInUse, DEFAULT_MAX_OUTPUT_TOKENS, isOpenAiCompatible, keyVariablesOf, LOCAL_MODEL_LINE } from "./provider-facts.js";
+import {
+  baseUrlInUse,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  isOpenAiCompatible,
+  keyVariablesOf,
+  LOCAL_MODEL_LINE,
+} from "./provider-facts.js";
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 import { realFolder, trustedBy } from "./trust.js";
@@ -83,15 +89,26 @@ export interface ProjectTrust {
 const KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
 const PATH_KEYS: ReadonlySet<SettingKey> = new Set(["replay", "transcript"]);
 
-export const envVariableOf = (key: SettingKey): string => `LOCKSTEP_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+export const envVariableOf = (key: SettingKey): string =>
+  `LOCKSTEP_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 export const flagOf = (key: SettingKey): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** A key's value written as text (a variable, a flag) read as the schema's type: booleans and numbers from their words. */
 function fromText(key: SettingKey, text: string): unknown {
   const sample = DEFAULT_SETTINGS[key];
-  if (typeof sample === "boolean") return /^(1|true|yes|on)$/i.test(text.trim()) ? true : /^(0|false|no|off)$/i.test(text.trim()) ? false : text;
-  if (typeof sample === "number") return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
-  if (Array.isArray(sample)) return text.split(",").map((t) => t.trim()).filter((t) => t !== "");
+  if (typeof sample === "boolean")
+    return /^(1|true|yes|on)$/i.test(text.trim())
+      ? true
+      : /^(0|false|no|off)$/i.test(text.trim())
+        ? false
+        : text;
+  if (typeof sample === "number")
+    return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+  if (Array.isArray(sample))
+    return text
+      .split(",")
+      .map((t) => t.trim())
+      .filter((t) => t !== "");
   return text;
 }
 
@@ -139,40 +156,76 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   const set = (key: string, value: unknown, origin: Origin, baseDir: string): void => {
     if (key === MCP_SERVERS_KEY) {
       // The files' servers are read by mcp-servers.ts (a project's only when trusted); no other source names any.
-      if (origin.kind !== "user" && origin.kind !== "project") problems.push({ severity: "warning", message: `${originLabel(origin)}: ${key} ignored; MCP servers are read from the user file (${userFilePath(env)}) and a trusted project's files only` });
+      if (origin.kind !== "user" && origin.kind !== "project")
+        problems.push({
+          severity: "warning",
+          message: `${originLabel(origin)}: ${key} ignored; MCP servers are read from the user file (${userFilePath(env)}) and a trusted project's files only`,
+        });
       return;
     }
     const field = settingsSchema.shape[key as SettingKey];
     if (!field) {
-      const place = origin.kind === "user" || origin.kind === "project" ? `"${key}" in ${originLabel(origin)}` : origin.kind === "editor" ? `the editor's setting \`${key}\`` : originLabel(origin);
-      problems.push({ severity: "warning", message: `${place}: unknown setting; the settings are ${KEYS.join(", ")}` });
+      const place =
+        origin.kind === "user" || origin.kind === "project"
+          ? `"${key}" in ${originLabel(origin)}`
+          : origin.kind === "editor"
+            ? `the editor's setting \`${key}\``
+            : originLabel(origin);
+      problems.push({
+        severity: "warning",
+        message: `${place}: unknown setting; the settings are ${KEYS.join(", ")}`,
+      });
       return;
     }
     const k = key as SettingKey;
     const parsed = field.safeParse(value);
     if (!parsed.success) {
-      problems.push({ severity: "error", key: k, message: `${whereSet(k, origin)}: ${parsed.error.issues[0]?.message ?? "invalid value"} (${scrubUrls(JSON.stringify(value) ?? String(value))})` });
+      problems.push({
+        severity: "error",
+        key: k,
+        message: `${whereSet(k, origin)}: ${parsed.error.issues[0]?.message ?? "invalid value"} (${scrubUrls(JSON.stringify(value) ?? String(value))})`,
+      });
       return;
     }
-    values[k] = PATH_KEYS.has(k) && typeof parsed.data === "string" ? path.resolve(baseDir, parsed.data) : parsed.data;
+    values[k] =
+      PATH_KEYS.has(k) && typeof parsed.data === "string" ? path.resolve(baseDir, parsed.data) : parsed.data;
     origins[k] = origin;
   };
 
   const files = { user: userFilePath(env), project: projectFilePath(options.root) };
   const user = readSettingsFile(files.user);
   if (user.kind === "invalid") problems.push({ severity: "error", message: user.message });
-  if (user.kind === "read") for (const [key, value] of Object.entries(user.values)) set(key, value, { kind: "user", file: files.user, line: user.lineOf(key) }, path.dirname(files.user));
+  if (user.kind === "read")
+    for (const [key, value] of Object.entries(user.values))
+      set(key, value, { kind: "user", file: files.user, line: user.lineOf(key) }, path.dirname(files.user));
   // The project file: read only inside the root, and only what the folder's trust lets it set.
   const folder = realFolder(options.root);
   const by = trustedBy(folder, env);
-  const trust: ProjectTrust = { folder, trusted: by !== undefined, ...(by !== undefined ? { by } : {}), ignored: [] };
+  const trust: ProjectTrust = {
+    folder,
+    trusted: by !== undefined,
+    ...(by !== undefined ? { by } : {}),
+    ignored: [],
+  };
   const project = readSettingsFile(files.project, options.root);
   if (project.kind === "invalid") problems.push({ severity: "error", message: project.message });
   if (project.kind === "read") {
     const filtered = filterProjectValues(project.values, settingsSchema.parse(values), trust.trusted);
     trust.ignored = filtered.ignored;
-    for (const message of ignoredMessages(files.project, folder, filtered.ignored, `run \`lockstep trust ${folder}\` to trust it`)) problems.push({ severity: "warning", message });
-    for (const [key, value] of Object.entries(filtered.accepted)) set(key, value, { kind: "project", file: files.project, line: project.lineOf(key) }, path.dirname(files.project));
+    for (const message of ignoredMessages(
+      files.project,
+      folder,
+      filtered.ignored,
+      `run \`lockstep trust ${folder}\` to trust it`,
+    ))
+      problems.push({ severity: "warning", message });
+    for (const [key, value] of Object.entries(filtered.accepted))
+      set(
+        key,
+        value,
+        { kind: "project", file: files.project, line: project.lineOf(key) },
+        path.dirname(files.project),
+      );
   }
   for (const key of KEYS) {
     const variable = envVariableOf(key);
@@ -182,10 +235,21 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   for (const [key, value] of Object.entries(options.flags ?? {})) {
     if (value === undefined) continue;
     const k = key as SettingKey;
-    set(key, typeof value === "string" ? fromText(k, value) : value, { kind: "flag", flag: options.flagNames?.[k] ?? flagOf(k) }, cwd);
+    set(
+      key,
+      typeof value === "string" ? fromText(k, value) : value,
+      { kind: "flag", flag: options.flagNames?.[k] ?? flagOf(k) },
+      cwd,
+    );
   }
-  if (options.editor !== undefined && options.editor !== null && typeof options.editor === "object" && !Array.isArray(options.editor)) {
-    for (const [key, value] of Object.entries(options.editor)) set(key, value, { kind: "editor" }, options.root);
+  if (
+    options.editor !== undefined &&
+    options.editor !== null &&
+    typeof options.editor === "object" &&
+    !Array.isArray(options.editor)
+  ) {
+    for (const [key, value] of Object.entries(options.editor))
+      set(key, value, { kind: "editor" }, options.root);
   }
 
   const settings = settingsSchema.parse(values);
@@ -215,7 +279,11 @@ function whereToAdd(key: SettingKey, because: Origin, flagName: (k: SettingKey) 
 }
 
 /** Settings that are each valid but do not go together, named where the user wrote them. */
-function combinationProblems(s: Settings, origins: Record<SettingKey, Origin>, flagName: (k: SettingKey) => string): SettingsProblem[] {
+function combinationProblems(
+  s: Settings,
+  origins: Record<SettingKey, Origin>,
+  flagName: (k: SettingKey) => string,
+): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   if (isOpenAiCompatible(s.provider) && s.model === undefined && s.replay === undefined) {
     out.push({
@@ -246,24 +314,50 @@ export function keyVariables(s: Settings, env: NodeJS.ProcessEnv): LoadedSetting
   const variables = s.apiKeyEnv !== undefined ? [s.apiKeyEnv] : keyVariablesOf(s.provider);
   const found = variables.find((v) => (env[v] ?? "").trim() !== "");
   // A recorded session needs no key; an openai endpoint of one's own (baseUrl) may need none unless one is named.
-  const needed = s.replay === undefined && (s.apiKeyEnv !== undefined || !isOpenAiCompatible(s.provider) || baseUrlInUse(s) === undefined);
+  const needed =
+    s.replay === undefined &&
+    (s.apiKeyEnv !== undefined || !isOpenAiCompatible(s.provider) || baseUrlInUse(s) === undefined);
   return { variables, found, needed };
 }
 
 /** Loopback and private-network hosts: a model server of one's own, which may need no key. */
 function isLocalUrl(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  return /^(localhost|127\.\d+\.\d+\.\d+|::1|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|[^.]+|.*\.local)$/i.test(host);
+  return /^(localhost|127\.\d+\.\d+\.\d+|::1|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|[^.]+|.*\.local)$/i.test(
+    host,
+  );
 }
 
-function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: LoadedSettings["key"]): SettingsProblem[] {
+function keyProblems(
+  s: Settings,
+  origins: Record<SettingKey, Origin>,
+  key: LoadedSettings["key"],
+): SettingsProblem[] {
   // A hosted endpoint and no key to send: it will most likely answer 401; said before the request.
-  if (!key.needed && key.found === undefined && s.replay === undefined && s.baseUrl !== undefined && !isLocalUrl(s.baseUrl)) {
-    return [{ severity: "warning", key: "apiKeyEnv", message: `no API key will be sent to ${shownUrl(s.baseUrl)} (${whereSet("baseUrl", origins.baseUrl)}): if it needs one, set apiKeyEnv (${flagOf("apiKeyEnv")}) to the variable that holds it, e.g. OPENROUTER_API_KEY` }];
+  if (
+    !key.needed &&
+    key.found === undefined &&
+    s.replay === undefined &&
+    s.baseUrl !== undefined &&
+    !isLocalUrl(s.baseUrl)
+  ) {
+    return [
+      {
+        severity: "warning",
+        key: "apiKeyEnv",
+        message: `no API key will be sent to ${shownUrl(s.baseUrl)} (${whereSet("baseUrl", origins.baseUrl)}): if it needs one, set apiKeyEnv (${flagOf("apiKeyEnv")}) to the variable that holds it, e.g. OPENROUTER_API_KEY`,
+      },
+    ];
   }
   if (!key.needed || key.found !== undefined) return [];
   if (s.apiKeyEnv !== undefined) {
-    return [{ severity: "error", key: "apiKeyEnv", message: `${whereSet("apiKeyEnv", origins.apiKeyEnv)} names ${s.apiKeyEnv}, which is not set or empty in this environment: export ${s.apiKeyEnv}=… first (nothing was sent)` }];
+    return [
+      {
+        severity: "error",
+        key: "apiKeyEnv",
+        message: `${whereSet("apiKeyEnv", origins.apiKeyEnv)} names ${s.apiKeyEnv}, which is not set or empty in this environment: export ${s.apiKeyEnv}=… first (nothing was sent)`,
+      },
+    ];
   }
   const names = key.variables.join(" or ");
   const hint =
@@ -272,5 +366,11 @@ function keyProblems(s: Settings, origins: Record<SettingKey, Origin>, key: Load
       : s.provider === "anthropic"
         ? ` (an API key from console.anthropic.com), or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`
         : `, or name another variable with apiKeyEnv (${flagOf("apiKeyEnv")})`;
-  return [{ severity: "error", key: "apiKeyEnv", message: `No API key for provider ${s.provider}: set ${names}${hint}. A local model needs no key: .lockstep.json ${LOCAL_MODEL_LINE}` }];
+  return [
+    {
+      severity: "error",
+      key: "apiKeyEnv",
+      message: `No API key for provider ${s.provider}: set ${names}${hint}. A local model needs no key: .lockstep.json ${LOCAL_MODEL_LINE}`,
+    },
+  ];
 }

@@ -54,8 +54,12 @@ export const PROJECT_KEY_RULES: Record<Key, ProjectKeyRule> = {
   testCommand: "trusted",
 };
 
-export const USER_ONLY_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter((k) => PROJECT_KEY_RULES[k] === "user-only");
-export const SAFE_PROJECT_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter((k) => PROJECT_KEY_RULES[k] !== "trusted" && PROJECT_KEY_RULES[k] !== "user-only");
+export const USER_ONLY_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter(
+  (k) => PROJECT_KEY_RULES[k] === "user-only",
+);
+export const SAFE_PROJECT_KEYS = (Object.keys(PROJECT_KEY_RULES) as Key[]).filter(
+  (k) => PROJECT_KEY_RULES[k] !== "trusted" && PROJECT_KEY_RULES[k] !== "user-only",
+);
 
 /** How strict each value of a safety key is: a project value applies when its rank is at least the user's. */
 const STRICTNESS: Partial<Record<Key, (value: unknown) => number>> = {
@@ -81,7 +85,11 @@ export interface ProjectFilter {
 }
 
 /** Sorts a project file's values into those that apply over `base` (the user's own settings) and those ignored. */
-export function filterProjectValues(values: Record<string, unknown>, base: Settings, trusted: boolean): ProjectFilter {
+export function filterProjectValues(
+  values: Record<string, unknown>,
+  base: Settings,
+  trusted: boolean,
+): ProjectFilter {
   const accepted: Record<string, unknown> = {};
   const ignored: IgnoredKey[] = [];
   for (const [key, value] of Object.entries(values)) {
@@ -120,15 +128,24 @@ export function waitingForTrust(ignored: readonly IgnoredKey[]): string[] {
 }
 
 /** One message per kind of ignored key, naming the keys once and the next step. */
-export function ignoredMessages(file: string, folder: string, ignored: readonly IgnoredKey[], trustHow: string): string[] {
+export function ignoredMessages(
+  file: string,
+  folder: string,
+  ignored: readonly IgnoredKey[],
+  trustHow: string,
+): string[] {
   const out: string[] = [];
   const waiting = waitingForTrust(ignored);
   if (waiting.length > 0) {
-    out.push(`${file} sets ${waiting.join(", ")}, which apply only in a folder you trust (ignored: ${folder} is not trusted); ${trustHow}`);
+    out.push(
+      `${file} sets ${waiting.join(", ")}, which apply only in a folder you trust (ignored: ${folder} is not trusted); ${trustHow}`,
+    );
   }
   const userOnly = ignored.filter((i) => i.reason === "user-only").map((i) => i.key);
   if (userOnly.length > 0) {
-    out.push(`${file} sets ${userOnly.join(", ")}, which lockstep takes only from your own settings (your user file, LOCKSTEP_* variables, flags, the editor's settings), never from a project file: ignored`);
+    out.push(
+      `${file} sets ${userOnly.join(", ")}, which lockstep takes only from your own settings (your user file, LOCKSTEP_* variables, flags, the editor's settings), never from a project file: ignored`,
+    );
   }
   return out;
 }

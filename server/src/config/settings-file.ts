@@ -43,23 +43,35 @@ export type FileRead =
  * .lockstep.json); unset for the user's own file, which may be a link into their dotfiles.
  */
 export function readSettingsFile(file: string, within?: string): FileRead {
-  const read = readBoundedFile(file, { maxBytes: SETTINGS_MAX_BYTES, ...(within !== undefined ? { within } : {}) });
+  const read = readBoundedFile(file, {
+    maxBytes: SETTINGS_MAX_BYTES,
+    ...(within !== undefined ? { within } : {}),
+  });
   if (read.kind === "absent") return read;
   if (read.kind === "refused") return { kind: "invalid", message: read.message };
   const text = read.text.replace(/^\uFEFF/, "");
   const deep = nestingPastLimit(text, SETTINGS_MAX_DEPTH);
   if (deep !== undefined) {
     const at = lineAndColumn(text, deep);
-    return { kind: "invalid", message: `${file}:${at.line}:${at.column}: nested deeper than ${SETTINGS_MAX_DEPTH} levels; a settings file is one object of plain values` };
+    return {
+      kind: "invalid",
+      message: `${file}:${at.line}:${at.column}: nested deeper than ${SETTINGS_MAX_DEPTH} levels; a settings file is one object of plain values`,
+    };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { kind: "invalid", message: `${file}${jsonErrorPlace(text, error)}: not valid JSON (${jsonErrorReason(error)}); fix the file or delete it` };
+    return {
+      kind: "invalid",
+      message: `${file}${jsonErrorPlace(text, error)}: not valid JSON (${jsonErrorReason(error)}); fix the file or delete it`,
+    };
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return { kind: "invalid", message: `${file}: must hold one JSON object, e.g. {"provider": "openai", "model": "qwen2.5-coder:7b"}` };
+    return {
+      kind: "invalid",
+      message: `${file}: must hold one JSON object, e.g. {"provider": "openai", "model": "qwen2.5-coder:7b"}`,
+    };
   }
   return { kind: "read", values: parsed as Record<string, unknown>, lineOf: (key) => lineOfKey(text, key) };
 }
@@ -84,7 +96,10 @@ function jsonErrorReason(error: unknown): string {
   if (/end of JSON input/i.test(message)) return "the text ends too early";
   if (/^Unexpected (token|non-whitespace)/i.test(message)) return "unexpected text";
   // V8's own words (e.g. "Expected ',' or '}' after property value") never quote the file.
-  return message.replace(/ in JSON at position \d+.*$/, "").replace(/\s*\(line \d+ column \d+\)/, "").replace(/,? ".*$/, "");
+  return message
+    .replace(/ in JSON at position \d+.*$/, "")
+    .replace(/\s*\(line \d+ column \d+\)/, "")
+    .replace(/,? ".*$/, "");
 }
 
 /** The line a top-level key is written on (the first `"key":`), for messages; undefined when not found. */

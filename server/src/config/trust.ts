@@ -37,11 +37,20 @@ export function readTrustList(env: NodeJS.ProcessEnv = process.env): TrustList {
     const parsed = JSON.parse(read.text) as { version?: unknown; folders?: unknown };
     if (parsed.version !== 1 || !Array.isArray(parsed.folders)) throw new Error("not version 1");
     const folders = parsed.folders.filter(
-      (f): f is TrustedFolder => typeof f === "object" && f !== null && typeof (f as TrustedFolder).path === "string" && path.isAbsolute((f as TrustedFolder).path),
+      (f): f is TrustedFolder =>
+        typeof f === "object" &&
+        f !== null &&
+        typeof (f as TrustedFolder).path === "string" &&
+        path.isAbsolute((f as TrustedFolder).path),
     );
-    return { folders: folders.map((f) => ({ path: f.path, added: typeof f.added === "string" ? f.added : "" })) };
+    return {
+      folders: folders.map((f) => ({ path: f.path, added: typeof f.added === "string" ? f.added : "" })),
+    };
   } catch {
-    return { folders: [], problem: `${file}: not a trust list lockstep wrote; nothing is trusted until it is fixed or removed` };
+    return {
+      folders: [],
+      problem: `${file}: not a trust list lockstep wrote; nothing is trusted until it is fixed or removed`,
+    };
   }
 }
 
@@ -80,7 +89,10 @@ function writeTrustList(folders: TrustedFolder[], env: NodeJS.ProcessEnv): void 
 }
 
 /** Trusts a folder (its real path); says whether it was new. */
-export function addTrust(folder: string, env: NodeJS.ProcessEnv = process.env): { folder: string; added: boolean } {
+export function addTrust(
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { folder: string; added: boolean } {
   const real = realFolder(folder);
   const list = readTrustList(env);
   if (list.folders.some((f) => f.path === real)) return { folder: real, added: false };
@@ -89,7 +101,10 @@ export function addTrust(folder: string, env: NodeJS.ProcessEnv = process.env): 
 }
 
 /** Removes a folder's own record (not an ancestor's); says whether there was one. */
-export function removeTrust(folder: string, env: NodeJS.ProcessEnv = process.env): { folder: string; removed: boolean } {
+export function removeTrust(
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { folder: string; removed: boolean } {
   const real = realFolder(folder);
   const given = path.resolve(folder);
   const list = readTrustList(env);

@@ -14,7 +14,10 @@ export interface ChildDiagnosticsPorts<D extends WireDiagnostic> {
   waitMs: () => number;
 }
 
-export function recordChildDiagnostics<D extends WireDiagnostic>(source: ChildDiagnosticsSource, ports: ChildDiagnosticsPorts<D>): DiagnosticsRecord {
+export function recordChildDiagnostics<D extends WireDiagnostic>(
+  source: ChildDiagnosticsSource,
+  ports: ChildDiagnosticsPorts<D>,
+): DiagnosticsRecord {
   const record = new DiagnosticsRecord(source.childName, ports.waitMs);
   const published = new Set<string>();
   source.onDiagnostics((p) => {

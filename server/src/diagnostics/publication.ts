@@ -49,7 +49,11 @@ export class DiagnosticsHub<D extends WireDiagnostic = WireDiagnostic> {
     // The wrapped server's version is passed on only when its list is all there is: a client may drop
     // a publish whose version is behind the buffer, and lockstep's own entries must not go with it.
     const childOnly = doc.bySource.size === 1 && doc.bySource.has("child");
-    const published: PublishedDiagnostics<D> = { uri, diagnostics: merged, ...(childOnly && doc.version !== undefined ? { version: doc.version } : {}) };
+    const published: PublishedDiagnostics<D> = {
+      uri,
+      diagnostics: merged,
+      ...(childOnly && doc.version !== undefined ? { version: doc.version } : {}),
+    };
     if (doc.bySource.size === 0) this.documents.delete(uri);
     this.send(published);
   }

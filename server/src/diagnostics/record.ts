@@ -1,7 +1,13 @@
 // The wrapped server's diagnostics as the agent sees them: the latest list per
 // document with the version it speaks for, converted to 1-based lines and named
 // severities, and a wait for the list of a changed text (`diagnostics_after`).
-import type { DiagnosticsAfter, DiagnosticsView, FileDiagnostics, ToolDiagnostic, WireDiagnostic } from "./types.js";
+import type {
+  DiagnosticsAfter,
+  DiagnosticsView,
+  FileDiagnostics,
+  ToolDiagnostic,
+  WireDiagnostic,
+} from "./types.js";
 
 /**
  * After a list for the new text, how long to wait for a later one: servers publish in parts (syntax,
@@ -9,7 +15,12 @@ import type { DiagnosticsAfter, DiagnosticsView, FileDiagnostics, ToolDiagnostic
  */
 export const SETTLE_MS = 100;
 
-const SEVERITY: Record<number, ToolDiagnostic["severity"]> = { 1: "error", 2: "warning", 3: "information", 4: "hint" };
+const SEVERITY: Record<number, ToolDiagnostic["severity"]> = {
+  1: "error",
+  2: "warning",
+  3: "information",
+  4: "hint",
+};
 
 export function toToolDiagnostic(d: WireDiagnostic): ToolDiagnostic {
   return {
@@ -26,10 +37,14 @@ export function toToolDiagnostic(d: WireDiagnostic): ToolDiagnostic {
 }
 
 /** Same problem, wherever the edit moved it: positions shift with every change above them. */
-const identity = (d: ToolDiagnostic): string => JSON.stringify([d.severity, d.source ?? "", d.code ?? "", d.message]);
+const identity = (d: ToolDiagnostic): string =>
+  JSON.stringify([d.severity, d.source ?? "", d.code ?? "", d.message]);
 
 /** Marks each diagnostic new unless an equal one was there before (counted, so a second copy is new). */
-export function markNew(before: readonly ToolDiagnostic[], after: readonly ToolDiagnostic[]): (ToolDiagnostic & { new: boolean })[] {
+export function markNew(
+  before: readonly ToolDiagnostic[],
+  after: readonly ToolDiagnostic[],
+): (ToolDiagnostic & { new: boolean })[] {
   const seen = new Map<string, number>();
   for (const d of before) seen.set(identity(d), (seen.get(identity(d)) ?? 0) + 1);
   return after.map((d) => {
@@ -39,7 +54,8 @@ export function markNew(before: readonly ToolDiagnostic[], after: readonly ToolD
   });
 }
 
-const sameList = (a: readonly ToolDiagnostic[], b: readonly ToolDiagnostic[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+const sameList = (a: readonly ToolDiagnostic[], b: readonly ToolDiagnostic[]): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
 
 interface Entry extends FileDiagnostics {
   /** Publication count when this list arrived. */
@@ -59,7 +75,12 @@ export class DiagnosticsRecord implements DiagnosticsView {
 
   /** A publish from the wrapped server (real-path URI); `version` undefined when it cannot be told. */
   record(uri: string, diagnostics: readonly WireDiagnostic[], version: number | undefined): void {
-    this.files.set(uri, { uri, version: version ?? null, diagnostics: diagnostics.map(toToolDiagnostic), seq: ++this.seq });
+    this.files.set(uri, {
+      uri,
+      version: version ?? null,
+      diagnostics: diagnostics.map(toToolDiagnostic),
+      seq: ++this.seq,
+    });
     for (const wake of [...this.waiters]) wake();
   }
 
@@ -69,7 +90,10 @@ export class DiagnosticsRecord implements DiagnosticsView {
   }
 
   current(uri?: string): FileDiagnostics[] {
-    const entries = uri === undefined ? [...this.files.values()] : [this.files.get(uri)].filter((e): e is Entry => e !== undefined);
+    const entries =
+      uri === undefined
+        ? [...this.files.values()]
+        : [this.files.get(uri)].filter((e): e is Entry => e !== undefined);
     return entries.map(({ uri: u, version, diagnostics }) => ({ uri: u, version, diagnostics }));
   }
 
@@ -84,7 +108,13 @@ export class DiagnosticsRecord implements DiagnosticsView {
     };
     return async (signal) => {
       const wait = this.waitMs();
-      if (wait <= 0) return { version: null, diagnostics: [], status: "timeout", message: "Not waited for (diagnosticsWaitMs is 0); call get_diagnostics to see them." };
+      if (wait <= 0)
+        return {
+          version: null,
+          diagnostics: [],
+          status: "timeout",
+          message: "Not waited for (diagnosticsWaitMs is 0); call get_diagnostics to see them.",
+        };
       const deadline = Date.now() + wait;
       let seq = startSeq;
       let found: Entry | undefined;
@@ -95,14 +125,22 @@ export class DiagnosticsRecord implements DiagnosticsView {
         // it: a later one is waited for until the deadline, and this one is taken only if none comes.
         const settle = found && !sameList(found.diagnostics, before) ? SETTLE_MS : Infinity;
         const left = Math.min(settle, deadline - Date.now());
-        const entry = left > 0 && !signal.aborted ? (next(seq)() ?? (await this.until(next(seq), left, signal))) : undefined;
+        const entry =
+          left > 0 && !signal.aborted
+            ? (next(seq)() ?? (await this.until(next(seq), left, signal)))
+            : undefined;
         if (!entry) break;
         seq = entry.seq;
         if (baseVersion === null) found = entry;
         else if (entry.version === null) unsure = entry;
         else if (entry.version > baseVersion) found = entry;
       }
-      if (found) return { version: found.version, diagnostics: markNew(before, found.diagnostics), status: "received" };
+      if (found)
+        return {
+          version: found.version,
+          diagnostics: markNew(before, found.diagnostics),
+          status: "received",
+        };
       if (unsure) {
         return {
           version: null,
@@ -111,8 +149,16 @@ export class DiagnosticsRecord implements DiagnosticsView {
           message: `${this.server} names no versions and was sent more than one text of this file since its last list, so this list may be for an earlier text. Call get_diagnostics later to check.`,
         };
       }
-      const why = baseVersion === null ? `the file is not open in the editor, so ${this.server} may never see it` : `${this.server} published nothing for the new text within ${wait} ms`;
-      return { version: null, diagnostics: [], status: baseVersion === null ? "not_open" : "timeout", message: `No diagnostics: ${why}. Call get_diagnostics later to check.` };
+      const why =
+        baseVersion === null
+          ? `the file is not open in the editor, so ${this.server} may never see it`
+          : `${this.server} published nothing for the new text within ${wait} ms`;
+      return {
+        version: null,
+        diagnostics: [],
+        status: baseVersion === null ? "not_open" : "timeout",
+        message: `No diagnostics: ${why}. Call get_diagnostics later to check.`,
+      };
     };
   }
 

@@ -4,7 +4,8 @@
 // text's, computed before the newer arrived. The relay tells this what it sends and hears.
 import type { ChildDiagnostics, WireDiagnostic } from "./types.js";
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class SentVersions {
   /** Per document, the last version the child was sent, and how many it was sent since its last list for it. */
@@ -15,7 +16,10 @@ export class SentVersions {
     if (method !== "textDocument/didOpen" && method !== "textDocument/didChange") return;
     const doc = isObject(params) ? params["textDocument"] : undefined;
     if (!isObject(doc) || typeof doc["uri"] !== "string" || typeof doc["version"] !== "number") return;
-    this.sent.set(doc["uri"], { version: doc["version"], sinceList: (this.sent.get(doc["uri"])?.sinceList ?? 0) + 1 });
+    this.sent.set(doc["uri"], {
+      version: doc["version"],
+      sinceList: (this.sent.get(doc["uri"])?.sinceList ?? 0) + 1,
+    });
   }
 
   /** A restarted child was sent the document afresh: that text is the one it has. */

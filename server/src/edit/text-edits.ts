@@ -34,7 +34,11 @@ function commonPrefix(a: string, b: string): number {
 /** Length of the longest common suffix of `a` and `b`, at most `limit`. */
 function commonSuffix(a: string, b: string, limit: number): number {
   let n = 0;
-  while (n + BLOCK <= limit && a.slice(a.length - n - BLOCK, a.length - n) === b.slice(b.length - n - BLOCK, b.length - n)) n += BLOCK;
+  while (
+    n + BLOCK <= limit &&
+    a.slice(a.length - n - BLOCK, a.length - n) === b.slice(b.length - n - BLOCK, b.length - n)
+  )
+    n += BLOCK;
   while (n < limit && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
   return n;
 }
@@ -59,7 +63,11 @@ export function computeTextEdits(before: string, after: string): TextEdit[] {
   const at = new Array<number>(aMid.length + 1);
   at[0] = head;
   for (let i = 0; i < aMid.length; i++) at[i + 1] = at[i]! + aMid[i]!.length;
-  return lineChanges(aMid, bMid, MAX_EDIT_LENGTH).map((c) => ({ start: at[c.start]!, end: at[c.end]!, newText: c.lines.join("") }));
+  return lineChanges(aMid, bMid, MAX_EDIT_LENGTH).map((c) => ({
+    start: at[c.start]!,
+    end: at[c.end]!,
+    newText: c.lines.join(""),
+  }));
 }
 
 /** Applies edits (non-overlapping, any order) to a text. */

@@ -84,7 +84,8 @@ export function wellFramed(rest: Buffer): boolean {
 
 /** The id a message that cannot be served named, for its error answer; null when it named none usable. */
 export function idOf(message: unknown): number | string | null {
-  const id = typeof message === "object" && message !== null ? (message as Record<string, unknown>)["id"] : undefined;
+  const id =
+    typeof message === "object" && message !== null ? (message as Record<string, unknown>)["id"] : undefined;
   return typeof id === "number" || typeof id === "string" ? id : null;
 }
 
@@ -102,14 +103,20 @@ function notAMessage(message: unknown): string {
   return `JSON ${message === null ? "null" : typeof message}`;
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+const errorText = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
 
 /**
  * Reads frames off `stream`. A header without a usable Content-Length, or bytes that cannot start a header,
  * leave the stream out of step: `broken` is called once and reading stops; so does a body that is not a
  * JSON-RPC message, unless `options.invalid` takes it (see wellFramed). Returns a function that stops reading.
  */
-export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, broken: (why: string, inHeader: boolean) => void, options: FrameOptions = {}): () => void {
+export function readFrames(
+  stream: Readable,
+  onFrame: (frame: Frame) => void,
+  broken: (why: string, inHeader: boolean) => void,
+  options: FrameOptions = {},
+): () => void {
   // Chunks are kept as they came and joined once a whole frame is there: joining at every chunk would copy a
   // body of megabytes once per 64 KB read.
   let chunks: Buffer[] = [];
@@ -147,13 +154,21 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
       }
       if (bodyLength < 0) {
         const all = take();
-        if (canStartHeader(all) === false) return fail(`bytes that cannot start a header: ${JSON.stringify(all.subarray(0, 60).toString("utf8"))}`, true);
+        if (canStartHeader(all) === false)
+          return fail(
+            `bytes that cannot start a header: ${JSON.stringify(all.subarray(0, 60).toString("utf8"))}`,
+            true,
+          );
         const end = all.indexOf(HEADER_END);
         if (end < 0 && all.length > MAX_HEADER) return fail(`no header end in ${all.length} bytes`, true);
         if (end < 0) return;
         const header = all.subarray(0, end).toString("ascii");
         const length = /^content-length:[ \t]*(\d+)[ \t]*$/im.exec(header)?.[1];
-        if (length === undefined) return fail(`a header without Content-Length (or one that is not a number): ${JSON.stringify(header.slice(0, 200))}`, true);
+        if (length === undefined)
+          return fail(
+            `a header without Content-Length (or one that is not a number): ${JSON.stringify(header.slice(0, 200))}`,
+            true,
+          );
         bodyLength = Number(length);
         keep(all.subarray(end + HEADER_END.length));
         if (bodyLength > maxBody) {
@@ -179,7 +194,11 @@ export function readFrames(stream: Readable, onFrame: (frame: Frame) => void, br
         // A Content-Length too short leaves the rest of the body where the next header should be.
         if (!options.invalid) return fail(why, false);
         if (!wellFramed(chunks[0]!)) return fail(`${why}, followed by bytes that are not a header`, false);
-        options.invalid(PARSE_ERROR, `Parse error: the message body is not JSON (${errorText(error)}).`, null);
+        options.invalid(
+          PARSE_ERROR,
+          `Parse error: the message body is not JSON (${errorText(error)}).`,
+          null,
+        );
         continue;
       }
       // Too deep for what walks it next (the library's handlers, zod, JSON.stringify): answered, not parsed on.

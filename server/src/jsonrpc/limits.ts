@@ -29,7 +29,8 @@ export function deeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
     if (typeof v !== "object" || v === null) continue;
     if (depth + 1 > max) return true;
     const children = Array.isArray(v) ? v : Object.values(v as Record<string, unknown>);
-    for (const child of children) if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 });
+    for (const child of children)
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 });
   }
   return false;
 }
@@ -58,9 +59,14 @@ export function parseBounded(text: string, max = MAX_JSON_DEPTH): BoundedParse {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: "json", message: (error instanceof Error ? error.message : String(error)).split("\n")[0]! };
+    return {
+      ok: false,
+      reason: "json",
+      message: (error instanceof Error ? error.message : String(error)).split("\n")[0]!,
+    };
   }
-  if (deeperThan(value, max)) return { ok: false, reason: "depth", message: `nests deeper than ${max} levels`, value };
+  if (deeperThan(value, max))
+    return { ok: false, reason: "depth", message: `nests deeper than ${max} levels`, value };
   return { ok: true, value };
 }
 
@@ -72,7 +78,10 @@ export const TOO_DEEP_ARGUMENTS = "arguments_too_deep";
 
 /** Why a tool call's arguments cannot be run for their depth, for the error envelope; undefined when they can. */
 export function argumentsTooDeep(name: string, args: unknown): string | undefined {
-  const marked = typeof args === "object" && args !== null && (args as Record<string, unknown>)[TOO_DEEP_ARGUMENTS] === true;
+  const marked =
+    typeof args === "object" &&
+    args !== null &&
+    (args as Record<string, unknown>)[TOO_DEEP_ARGUMENTS] === true;
   if (!marked && !deeperThan(args)) return undefined;
   return `The arguments of ${name} nest deeper than ${MAX_JSON_DEPTH} levels of arrays and objects, the most lockstep reads; the call was not run. Send flat arguments.`;
 }

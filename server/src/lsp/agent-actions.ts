@@ -12,14 +12,31 @@ export function instructionAt(line: string): string | undefined {
   return INSTRUCTION.exec(line)?.[1];
 }
 
-function ask(title: string, kind: string, argument: Record<string, unknown>, diagnostics?: Diagnostic[]): CodeAction {
-  return { title, kind, ...(diagnostics ? { diagnostics } : {}), command: { title, command: COMMAND_PREFIX + "ask", arguments: [argument] } };
+function ask(
+  title: string,
+  kind: string,
+  argument: Record<string, unknown>,
+  diagnostics?: Diagnostic[],
+): CodeAction {
+  return {
+    title,
+    kind,
+    ...(diagnostics ? { diagnostics } : {}),
+    command: { title, command: COMMAND_PREFIX + "ask", arguments: [argument] },
+  };
 }
 
-export function agentActions(doc: TextDocument, filePath: string, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
+export function agentActions(
+  doc: TextDocument,
+  filePath: string,
+  range: Range,
+  diagnostics: Diagnostic[],
+): CodeAction[] {
   const out: CodeAction[] = [];
   for (let line = range.start.line; line <= range.end.line && line < doc.lineCount; line++) {
-    const text = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, "");
+    const text = doc
+      .getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } })
+      .replace(/\r?\n$/, "");
     const instruction = instructionAt(text);
     if (instruction === undefined) continue;
     out.push(
@@ -38,7 +55,11 @@ export function agentActions(doc: TextDocument, filePath: string, range: Range, 
       ask(
         `Fix with lockstep: ${message}`,
         CodeActionKind.QuickFix,
-        { prompt: `Fix this problem${d.source ? ` reported by ${d.source}` : ""} at line ${d.range.start.line + 1}: ${d.message}`, file_path: filePath, range: d.range },
+        {
+          prompt: `Fix this problem${d.source ? ` reported by ${d.source}` : ""} at line ${d.range.start.line + 1}: ${d.message}`,
+          file_path: filePath,
+          range: d.range,
+        },
         [d],
       ),
     );

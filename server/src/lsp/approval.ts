@@ -9,7 +9,13 @@ import type { Connection } from "vscode-languageserver";
 import { CancellationTokenSource, MessageType, RequestType, ShowMessageRequest } from "vscode-languageserver";
 import { approvalMessage, type ApprovalPrompt, type UserDecision } from "../review/policy.js";
 import { approvalQuestion, parseAnswer, type ApprovalQuestion } from "../review/question.js";
-import { alwaysTitleFor, commandQuestionText, type CommandDecision, type CommandPrompt, type CommandQuestion } from "../tools/command-question.js";
+import {
+  alwaysTitleFor,
+  commandQuestionText,
+  type CommandDecision,
+  type CommandPrompt,
+  type CommandQuestion,
+} from "../tools/command-question.js";
 
 const APPLY = "Apply";
 const REJECT = "Reject";
@@ -24,9 +30,19 @@ export const approveRequest = new RequestType<ApprovalQuestion, unknown, void>("
 export function messagePrompt(connection: Connection, withDiff: () => boolean): ApprovalPrompt {
   return (change, signal) =>
     asked<UserDecision | "dismissed">(signal, "reject", "dismissed", async (token) => {
-      if (withDiff()) return parseAnswer(await connection.sendRequest(approveRequest, approvalQuestion(change), token));
-      const actions = [{ title: APPLY }, { title: alwaysTitle(change.tool) }, { title: REJECT }, { title: STOP }];
-      const picked = await connection.sendRequest(ShowMessageRequest.type, { type: MessageType.Info, message: approvalMessage(change), actions }, token);
+      if (withDiff())
+        return parseAnswer(await connection.sendRequest(approveRequest, approvalQuestion(change), token));
+      const actions = [
+        { title: APPLY },
+        { title: alwaysTitle(change.tool) },
+        { title: REJECT },
+        { title: STOP },
+      ];
+      const picked = await connection.sendRequest(
+        ShowMessageRequest.type,
+        { type: MessageType.Info, message: approvalMessage(change), actions },
+        token,
+      );
       if (picked?.title === APPLY) return "apply";
       if (picked?.title === alwaysTitle(change.tool)) return "always";
       if (picked?.title === REJECT) return "reject";
@@ -40,7 +56,12 @@ export function messagePrompt(connection: Connection, withDiff: () => boolean): 
  * Runs one question; a cancelled one answers `aborted` at once (the client may never answer),
  * a failed one `failed`.
  */
-async function asked<T>(signal: AbortSignal, aborted: T, failed: T, ask: (token: CancellationTokenSource["token"]) => Promise<T>): Promise<T> {
+async function asked<T>(
+  signal: AbortSignal,
+  aborted: T,
+  failed: T,
+  ask: (token: CancellationTokenSource["token"]) => Promise<T>,
+): Promise<T> {
   if (signal.aborted) return aborted;
   const source = new CancellationTokenSource();
   let onAbort = (): void => undefined;
@@ -69,7 +90,12 @@ async function asked<T>(signal: AbortSignal, aborted: T, failed: T, ask: (token:
 export function commandPrompt(connection: Connection): CommandPrompt {
   return async (question: CommandQuestion, signal: AbortSignal): Promise<CommandDecision | "dismissed"> => {
     const always = question.prefixes.length > 0 ? [alwaysTitleFor(question.prefixes)] : [];
-    const picked = await pick(connection, commandQuestionText(question), [RUN_ONCE, ...always, REJECT], signal);
+    const picked = await pick(
+      connection,
+      commandQuestionText(question),
+      [RUN_ONCE, ...always, REJECT],
+      signal,
+    );
     if (picked === "aborted" || picked === REJECT) return "reject";
     if (picked === RUN_ONCE) return "once";
     if (picked !== undefined && always.includes(picked)) return "always";
@@ -78,9 +104,20 @@ export function commandPrompt(connection: Connection): CommandPrompt {
 }
 
 /** The title the user picked; undefined for no choice; "aborted" when the call was cancelled meanwhile. */
-function pick(connection: Connection, message: string, titles: string[], signal: AbortSignal): Promise<string | undefined | "aborted"> {
+function pick(
+  connection: Connection,
+  message: string,
+  titles: string[],
+  signal: AbortSignal,
+): Promise<string | undefined | "aborted"> {
   return asked<string | undefined | "aborted">(signal, "aborted", undefined, async (token) => {
     const actions = titles.map((title) => ({ title }));
-    return (await connection.sendRequest(ShowMessageRequest.type, { type: MessageType.Info, message, actions }, token))?.title;
+    return (
+      await connection.sendRequest(
+        ShowMessageRequest.type,
+        { type: MessageType.Info, message, actions },
+        token,
+      )
+    )?.title;
   });
 }

@@ -41,20 +41,27 @@ export function clientFlags(caps: ClientCapabilities): ClientFlags {
     showDocument: caps.window?.showDocument?.support === true,
     configuration: caps.workspace?.configuration === true,
     configurationChanges: caps.workspace?.didChangeConfiguration?.dynamicRegistration === true,
-    saveFiles: (caps.experimental as { lockstep?: { saveFiles?: unknown } } | undefined)?.lockstep?.saveFiles === true,
+    saveFiles:
+      (caps.experimental as { lockstep?: { saveFiles?: unknown } } | undefined)?.lockstep?.saveFiles === true,
   };
 }
 
 function lockstepApproval(caps: ClientCapabilities): boolean {
   const experimental: unknown = caps.experimental;
-  return typeof experimental === "object" && experimental !== null && (experimental as Record<string, unknown>)["lockstepApproval"] === true;
+  return (
+    typeof experimental === "object" &&
+    experimental !== null &&
+    (experimental as Record<string, unknown>)["lockstepApproval"] === true
+  );
 }
 
 export function serverCapabilities(commands: readonly string[]): ServerCapabilities {
   return {
     textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
     executeCommandProvider: { commands: [...commands] },
-    codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source, CodeActionKind.RefactorRewrite] },
+    codeActionProvider: {
+      codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source, CodeActionKind.RefactorRewrite],
+    },
     workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
   };
 }

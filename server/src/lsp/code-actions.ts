@@ -31,8 +31,13 @@ export function envelopeActions(text: string): CodeAction[] {
   if (!ops.ok) return [];
   const files = `${ops.value.length} file${ops.value.length > 1 ? "s" : ""}`;
   return [
-    action(`Apply apply_patch envelope (${files}, all or none)`, CodeActionKind.Source, "apply_patch", { input: text }),
-    action(`Check apply_patch envelope (${files}, dry run)`, CodeActionKind.Source, "apply_patch", { input: text, dry_run: true }),
+    action(`Apply apply_patch envelope (${files}, all or none)`, CodeActionKind.Source, "apply_patch", {
+      input: text,
+    }),
+    action(`Check apply_patch envelope (${files}, dry run)`, CodeActionKind.Source, "apply_patch", {
+      input: text,
+      dry_run: true,
+    }),
   ];
 }
 
@@ -66,8 +71,17 @@ export async function patchActions(
     const several = sections.ok && sections.value.length > 1;
     const sectionOf = new Map<string, string>();
     if (sections.ok && several) {
-      for (const op of sections.value) if (op.op === "update" && op.body?.kind === "diff" && !op.moveTo) sectionOf.set(op.path.path, op.body.text);
-      actions.push(action(`Apply the change to ${sections.value.length} files (all or none)`, CodeActionKind.Source, "apply_patch", { input: diff }));
+      for (const op of sections.value)
+        if (op.op === "update" && op.body?.kind === "diff" && !op.moveTo)
+          sectionOf.set(op.path.path, op.body.text);
+      actions.push(
+        action(
+          `Apply the change to ${sections.value.length} files (all or none)`,
+          CodeActionKind.Source,
+          "apply_patch",
+          { input: diff },
+        ),
+      );
     }
     for (const patch of parsed.value) {
       const target = patch.newPath ?? patch.oldPath;

@@ -5,7 +5,19 @@ import { errorEnvelope, type Envelope } from "../tools/envelope.js";
 import { invokeTool, toolsFor } from "../tools/registry.js";
 import type { ToolConditions, ToolContext } from "../tools/tool.js";
 
-export const AGENT_COMMANDS = ["ask", "job", "cancel", "session", "reset_session", "review", "decide", "revert", "sessions", "resume", "trust"] as const;
+export const AGENT_COMMANDS = [
+  "ask",
+  "job",
+  "cancel",
+  "session",
+  "reset_session",
+  "review",
+  "decide",
+  "revert",
+  "sessions",
+  "resume",
+  "trust",
+] as const;
 export type AgentCommand = (typeof AGENT_COMMANDS)[number];
 
 export const COMMAND_PREFIX = "lockstep.";
@@ -26,11 +38,20 @@ function argumentOf(args: unknown[] | undefined): unknown {
   return args[0];
 }
 
-export async function executeCommand(routes: CommandRoutes, command: string, args: unknown[] | undefined, signal: AbortSignal): Promise<Envelope> {
+export async function executeCommand(
+  routes: CommandRoutes,
+  command: string,
+  args: unknown[] | undefined,
+  signal: AbortSignal,
+): Promise<Envelope> {
   if (!command.startsWith(COMMAND_PREFIX)) {
-    return errorEnvelope("invalid_argument", `Unknown command \`${command}\`: lockstep's commands start with \`${COMMAND_PREFIX}\`.`);
+    return errorEnvelope(
+      "invalid_argument",
+      `Unknown command \`${command}\`: lockstep's commands start with \`${COMMAND_PREFIX}\`.`,
+    );
   }
   const name = command.slice(COMMAND_PREFIX.length);
-  if ((AGENT_COMMANDS as readonly string[]).includes(name)) return routes.agent(name as AgentCommand, argumentOf(args), signal);
+  if ((AGENT_COMMANDS as readonly string[]).includes(name))
+    return routes.agent(name as AgentCommand, argumentOf(args), signal);
   return invokeTool(name, argumentOf(args), routes.toolContext(signal));
 }

@@ -11,7 +11,12 @@ import { ideInfoOf } from "../companion/discovery.js";
 import type { CallInfo } from "../companion/tool-catalog.js";
 import { workspaceReviewer } from "../companion/workspace-reviewer.js";
 import type { Journal } from "../review/journal.js";
-import { sessionApprover, type AllowedTools, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
+import {
+  sessionApprover,
+  type AllowedTools,
+  type ApprovalChannels,
+  type ApprovalMode,
+} from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
 import type { DiagnosticsView } from "../diagnostics/types.js";
 import type { ToolConditions, ToolContext } from "../tools/tool.js";
@@ -98,7 +103,14 @@ export class CompanionBinding {
         toolContext,
         ...(this.deps.conditions ? { conditions: this.deps.conditions } : {}),
         // openDiff is reviewed hunk by hunk every time, whatever "always allow" or `approval` say: the agent asked for a review.
-        reviewer: workspaceReviewer({ workspace, approve: async (change, signal) => ({ reviewed: (await this.deps.channels.review(change, signal)).reviewed }), journal: this.deps.journal, warn: this.deps.warn }),
+        reviewer: workspaceReviewer({
+          workspace,
+          approve: async (change, signal) => ({
+            reviewed: (await this.deps.channels.review(change, signal)).reviewed,
+          }),
+          journal: this.deps.journal,
+          warn: this.deps.warn,
+        }),
         log: this.deps.log,
       });
       // Files opened before the endpoint was up.
@@ -108,7 +120,9 @@ export class CompanionBinding {
       }
     } catch (error) {
       this.failure = error instanceof Error ? error.message : String(error);
-      this.deps.warn(`lockstep: the companion endpoint for other agents could not start (${this.failure}). Set "companion": false to turn it off.`);
+      this.deps.warn(
+        `lockstep: the companion endpoint for other agents could not start (${this.failure}). Set "companion": false to turn it off.`,
+      );
     }
   }
 

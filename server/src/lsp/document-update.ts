@@ -7,7 +7,11 @@
 // pass. Anything else goes through the library one change at a time, and so does
 // any text holding a "\r" (a change there can join or split a line break and
 // move the lines after it), so the result is always the library's own.
-import { TextDocument, type Position, type TextDocumentContentChangeEvent } from "vscode-languageserver-textdocument";
+import {
+  TextDocument,
+  type Position,
+  type TextDocumentContentChangeEvent,
+} from "vscode-languageserver-textdocument";
 
 type RangeChange = Extract<TextDocumentContentChangeEvent, { range: unknown }>;
 
@@ -17,8 +21,10 @@ interface Span {
   text: string;
 }
 
-const isRange = (c: TextDocumentContentChangeEvent): c is RangeChange => "range" in c && c.range !== undefined;
-const before = (a: Position, b: Position): boolean => a.line < b.line || (a.line === b.line && a.character <= b.character);
+const isRange = (c: TextDocumentContentChangeEvent): c is RangeChange =>
+  "range" in c && c.range !== undefined;
+const before = (a: Position, b: Position): boolean =>
+  a.line < b.line || (a.line === b.line && a.character <= b.character);
 
 /** Where the end of `text` falls when it is inserted at `at`. */
 function endOf(at: Position, text: string): Position {
@@ -40,7 +46,11 @@ class Resolver {
     return p.character <= lineEnd - start ? start + p.character : undefined;
   }
 
-  span(change: TextDocumentContentChangeEvent, start = isRange(change) ? change.range.start : undefined, end = isRange(change) ? change.range.end : undefined): Span | undefined {
+  span(
+    change: TextDocumentContentChangeEvent,
+    start = isRange(change) ? change.range.start : undefined,
+    end = isRange(change) ? change.range.end : undefined,
+  ): Span | undefined {
     if (!start || !end || change.text.includes("\r") || !before(start, end)) return undefined;
     const s = this.offset(start);
     const e = this.offset(end);
@@ -49,7 +59,11 @@ class Resolver {
 }
 
 /** Changes from `from` on that each lie wholly before the previous one: all resolved on the text as it is. */
-function descending(resolver: Resolver, changes: readonly TextDocumentContentChangeEvent[], from: number): Span[] {
+function descending(
+  resolver: Resolver,
+  changes: readonly TextDocumentContentChangeEvent[],
+  from: number,
+): Span[] {
   const spans: Span[] = [];
   for (let i = from; i < changes.length; i++) {
     const span = resolver.span(changes[i]!);
@@ -61,12 +75,19 @@ function descending(resolver: Resolver, changes: readonly TextDocumentContentCha
 }
 
 /** Changes from `from` on that each start after the previous one's new text: mapped back to the text as it is. */
-function ascending(resolver: Resolver, changes: readonly TextDocumentContentChangeEvent[], from: number): Span[] {
+function ascending(
+  resolver: Resolver,
+  changes: readonly TextDocumentContentChangeEvent[],
+  from: number,
+): Span[] {
   const spans: Span[] = [];
   // The end of the last change's new text (in the buffer's coordinates then) and of what it replaced (in the text's).
   let endNew: Position | undefined;
   let endOld: Position | undefined;
-  const toOld = (p: Position): Position => (p.line === endNew!.line ? { line: endOld!.line, character: endOld!.character + p.character - endNew!.character } : { line: p.line - endNew!.line + endOld!.line, character: p.character });
+  const toOld = (p: Position): Position =>
+    p.line === endNew!.line
+      ? { line: endOld!.line, character: endOld!.character + p.character - endNew!.character }
+      : { line: p.line - endNew!.line + endOld!.line, character: p.character };
   for (let i = from; i < changes.length; i++) {
     const change = changes[i]!;
     if (!isRange(change)) break;
@@ -93,12 +114,21 @@ function applySpans(text: string, spans: readonly Span[]): string {
 }
 
 /** The library's `TextDocument.update`, with the same result, in one pass per run of ordered changes. */
-export function updateDocument(document: TextDocument, changes: TextDocumentContentChangeEvent[], version: number): TextDocument {
+export function updateDocument(
+  document: TextDocument,
+  changes: TextDocumentContentChangeEvent[],
+  version: number,
+): TextDocument {
   let i = 0;
   while (i < changes.length) {
     // One change (a keystroke) costs the library little: the text is not scanned for it.
     let spans: Span[] = [];
-    if (i + 1 < changes.length && isRange(changes[i]!) && isRange(changes[i + 1]!) && !document.getText().includes("\r")) {
+    if (
+      i + 1 < changes.length &&
+      isRange(changes[i]!) &&
+      isRange(changes[i + 1]!) &&
+      !document.getText().includes("\r")
+    ) {
       const resolver = new Resolver(document);
       const down = descending(resolver, changes, i);
       spans = down.length >= 2 ? down : ascending(resolver, changes, i);

@@ -1,6 +1,12 @@
 // The workspace's view of the editor, implemented over LSP: open buffers, and
 // edits sent as workspace/applyEdit, one request per file.
-import type { Connection, CreateFile, DeleteFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver";
+import type {
+  Connection,
+  CreateFile,
+  DeleteFile,
+  TextDocumentEdit,
+  WorkspaceEdit,
+} from "vscode-languageserver";
 import { ApplyWorkspaceEditRequest, CancellationTokenSource } from "vscode-languageserver";
 import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/editor-link.js";
 import type { ClientFlags } from "./capabilities.js";
@@ -41,7 +47,11 @@ export class LspEditorLink implements EditorLink {
   }
 
   deleteFile(uri: string, signal: AbortSignal): Promise<EditReply> {
-    const remove: DeleteFile = { kind: "delete", uri: this.documents.editorUri(uri), options: { ignoreIfNotExists: true } };
+    const remove: DeleteFile = {
+      kind: "delete",
+      uri: this.documents.editorUri(uri),
+      options: { ignoreIfNotExists: true },
+    };
     return this.send({ documentChanges: [remove] }, signal);
   }
 
@@ -56,7 +66,11 @@ export class LspEditorLink implements EditorLink {
     signal.addEventListener("abort", cancel, { once: true });
     const timer = setTimeout(cancel, this.timeoutMs());
     try {
-      await this.connection.sendRequest("lockstep/saveFiles", { uris: uris.map((u) => this.documents.editorUri(u)) }, source.token);
+      await this.connection.sendRequest(
+        "lockstep/saveFiles",
+        { uris: uris.map((u) => this.documents.editorUri(u)) },
+        source.token,
+      );
     } catch {
       // Not saved: the caller reads the buffers again and names what is still unsaved.
     } finally {
@@ -108,7 +122,10 @@ export class LspEditorLink implements EditorLink {
     const request = this.connection
       .sendRequest(ApplyWorkspaceEditRequest.type, { label: this.label(), edit: workspaceEdit }, source.token)
       .then(
-        (reply): EditReply => (reply.applied ? { applied: true } : { applied: false, reason: reply.failureReason ?? "the editor did not apply it" }),
+        (reply): EditReply =>
+          reply.applied
+            ? { applied: true }
+            : { applied: false, reason: reply.failureReason ?? "the editor did not apply it" },
         // eglot answers a stale version with a JSON-RPC error rather than applied: false.
         // eglot answers a user who says no to its "Proceed?" with the error "User cancelled server edit".
         (error: unknown): EditReply => {

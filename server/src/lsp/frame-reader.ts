@@ -5,7 +5,12 @@
 // not a JSON-RPC message is answered and reading goes on; a body over the cap is
 // answered and read past without being held; a stream out of step ends the server.
 import type { Readable } from "node:stream";
-import { AbstractMessageReader, Disposable, type DataCallback, type MessageReader } from "vscode-languageserver/node.js";
+import {
+  AbstractMessageReader,
+  Disposable,
+  type DataCallback,
+  type MessageReader,
+} from "vscode-languageserver/node.js";
 import { readFrames } from "../jsonrpc/framing.js";
 
 export interface FrameEvents {
@@ -24,10 +29,15 @@ export class FrameReader extends AbstractMessageReader implements MessageReader 
   }
 
   listen(callback: DataCallback): Disposable {
-    const stop = readFrames(this.input, (frame) => callback(frame.message), (why, inHeader) => this.events.broken(why, inHeader), {
-      invalid: (code, message, id) => this.events.invalid(code, message, id),
-      skipOversized: true,
-    });
+    const stop = readFrames(
+      this.input,
+      (frame) => callback(frame.message),
+      (why, inHeader) => this.events.broken(why, inHeader),
+      {
+        invalid: (code, message, id) => this.events.invalid(code, message, id),
+        skipOversized: true,
+      },
+    );
     const onClose = (): void => this.fireClose();
     this.input.on("close", onClose);
     return Disposable.create(() => {

@@ -37,7 +37,10 @@ export class JobEvents {
   /** Opens the transcript beside the user's work, where the client can show documents. */
   showTranscript(): void {
     const file = this.transcriptFile();
-    if (file && this.flags().showDocument) void this.connection.window.showDocument({ uri: pathToFileURL(file).href, takeFocus: false }).catch(() => undefined);
+    if (file && this.flags().showDocument)
+      void this.connection.window
+        .showDocument({ uri: pathToFileURL(file).href, takeFocus: false })
+        .catch(() => undefined);
   }
 
   private transcriptFile(): string | undefined {
@@ -62,7 +65,10 @@ export class JobEvents {
       const message = event.message;
       void reporter.then((r) => r.report(message)).catch(() => undefined);
     }
-    if (event.kind === "tool_call") void reporter.then((r) => r.report(`${event.tool}${event.file_path ? ` ${event.file_path}` : ""}`)).catch(() => undefined);
+    if (event.kind === "tool_call")
+      void reporter
+        .then((r) => r.report(`${event.tool}${event.file_path ? ` ${event.file_path}` : ""}`))
+        .catch(() => undefined);
     if (event.kind === "done") {
       void reporter.then((r) => r.done()).catch(() => undefined);
       this.progress.delete(event.job_id);

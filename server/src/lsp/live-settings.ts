@@ -21,7 +21,8 @@ export interface FolderTrust {
 }
 
 /** How an editor user trusts the folder, for messages. */
-export const TRUST_HOW = "trust it with the command lockstep.trust (Neovim :LockstepTrust, Emacs M-x lockstep-trust) or `lockstep trust DIR` in a terminal";
+export const TRUST_HOW =
+  "trust it with the command lockstep.trust (Neovim :LockstepTrust, Emacs M-x lockstep-trust) or `lockstep trust DIR` in a terminal";
 
 export class LiveSettings {
   current: Settings = DEFAULT_SETTINGS;
@@ -73,12 +74,15 @@ export class LiveSettings {
     const filtered = filterProjectValues(read.values, DEFAULT_SETTINGS, trusted);
     this.trust.ignored = filtered.ignored;
     this.#project = filtered.accepted;
-    if (!this.#quiet) for (const message of ignoredMessages(file, folder, filtered.ignored, TRUST_HOW)) this.warn(`lockstep settings: ${message}.`);
+    if (!this.#quiet)
+      for (const message of ignoredMessages(file, folder, filtered.ignored, TRUST_HOW))
+        this.warn(`lockstep settings: ${message}.`);
     const { settings, problems: all } = readSettings(filtered.accepted, DEFAULT_SETTINGS);
     // What the file lacks (a model for openai) the editor's settings may give: apply() says it if they do not.
     const lacking = new Set(combinationProblems(settings));
     const problems = all.filter((p) => !lacking.has(p));
-    if (problems.length > 0) this.warn(`lockstep settings in ${file}: ${problems.join("; ")}. Defaults are used for those.`);
+    if (problems.length > 0)
+      this.warn(`lockstep settings in ${file}: ${problems.join("; ")}. Defaults are used for those.`);
   }
 
   #recompute(): void {
@@ -90,14 +94,17 @@ export class LiveSettings {
     const read = readSettings(raw, this.current);
     this.current = read.settings;
     if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) Object.assign(this.#editor, raw);
-    if (read.problems.length > 0) this.warn(`lockstep settings: ${read.problems.join("; ")}. Defaults are used for those.`);
+    if (read.problems.length > 0)
+      this.warn(`lockstep settings: ${read.problems.join("; ")}. Defaults are used for those.`);
   }
 
   /** Asks the client for the `lockstep` section; only that one: other sections are the client's business. */
   async fetch(): Promise<void> {
     if (!this.flags().configuration) return;
     try {
-      const [section] = (await this.connection.workspace.getConfiguration([{ section: "lockstep" }])) as unknown[];
+      const [section] = (await this.connection.workspace.getConfiguration([
+        { section: "lockstep" },
+      ])) as unknown[];
       if (section !== null && section !== undefined) this.apply(section);
     } catch {
       // A client that advertises configuration but fails to answer keeps its initializationOptions.

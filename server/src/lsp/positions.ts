@@ -10,7 +10,11 @@ function positionsByNewline(text: string, offsets: readonly number[]): Position[
   let line = 0;
   let lineStart = 0;
   for (const offset of offsets) {
-    for (let nl = text.indexOf("\n", lineStart); nl !== -1 && nl < offset; nl = text.indexOf("\n", lineStart)) {
+    for (
+      let nl = text.indexOf("\n", lineStart);
+      nl !== -1 && nl < offset;
+      nl = text.indexOf("\n", lineStart)
+    ) {
       line++;
       lineStart = nl + 1;
     }
@@ -24,9 +28,18 @@ export function toLspEdits(text: string, edits: readonly TextEdit[]): LspTextEdi
   // LSP also breaks lines at a lone \r; such rare texts take the library's full line table.
   if (text.includes("\r") && /\r(?!\n)/.test(text)) {
     const doc = TextDocument.create("lockstep:base", "plaintext", 0, text);
-    return edits.map((e) => ({ range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) }, newText: e.newText }));
+    return edits.map((e) => ({
+      range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) },
+      newText: e.newText,
+    }));
   }
   const sorted = [...edits].sort((a, b) => a.start - b.start);
-  const positions = positionsByNewline(text, sorted.flatMap((e) => [e.start, e.end]));
-  return sorted.map((e, i) => ({ range: { start: positions[2 * i]!, end: positions[2 * i + 1]! }, newText: e.newText }));
+  const positions = positionsByNewline(
+    text,
+    sorted.flatMap((e) => [e.start, e.end]),
+  );
+  return sorted.map((e, i) => ({
+    range: { start: positions[2 * i]!, end: positions[2 * i + 1]! },
+    newText: e.newText,
+  }));
 }

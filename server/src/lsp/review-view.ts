@@ -15,10 +15,22 @@ import type { DiagnosticsHub } from "../diagnostics/publication.js";
 import type { OpenDocuments } from "./documents.js";
 import { alwaysTitle } from "./approval.js";
 
-const lineRange = (h: LocatedHunk): Range => ({ start: { line: h.start, character: 0 }, end: { line: h.end + 1, character: 0 } });
+const lineRange = (h: LocatedHunk): Range => ({
+  start: { line: h.start, character: 0 },
+  end: { line: h.end + 1, character: 0 },
+});
 
-function decideAction(title: string, argument: Record<string, unknown>, diagnostics?: Diagnostic[]): CodeAction {
-  return { title, kind: CodeActionKind.QuickFix, ...(diagnostics ? { diagnostics } : {}), command: { title, command: `${COMMAND_PREFIX}decide`, arguments: [argument] } };
+function decideAction(
+  title: string,
+  argument: Record<string, unknown>,
+  diagnostics?: Diagnostic[],
+): CodeAction {
+  return {
+    title,
+    kind: CodeActionKind.QuickFix,
+    ...(diagnostics ? { diagnostics } : {}),
+    command: { title, command: `${COMMAND_PREFIX}decide`, arguments: [argument] },
+  };
 }
 
 export class ReviewView {
@@ -37,7 +49,11 @@ export class ReviewView {
   refresh(uri: string): void {
     const next = (this.publishing.get(uri) ?? Promise.resolve()).then(async () => {
       const hunks = await this.desk().located(uri);
-      this.hub.set("review", this.open.editorUri(uri), hunks.map((h) => this.diagnostic(h)));
+      this.hub.set(
+        "review",
+        this.open.editorUri(uri),
+        hunks.map((h) => this.diagnostic(h)),
+      );
     });
     const settled = next.catch(() => undefined);
     this.publishing.set(uri, settled);
@@ -50,8 +66,16 @@ export class ReviewView {
   }
 
   private diagnostic(h: LocatedHunk): Diagnostic {
-    const message = h.conflict ? `proposed change ${h.summary}: conflict, ${h.conflict}` : `proposed change ${h.summary}`;
-    return { range: lineRange(h), severity: DiagnosticSeverity.Information, source: "lockstep", message, data: { hunk: h.hunk_id } };
+    const message = h.conflict
+      ? `proposed change ${h.summary}: conflict, ${h.conflict}`
+      : `proposed change ${h.summary}`;
+    return {
+      range: lineRange(h),
+      severity: DiagnosticSeverity.Information,
+      source: "lockstep",
+      message,
+      data: { hunk: h.hunk_id },
+    };
   }
 
   /** Code actions for the hunks at `range`, and for every pending change of the file. */
@@ -63,17 +87,31 @@ export class ReviewView {
     for (const h of hunks) {
       if (h.end < range.start.line || h.start > range.end.line) continue;
       const diagnostic = [this.diagnostic(h)];
-      out.push(decideAction("lockstep: Accept this change", { id: h.hunk_id, decision: "apply" }, diagnostic), decideAction("lockstep: Reject this change", { id: h.hunk_id, decision: "reject" }, diagnostic));
+      out.push(
+        decideAction("lockstep: Accept this change", { id: h.hunk_id, decision: "apply" }, diagnostic),
+        decideAction("lockstep: Reject this change", { id: h.hunk_id, decision: "reject" }, diagnostic),
+      );
     }
     const file = hunks[0]!.file_path;
     out.push(
-      decideAction(`lockstep: Accept all proposed changes in ${file}`, { file_path: file, decision: "apply" }),
-      decideAction(`lockstep: Reject all proposed changes in ${file}`, { file_path: file, decision: "reject" }),
+      decideAction(`lockstep: Accept all proposed changes in ${file}`, {
+        file_path: file,
+        decision: "apply",
+      }),
+      decideAction(`lockstep: Reject all proposed changes in ${file}`, {
+        file_path: file,
+        decision: "reject",
+      }),
     );
     const tools = new Map(hunks.map((h) => [h.change_id, h.tool]));
-    for (const [change, tool] of tools) out.push(decideAction(`lockstep: ${alwaysTitle(tool)}`, { id: change, decision: "always" }));
+    for (const [change, tool] of tools)
+      out.push(decideAction(`lockstep: ${alwaysTitle(tool)}`, { id: change, decision: "always" }));
     const title = "lockstep: Show proposed diff";
-    out.push({ title, kind: CodeActionKind.QuickFix, command: { title, command: `${COMMAND_PREFIX}review`, arguments: [{ file_path: file, show: true }] } });
+    out.push({
+      title,
+      kind: CodeActionKind.QuickFix,
+      command: { title, command: `${COMMAND_PREFIX}review`, arguments: [{ file_path: file, show: true }] },
+    });
     return out;
   }
 
@@ -86,9 +124,14 @@ export class ReviewView {
       const file = path.join(dir, `${filePath.replace(/[\\/]/g, "_")}.diff`);
       await mkdir(dir, { recursive: true });
       await writeFile(file, diff, "utf8");
-      const shown = await this.connection.window.showDocument({ uri: pathToFileURL(file).href, takeFocus: true }).catch(() => ({ success: false }));
+      const shown = await this.connection.window
+        .showDocument({ uri: pathToFileURL(file).href, takeFocus: true })
+        .catch(() => ({ success: false }));
       if (shown.success) return;
     }
-    void this.connection.sendNotification("window/showMessage", { type: MessageType.Info, message: `lockstep: proposed changes to ${filePath}\n${diff}` });
+    void this.connection.sendNotification("window/showMessage", {
+      type: MessageType.Info,
+      message: `lockstep: proposed changes to ${filePath}\n${diff}`,
+    });
   }
 }

@@ -1,7 +1,13 @@
 // The server's parts, made once per connection and shared by the handlers: the
 // composition root. Handlers read the state that initialize fills in (client
 // flags, the workspace) through `state`, never through globals.
-import { MessageType, ShowMessageNotification, TextDocuments, type Connection, type Diagnostic } from "vscode-languageserver";
+import {
+  MessageType,
+  ShowMessageNotification,
+  TextDocuments,
+  type Connection,
+  type Diagnostic,
+} from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import type { AgentService } from "../agent/agent-service.js";
 import type { Conversation } from "../agent/conversation.js";
@@ -70,32 +76,62 @@ export interface ServerContext {
   readonly warn: (message: string) => void;
 }
 
-export function createServerContext(connection: Connection, options: { debug: boolean; wrap?: WrapLink }): ServerContext {
+export function createServerContext(
+  connection: Connection,
+  options: { debug: boolean; wrap?: WrapLink },
+): ServerContext {
   const documents = new TextDocuments(BatchedTextDocument);
   const open = new OpenDocuments(documents);
   const state: ServerState = { flags: clientFlags({}), workspace: undefined };
   const flags = (): ClientFlags => state.flags;
-  const notify = (type: MessageType, message: string): void => void connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined);
+  const notify = (type: MessageType, message: string): void =>
+    void connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined);
   const warn = (message: string): void => notify(MessageType.Warning, message);
   const settings = new LiveSettings(connection, flags, warn);
   const debug = (what: string, value: unknown): void => {
-    if (options.debug || settings.current.debug) process.stderr.write(redactTokens(scrubUrls(JSON.stringify({ time: new Date().toISOString(), [what]: value }))) + "\n");
+    if (options.debug || settings.current.debug)
+      process.stderr.write(
+        redactTokens(scrubUrls(JSON.stringify({ time: new Date().toISOString(), [what]: value }))) + "\n",
+      );
   };
   // Every publishDiagnostics lockstep sends goes through this hub (diagnostics/publication.ts).
-  const diagnostics = new DiagnosticsHub<Diagnostic>((published) => void connection.sendDiagnostics(published).catch(() => undefined));
+  const diagnostics = new DiagnosticsHub<Diagnostic>(
+    (published) => void connection.sendDiagnostics(published).catch(() => undefined),
+  );
   const conditions: ToolConditions = options.wrap ? { wrapped: true } : {};
-  const childDiagnostics = options.wrap ? wrapped(options.wrap, { documents, open, diagnostics, waitMs: () => settings.current.diagnosticsWaitMs }) : undefined;
+  const childDiagnostics = options.wrap
+    ? wrapped(options.wrap, {
+        documents,
+        open,
+        diagnostics,
+        waitMs: () => settings.current.diagnosticsWaitMs,
+      })
+    : undefined;
   const prompt = messagePrompt(connection, () => state.flags.approvalWithDiff);
   const askCommand = commandPrompt(connection);
   const askCall = callPrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
-  const channels: ApprovalChannels = { prompt: () => (state.flags.messageActions ? prompt : undefined), review: (change, signal) => review.stage(change, signal) };
+  const channels: ApprovalChannels = {
+    prompt: () => (state.flags.messageActions ? prompt : undefined),
+    review: (change, signal) => review.stage(change, signal),
+  };
   const requireWorkspace = (): Workspace => {
     if (!state.workspace) throw new Error("the server is not initialized");
     return state.workspace;
   };
-  const events = new JobEvents(connection, flags, () => ({ setting: settings.current.transcript, root: state.workspace?.sandbox.roots[0] ?? process.cwd() }), warn);
-  const sessions = projectStore(() => state.workspace?.sandbox.roots[0], () => settings.current);
+  const events = new JobEvents(
+    connection,
+    flags,
+    () => ({
+      setting: settings.current.transcript,
+      root: state.workspace?.sandbox.roots[0] ?? process.cwd(),
+    }),
+    warn,
+  );
+  const sessions = projectStore(
+    () => state.workspace?.sandbox.roots[0],
+    () => settings.current,
+  );
   const { agent, conversation, journal, recorder, mcp } = assembleAgent({
     settings: () => settings.current,
     store: sessions,
@@ -111,7 +147,8 @@ export function createServerContext(connection: Connection, options: { debug: bo
       warn,
       commands: {
         prompt: () => (state.flags.messageActions ? askCommand : undefined),
-        output: (jobId, text) => jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+        output: (jobId, text) =>
+          jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
       },
     },
   });
@@ -119,11 +156,51 @@ export function createServerContext(connection: Connection, options: { debug: bo
     workspace: () => state.workspace,
     journal,
     changed: (uri) => reviewView.refresh(uri),
-    waiting: (change) => change.job_id !== undefined && events.emit({ job_id: change.job_id, kind: "status", status: "running", message: `waiting for review of ${change.file_path}` }),
+    waiting: (change) =>
+      change.job_id !== undefined &&
+      events.emit({
+        job_id: change.job_id,
+        kind: "status",
+        status: "running",
+        message: `waiting for review of ${change.file_path}`,
+      }),
   });
   const reviewView = new ReviewView(connection, flags, open, diagnostics, () => review);
-  const companion = new CompanionBinding({ documents, open, approvalMode: () => settings.current.approval, channels, journal, log: debug, warn, conditions: () => conditions, ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}) });
-  return { connection, documents, open, state, settings, conversation, mcp, diagnostics, review, reviewView, journal, agent, sessions, recorder, events, companion, conditions, childDiagnostics, wrapStatus: () => options.wrap?.status() ?? null, debug, notify, warn };
+  const companion = new CompanionBinding({
+    documents,
+    open,
+    approvalMode: () => settings.current.approval,
+    channels,
+    journal,
+    log: debug,
+    warn,
+    conditions: () => conditions,
+    ...(childDiagnostics ? { diagnostics: childDiagnostics } : {}),
+  });
+  return {
+    connection,
+    documents,
+    open,
+    state,
+    settings,
+    conversation,
+    mcp,
+    diagnostics,
+    review,
+    reviewView,
+    journal,
+    agent,
+    sessions,
+    recorder,
+    events,
+    companion,
+    conditions,
+    childDiagnostics,
+    wrapStatus: () => options.wrap?.status() ?? null,
+    debug,
+    notify,
+    warn,
+  };
 }
 
 /**
@@ -132,21 +209,38 @@ export function createServerContext(connection: Connection, options: { debug: bo
  */
 function wrapped(
   link: WrapLink,
-  parts: { documents: TextDocuments<TextDocument>; open: OpenDocuments; diagnostics: DiagnosticsHub<Diagnostic>; waitMs: () => number },
+  parts: {
+    documents: TextDocuments<TextDocument>;
+    open: OpenDocuments;
+    diagnostics: DiagnosticsHub<Diagnostic>;
+    waitMs: () => number;
+  },
 ): DiagnosticsRecord {
-  link.openDocuments(() => parts.documents.all().map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })));
-  return recordChildDiagnostics(link, { realUri: (uri) => parts.open.realUri(uri), hub: parts.diagnostics, waitMs: parts.waitMs });
+  link.openDocuments(() =>
+    parts.documents
+      .all()
+      .map((d) => ({ uri: d.uri, languageId: d.languageId, version: d.version, text: d.getText() })),
+  );
+  return recordChildDiagnostics(link, {
+    realUri: (uri) => parts.open.realUri(uri),
+    hub: parts.diagnostics,
+    waitMs: parts.waitMs,
+  });
 }
 
 /** One store per project root and folder setting, made when first asked for; none with `sessions: false`. */
-function projectStore(root: () => string | undefined, current: () => { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined }): () => SessionStore | undefined {
+function projectStore(
+  root: () => string | undefined,
+  current: () => { sessions: boolean; sessionsDir?: string | undefined; apiKeyEnv?: string | undefined },
+): () => SessionStore | undefined {
   let made: SessionStore | undefined;
   return () => {
     const s = current();
     const realRoot = root();
     if (!s.sessions || realRoot === undefined) return undefined;
     const dir = stateDirectory(s.sessionsDir);
-    if (made?.realRoot !== realRoot || made.stateDir !== dir) made = new SessionStore(realRoot, dir, () => keySecrets(current().apiKeyEnv));
+    if (made?.realRoot !== realRoot || made.stateDir !== dir)
+      made = new SessionStore(realRoot, dir, () => keySecrets(current().apiKeyEnv));
     return made;
   };
 }

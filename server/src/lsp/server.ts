@@ -2,7 +2,11 @@
 // The one file that binds LSP to the server's parts: each handler lives in
 // handlers/ (or with its part) and converts params, calls the domain and
 // converts the answer back. Nothing here decides anything.
-import { createConnection, DidChangeConfigurationNotification, ProposedFeatures } from "vscode-languageserver/node.js";
+import {
+  createConnection,
+  DidChangeConfigurationNotification,
+  ProposedFeatures,
+} from "vscode-languageserver/node.js";
 import { codeActionHandler } from "./handlers/code-action.js";
 import { executeCommandHandler } from "./handlers/execute-command.js";
 import { initializeHandler } from "./handlers/initialize.js";
@@ -22,10 +26,20 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
   // Wrap mode: the relay owns the editor's stdio and lockstep's server talks to it in memory. Either way
   // the reader over stdin ends the process on a broken frame instead of going silent.
   const relay = wrap
-    ? new Relay({ editor: rawStdio(), command: wrap.command, args: wrap.args, exit: (code) => process.exit(code), log: (what, value) => debugFlag && process.stderr.write(JSON.stringify({ [what]: value }) + "\n") })
+    ? new Relay({
+        editor: rawStdio(),
+        command: wrap.command,
+        args: wrap.args,
+        exit: (code) => process.exit(code),
+        log: (what, value) => debugFlag && process.stderr.write(JSON.stringify({ [what]: value }) + "\n"),
+      })
     : undefined;
   const transport = relay ? undefined : stdioTransport();
-  const connection = createConnection(ProposedFeatures.all, (relay?.lockstep ?? transport!).reader, (relay?.lockstep ?? transport!).writer);
+  const connection = createConnection(
+    ProposedFeatures.all,
+    (relay?.lockstep ?? transport!).reader,
+    (relay?.lockstep ?? transport!).writer,
+  );
   const ctx = createServerContext(connection, { debug: debugFlag, ...(relay ? { wrap: relay } : {}) });
   // A notification that cannot be sent (the client went away mid-run) must not take the server down.
   process.on("unhandledRejection", (reason) => {
@@ -34,8 +48,13 @@ export async function runServer(argv: string[], wrap?: WrapCommand): Promise<num
 
   connection.onInitialize(initializeHandler(ctx));
   connection.onInitialized(() => {
-    if (ctx.state.flags.configurationChanges) void connection.client.register(DidChangeConfigurationNotification.type, { section: "lockstep" });
-    void ctx.settings.fetch().then(() => ctx.state.workspace && ctx.companion.start(ctx.state.workspace, ctx.settings.current.companion));
+    if (ctx.state.flags.configurationChanges)
+      void connection.client.register(DidChangeConfigurationNotification.type, { section: "lockstep" });
+    void ctx.settings
+      .fetch()
+      .then(
+        () => ctx.state.workspace && ctx.companion.start(ctx.state.workspace, ctx.settings.current.companion),
+      );
     void offerTrust(ctx);
   });
   connection.onDidChangeConfiguration((change) => void ctx.settings.changed(change.settings));

@@ -9,7 +9,12 @@
 // (`frame-reader.ts` over `jsonrpc/framing.ts` tells them apart).
 import type { Readable, Writable } from "node:stream";
 import { FrameReader } from "./frame-reader.js";
-import { StreamMessageWriter, type Message, type MessageReader, type MessageWriter } from "vscode-languageserver/node.js";
+import {
+  StreamMessageWriter,
+  type Message,
+  type MessageReader,
+  type MessageWriter,
+} from "vscode-languageserver/node.js";
 
 export interface StdioTransport {
   reader: MessageReader;
@@ -51,7 +56,8 @@ export function stdioTransport(): StdioTransport {
   const writer = new StreamMessageWriter(process.stdout);
   const life = stdioLife();
   const reader = new FrameReader(process.stdin, {
-    invalid: (code, message, id) => void writer.write({ jsonrpc: "2.0", id, error: { code, message } } as Message),
+    invalid: (code, message, id) =>
+      void writer.write({ jsonrpc: "2.0", id, error: { code, message } } as Message),
     broken: life.broken,
   });
   return { reader, writer, shutdownReceived: life.shutdownReceived };

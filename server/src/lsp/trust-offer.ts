@@ -19,9 +19,13 @@ export function trustFolder(ctx: ServerContext): Envelope {
   try {
     recorded = addTrust(trust.folder);
   } catch (error) {
-    return errorEnvelope("io_error", `I/O error: the trust list could not be written (${error instanceof Error ? error.message : String(error)}). Nothing changed.`, [
-      "Check that lockstep's state directory ($XDG_STATE_HOME/lockstep, else ~/.local/state/lockstep) is writable.",
-    ]);
+    return errorEnvelope(
+      "io_error",
+      `I/O error: the trust list could not be written (${error instanceof Error ? error.message : String(error)}). Nothing changed.`,
+      [
+        "Check that lockstep's state directory ($XDG_STATE_HOME/lockstep, else ~/.local/state/lockstep) is writable.",
+      ],
+    );
   }
   ctx.settings.reloadProject();
   const userOnly = (ctx.settings.trust?.ignored ?? []).map((i) => i.key);
@@ -33,11 +37,16 @@ export function trustFolder(ctx: ServerContext): Envelope {
 /** Once, after initialized: the choice where the client shows one; the command is named in the warning otherwise. */
 export async function offerTrust(ctx: ServerContext): Promise<void> {
   const trust = ctx.settings.trust;
-  if (!trust || trust.trusted || !ctx.state.flags.messageActions || ctx.state.clientName === "lockstep") return;
+  if (!trust || trust.trusted || !ctx.state.flags.messageActions || ctx.state.clientName === "lockstep")
+    return;
   const waiting = waitingForTrust(trust.ignored);
   if (waiting.length === 0) return;
   const answer = await ctx.connection.window
-    .showInformationMessage(`lockstep: ${trust.file} sets ${waiting.join(", ")}, ignored until you trust ${trust.folder}. Trust this folder?`, { title: TRUST }, { title: NOT_NOW })
+    .showInformationMessage(
+      `lockstep: ${trust.file} sets ${waiting.join(", ")}, ignored until you trust ${trust.folder}. Trust this folder?`,
+      { title: TRUST },
+      { title: NOT_NOW },
+    )
     .catch(() => undefined);
   if (answer?.title === TRUST) trustFolder(ctx);
 }

@@ -67,7 +67,9 @@ export class McpTools implements ExternalTools {
     for (const c of fresh) {
       if (c.state.status !== "failed") continue;
       const stderr = c.state.stderr ? ` (last stderr: ${c.state.stderr})` : "";
-      this.warn?.(`lockstep: the MCP server ${c.config.name} did not start: ${c.state.error ?? "no reason given"}${stderr}. Its tools are not offered; lockstep config says more.`);
+      this.warn?.(
+        `lockstep: the MCP server ${c.config.name} did not start: ${c.state.error ?? "no reason given"}${stderr}. Its tools are not offered; lockstep config says more.`,
+      );
     }
   }
 
@@ -80,7 +82,11 @@ export class McpTools implements ExternalTools {
   }
 
   status(): ServerStatus[] {
-    return this.connections.map((c) => ({ ...c.state, tools: [...c.state.tools], skipped: [...c.state.skipped] }));
+    return this.connections.map((c) => ({
+      ...c.state,
+      tools: [...c.state.tools],
+      skipped: [...c.state.skipped],
+    }));
   }
 
   async run(call: FunctionCall, ctx: ToolContext): Promise<Envelope> {
@@ -90,7 +96,13 @@ export class McpTools implements ExternalTools {
     if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
     const { connection, tool } = offered;
     const server = connection.config.name;
-    const request: McpCallRequest = { name: call.name, server, tool, args: call.args, trusted: connection.config.trust && connection.state.from !== "client" };
+    const request: McpCallRequest = {
+      name: call.name,
+      server,
+      tool,
+      args: call.args,
+      trusted: connection.config.trust && connection.state.from !== "client",
+    };
     const approved = await this.approve(request, ctx);
     if (approved === "undecided") {
       return errorEnvelope(
@@ -100,14 +112,26 @@ export class McpTools implements ExternalTools {
       );
     }
     if (!approved) {
-      return errorEnvelope("rejected", `Rejected: the user declined the call of ${tool} on the MCP server ${server}. Nothing was run.`, ["Ask the user what they want instead; do not retry the same call."]);
+      return errorEnvelope(
+        "rejected",
+        `Rejected: the user declined the call of ${tool} on the MCP server ${server}. Nothing was run.`,
+        ["Ask the user what they want instead; do not retry the same call."],
+      );
     }
     if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: the tool was not run.");
     try {
       const result = await connection.call(tool, call.args, ctx.signal);
       const { text, truncated } = resultText(result.content, result.structuredContent);
-      if (result.isError === true) return errorEnvelope("io_error", `The MCP server ${server} answered ${tool} with an error: ${text || "(no message)"}`);
-      return okEnvelope({ message: `${server} ${tool}: done${truncated ? " (result cut to its head and tail)" : ""}.`, result: text, ...(truncated ? { truncated } : {}) });
+      if (result.isError === true)
+        return errorEnvelope(
+          "io_error",
+          `The MCP server ${server} answered ${tool} with an error: ${text || "(no message)"}`,
+        );
+      return okEnvelope({
+        message: `${server} ${tool}: done${truncated ? " (result cut to its head and tail)" : ""}.`,
+        result: text,
+        ...(truncated ? { truncated } : {}),
+      });
     } catch (error) {
       if (ctx.signal.aborted) return errorEnvelope("cancelled", `Cancelled while ${tool} ran on ${server}.`);
       const why = (error instanceof Error ? error.message : String(error)).slice(0, 800);

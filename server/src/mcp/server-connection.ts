@@ -35,10 +35,15 @@ export interface ServerStatus {
 }
 
 const LooseList = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
-const LooseCall = z.looseObject({ content: z.array(z.unknown()).optional(), structuredContent: z.unknown().optional(), isError: z.boolean().optional() });
+const LooseCall = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  structuredContent: z.unknown().optional(),
+  isError: z.boolean().optional(),
+});
 export type CallResult = z.output<typeof LooseCall>;
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 export class ServerConnection {
   private client: Client | undefined;
@@ -55,7 +60,15 @@ export class ServerConnection {
     from: string,
     private readonly cwd: () => string,
   ) {
-    this.state = { name: config.name, transport: config.transport, from, status: "not started", tools: [], skipped: [], restarts: 0 };
+    this.state = {
+      name: config.name,
+      transport: config.transport,
+      from,
+      status: "not started",
+      tools: [],
+      skipped: [],
+      restarts: 0,
+    };
   }
 
   /** The tools listed at the first connection (kept across restarts); empty until then. */
@@ -71,19 +84,29 @@ export class ServerConnection {
 
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallResult> {
     if (this.state.status === "stopped") {
-      if (this.state.restarts >= MAX_RESTARTS) throw new Error(`it stopped ${MAX_RESTARTS + 1} times and is not restarted again this session${this.why()}`);
+      if (this.state.restarts >= MAX_RESTARTS)
+        throw new Error(
+          `it stopped ${MAX_RESTARTS + 1} times and is not restarted again this session${this.why()}`,
+        );
       this.state.restarts++;
       this.starting = this.connect();
     }
     await this.start();
     const client = this.client;
-    if (!client || this.state.status !== "connected") throw new Error(`it is not running (${this.state.status})${this.why()}`);
+    if (!client || this.state.status !== "connected")
+      throw new Error(`it is not running (${this.state.status})${this.why()}`);
     try {
-      return await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, LooseCall, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true });
+      return await client.request(
+        { method: "tools/call", params: { name: tool, arguments: args } },
+        LooseCall,
+        { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true },
+      );
     } catch (error) {
       if ((this.state.status as ConnectionState) === "stopped") {
         const last = this.transportError ? ` after: ${this.transportError}` : "";
-        throw new Error(`it stopped while running ${tool}${last}${this.why()}; ${this.state.restarts < MAX_RESTARTS ? "it is restarted on the next call" : "it is not restarted again"}`);
+        throw new Error(
+          `it stopped while running ${tool}${last}${this.why()}; ${this.state.restarts < MAX_RESTARTS ? "it is restarted on the next call" : "it is not restarted again"}`,
+        );
       }
       throw error;
     }
@@ -96,7 +119,10 @@ export class ServerConnection {
   }
 
   private why(): string {
-    const parts = [this.state.error ? `: ${this.state.error}` : "", this.state.stderr ? ` (last stderr: ${this.state.stderr})` : ""];
+    const parts = [
+      this.state.error ? `: ${this.state.error}` : "",
+      this.state.stderr ? ` (last stderr: ${this.state.stderr})` : "",
+    ];
     return parts.join("");
   }
 
@@ -127,21 +153,36 @@ export class ServerConnection {
       await client?.close().catch(() => undefined);
       this.state.status = "failed";
       const dropped = (this.stdio as { dropped: string | undefined } | undefined)?.dropped;
-      this.state.error = dropped ?? (/timed out|timeout/i.test(message(error)) ? `no answer within ${timeout} ms (${message(error)})` : message(error));
+      this.state.error =
+        dropped ??
+        (/timed out|timeout/i.test(message(error))
+          ? `no answer within ${timeout} ms (${message(error)})`
+          : message(error));
     }
   }
 
   private async transport(): Promise<Transport> {
     const c = this.config;
     if (c.transport === "http") {
-      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+      const { StreamableHTTPClientTransport } = await import(
+        "@modelcontextprotocol/sdk/client/streamableHttp.js"
+      );
       return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
     }
-    const [{ getDefaultEnvironment }, { McpStdioTransport }] = await Promise.all([import("@modelcontextprotocol/sdk/client/stdio.js"), import("./stdio-transport.js")]);
+    const [{ getDefaultEnvironment }, { McpStdioTransport }] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/stdio.js"),
+      import("./stdio-transport.js"),
+    ]);
     // A small safe environment (PATH, HOME, …) and what the entry names: the model's key is not passed on.
     const env = { ...getDefaultEnvironment(), ...c.env };
     const onStderrLine = (line: string): void => void (this.state.stderr = line);
-    const transport = new McpStdioTransport(c.name, { command: c.command, args: c.args, env, cwd: c.cwd ?? this.cwd(), onStderrLine });
+    const transport = new McpStdioTransport(c.name, {
+      command: c.command,
+      args: c.args,
+      env,
+      cwd: c.cwd ?? this.cwd(),
+      onStderrLine,
+    });
     this.stdio = transport;
     return transport;
   }
@@ -151,11 +192,16 @@ export class ServerConnection {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, LooseList, { timeout });
+      const answer = await client.request(
+        { method: "tools/list", params: cursor ? { cursor } : {} },
+        LooseList,
+        { timeout },
+      );
       for (const raw of answer.tools) {
         const checked = checkTool(raw);
         if (!checked.ok) this.state.skipped.push({ tool: checked.name, reason: checked.reason });
-        else if (tools.length >= MAX_TOOLS) this.state.skipped.push({ tool: checked.tool.name, reason: `more than ${MAX_TOOLS} tools` });
+        else if (tools.length >= MAX_TOOLS)
+          this.state.skipped.push({ tool: checked.tool.name, reason: `more than ${MAX_TOOLS} tools` });
         else tools.push(checked.tool);
       }
       cursor = answer.nextCursor;

@@ -44,7 +44,11 @@ export class McpStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, { env: this.params.env, cwd: this.params.cwd, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(this.params.command, this.params.args, {
+        env: this.params.env,
+        cwd: this.params.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       this.child = child;
       child.once("error", (error) => {
         reject(error);
@@ -81,7 +85,8 @@ export class McpStdioTransport implements Transport {
     const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
     child.stdin?.end();
     // A server that does not leave at the end of its input is stopped, then killed.
-    const wait = (ms: number): Promise<void> => Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+    const wait = (ms: number): Promise<void> =>
+      Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
     await wait(2000);
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await wait(2000);
@@ -96,7 +101,8 @@ export class McpStdioTransport implements Transport {
       pending = (pending + chunk.toString("utf8")).slice(-4096);
       const lines = pending.split("\n");
       pending = lines.pop() ?? "";
-      for (const line of lines.slice(-5)) if (line.trim() !== "") this.params.onStderrLine?.(line.trim().slice(0, 300));
+      for (const line of lines.slice(-5))
+        if (line.trim() !== "") this.params.onStderrLine?.(line.trim().slice(0, 300));
     });
   }
 

@@ -12,7 +12,8 @@ export interface ServerInfo {
 
 function codeActionProvider(child: unknown, own: unknown): unknown {
   if (!isObject(child)) return own;
-  const kinds = (p: unknown): string[] | undefined => (isObject(p) && Array.isArray(p["codeActionKinds"]) ? (p["codeActionKinds"] as string[]) : undefined);
+  const kinds = (p: unknown): string[] | undefined =>
+    isObject(p) && Array.isArray(p["codeActionKinds"]) ? (p["codeActionKinds"] as string[]) : undefined;
   const childKinds = kinds(child);
   // A child that lists no kinds offers every kind; listing only lockstep's would narrow it.
   if (childKinds === undefined) return child;
@@ -29,7 +30,10 @@ export function mergeCapabilities(child: Json, own: Json): Json {
   return {
     ...child,
     textDocumentSync: child["textDocumentSync"] ?? own["textDocumentSync"],
-    executeCommandProvider: { ...(isObject(child["executeCommandProvider"]) ? child["executeCommandProvider"] : {}), commands: [...new Set([...commands(child), ...commands(own)])] },
+    executeCommandProvider: {
+      ...(isObject(child["executeCommandProvider"]) ? child["executeCommandProvider"] : {}),
+      commands: [...new Set([...commands(child), ...commands(own)])],
+    },
     codeActionProvider: codeActionProvider(child["codeActionProvider"], own["codeActionProvider"]),
     workspace: { ...ownWorkspace, ...childWorkspace },
   };

@@ -67,15 +67,26 @@ export class ChildServer {
     try {
       child = spawnTethered(this.command, this.args);
     } catch (error) {
-      this.events.ended(`it could not be started (${error instanceof Error ? error.message : String(error)})`, false);
+      this.events.ended(
+        `it could not be started (${error instanceof Error ? error.message : String(error)})`,
+        false,
+      );
       return;
     }
     this.process = child;
     // A child whose output cannot be read past is as good as dead.
     // An object that is no JSON-RPC message is passed over; a body that is not JSON is a child out of step.
-    readFrames(child.stdout, (frame) => this.events.message(frame), (why) => this.abandon(`it sent what lockstep cannot read past: ${why}`, child), {
-      invalid: (code, message) => (code === PARSE_ERROR ? this.abandon(`it sent a frame that is not JSON (${message})`, child) : undefined),
-    });
+    readFrames(
+      child.stdout,
+      (frame) => this.events.message(frame),
+      (why) => this.abandon(`it sent what lockstep cannot read past: ${why}`, child),
+      {
+        invalid: (code, message) =>
+          code === PARSE_ERROR
+            ? this.abandon(`it sent a frame that is not JSON (${message})`, child)
+            : undefined,
+      },
+    );
     child.stdin.on("error", () => undefined);
     child.stderr.on("data", (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString("utf8")).slice(-TAIL_BYTES);
@@ -90,7 +101,10 @@ export class ChildServer {
     child.on("error", (error) => ended(`it could not be started (${error.message})`));
     child.on("exit", (code, signal) => {
       const failed = startFailure(code, this.command);
-      const why = this.abandoned.get(child) ?? failed ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
+      const why =
+        this.abandoned.get(child) ??
+        failed ??
+        (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);
       const finish = (): void => {
         // The shell's own complaint says no more than the reason does.
         if (failed) this.tail = "";

@@ -48,7 +48,12 @@ export class Valve {
   }
 
   /** Stops reading `source` until `sink` drains; `stuck` runs if it has not after `stuckMs`. */
-  hold(source: Readable | undefined, sink: Writable | undefined, stuck?: () => void, stuckMs = STUCK_MS): void {
+  hold(
+    source: Readable | undefined,
+    sink: Writable | undefined,
+    stuck?: () => void,
+    stuckMs = STUCK_MS,
+  ): void {
     if (this.paused || !source || !sink) return;
     this.paused = source;
     source.pause();

@@ -24,7 +24,8 @@ export class HeldRequests<T> {
 
   /** Keeps the request; false when the bound is reached (the caller answers it). */
   hold(item: T, bytes: number): boolean {
-    if (!this.items || this.items.length >= MAX_HELD_REQUESTS || this.bytes + bytes > MAX_HELD_BYTES) return false;
+    if (!this.items || this.items.length >= MAX_HELD_REQUESTS || this.bytes + bytes > MAX_HELD_BYTES)
+      return false;
     this.items.push(item);
     this.bytes += bytes;
     return true;

@@ -1,7 +1,15 @@
 // lockstep's own server behind the relay: a reader and writer that hand message
 // objects over in memory, so what the relay routes to lockstep is never
 // serialised and parsed a second time.
-import { AbstractMessageReader, AbstractMessageWriter, Disposable, type DataCallback, type Message, type MessageReader, type MessageWriter } from "vscode-jsonrpc";
+import {
+  AbstractMessageReader,
+  AbstractMessageWriter,
+  Disposable,
+  type DataCallback,
+  type Message,
+  type MessageReader,
+  type MessageWriter,
+} from "vscode-jsonrpc";
 
 class MemoryReader extends AbstractMessageReader implements MessageReader {
   private callback: DataCallback | undefined;

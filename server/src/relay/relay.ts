@@ -60,7 +60,11 @@ export interface RelayOptions {
 }
 
 /** The answer to a request the wrapped server is not there to answer. */
-const requestFailed = (id: Id, message: string): ResponseMessage => ({ jsonrpc: "2.0", id, error: { code: REQUEST_FAILED, message } });
+const requestFailed = (id: Id, message: string): ResponseMessage => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: REQUEST_FAILED, message },
+});
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -105,7 +109,12 @@ export class Relay implements WrapLink {
     this.toEditorFlow = new ToEditor(
       options.editor.output,
       () => this.child.output,
-      (count, total) => this.toEditor(note(`the editor read nothing for a while, so ${count} of ${this.childName}'s log and progress messages were dropped (${total} since the start).`)),
+      (count, total) =>
+        this.toEditor(
+          note(
+            `the editor read nothing for a while, so ${count} of ${this.childName}'s log and progress messages were dropped (${total} since the start).`,
+          ),
+        ),
     );
     this.child = new ChildServer(options.command, options.args, {
       message: (frame) => this.fromPeer("child", frame),
@@ -113,23 +122,42 @@ export class Relay implements WrapLink {
     });
     // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
     readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
-      invalid: (code, message, id) => this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
+      invalid: (code, message, id) =>
+        this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
       skipOversized: true,
     });
     // Nothing outlives lockstep, however it ends: its exit (the end of input, the editor's exit, a broken
     // frame), the usual signals (turned into an exit, as the companion's handler does too), SIGKILL (the tether).
     process.on("exit", () => this.child.killNow());
-    for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) process.once(signal, () => process.exit(code));
+    for (const [signal, code] of [
+      ["SIGTERM", 143],
+      ["SIGINT", 130],
+      ["SIGHUP", 129],
+    ] as const)
+      process.once(signal, () => process.exit(code));
     this.child.start();
   }
 
   status(): WrapStatus {
     if (this.gone !== undefined) {
       const missing = missingFeatures(this.childCapabilities, this.initializeParams);
-      return { server: this.childName, state: "failed", restarts: this.child.restarts, reason: this.gone, missing, ...this.droppedCount() };
+      return {
+        server: this.childName,
+        state: "failed",
+        restarts: this.child.restarts,
+        reason: this.gone,
+        missing,
+        ...this.droppedCount(),
+      };
     }
     const state = this.held.holding || !this.child.running ? "restarting" : "running";
-    return { server: this.childName, state, restarts: this.child.restarts, ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}), ...this.droppedCount() };
+    return {
+      server: this.childName,
+      state,
+      restarts: this.child.restarts,
+      ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}),
+      ...this.droppedCount(),
+    };
   }
 
   private droppedCount(): { dropped?: number } {
@@ -164,12 +192,23 @@ export class Relay implements WrapLink {
       case "shutdown":
         this.shutdown = true;
         this.options.editor.shutdownReceived();
-        return this.toPeers(frame, ["child", "lockstep"], () => ({ jsonrpc: "2.0", id: request.id as Id, result: null }));
+        return this.toPeers(frame, ["child", "lockstep"], () => ({
+          jsonrpc: "2.0",
+          id: request.id as Id,
+          result: null,
+        }));
       case "textDocument/codeAction":
-        return this.toPeers(frame, ["child", "lockstep"], (answers) => ({ jsonrpc: "2.0", id: request.id as Id, result: concatActions(answers.get("child")?.result, answers.get("lockstep")?.result) }));
+        return this.toPeers(frame, ["child", "lockstep"], (answers) => ({
+          jsonrpc: "2.0",
+          id: request.id as Id,
+          result: concatActions(answers.get("child")?.result, answers.get("lockstep")?.result),
+        }));
       case "workspace/executeCommand": {
         const command = isObject(request.params) ? request.params["command"] : undefined;
-        return this.toPeers(frame, typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"]);
+        return this.toPeers(
+          frame,
+          typeof command === "string" && command.startsWith("lockstep.") ? ["lockstep"] : ["child"],
+        );
       }
       default:
         return this.toPeers(frame, ["child"]);
@@ -183,12 +222,20 @@ export class Relay implements WrapLink {
     const { lockstep: own, ...theirs } = options ?? {};
     this.initializeParams = { ...params, initializationOptions: options === undefined ? undefined : theirs };
     if (options === undefined) delete this.initializeParams["initializationOptions"];
-    this.lockstep.deliver({ ...request, params: { ...params, initializationOptions: own } } as RequestMessage);
+    this.lockstep.deliver({
+      ...request,
+      params: { ...params, initializationOptions: own },
+    } as RequestMessage);
     this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
     this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
     // A child that never answers must not hold the editor's initialize, and lockstep's features, for ever.
     const id = request.id as Id;
-    const timer = setTimeout(() => this.pending.get(id)?.method === "initialize" && this.answered("child", requestFailed(id, `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s`)), INITIALIZE_DEADLINE_MS);
+    const timer = setTimeout(
+      () =>
+        this.pending.get(id)?.method === "initialize" &&
+        this.answered("child", requestFailed(id, `no answer in ${INITIALIZE_DEADLINE_MS / 1000} s`)),
+      INITIALIZE_DEADLINE_MS,
+    );
     timer.unref();
   }
 
@@ -200,8 +247,13 @@ export class Relay implements WrapLink {
       // A child that died on the way was named already, once. One that answered with an error is of no use
       // (LSP: no request before a successful initialize): it is told to exit, and killed if it does not.
       if (this.gone === undefined) {
-        this.gone = reasonLine(`it did not initialize: ${child?.error?.message ?? "no answer"}`, this.child.stderrTail());
-        this.tellUser(`the wrapped language server ${this.childName} ${this.gone}; lockstep's own features work without it.`);
+        this.gone = reasonLine(
+          `it did not initialize: ${child?.error?.message ?? "no answer"}`,
+          this.child.stderrTail(),
+        );
+        this.tellUser(
+          `the wrapped language server ${this.childName} ${this.gone}; lockstep's own features work without it.`,
+        );
         this.child.send({ jsonrpc: "2.0", method: "exit" } as NotificationMessage);
         void this.child.stop();
       }
@@ -209,8 +261,14 @@ export class Relay implements WrapLink {
     }
     this.childInitialized = true;
     this.childCapabilities = isObject(child.result["capabilities"]) ? child.result["capabilities"] : {};
-    const caps = mergeCapabilities(isObject(child.result["capabilities"]) ? child.result["capabilities"] : {}, isObject(ownResult["capabilities"]) ? ownResult["capabilities"] : {});
-    const serverInfo = mergeServerInfo((child.result["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName }, (ownResult["serverInfo"] as ServerInfo | undefined) ?? { name: "lockstep" });
+    const caps = mergeCapabilities(
+      isObject(child.result["capabilities"]) ? child.result["capabilities"] : {},
+      isObject(ownResult["capabilities"]) ? ownResult["capabilities"] : {},
+    );
+    const serverInfo = mergeServerInfo(
+      (child.result["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName },
+      (ownResult["serverInfo"] as ServerInfo | undefined) ?? { name: "lockstep" },
+    );
     return { jsonrpc: "2.0", id, result: { ...child.result, capabilities: caps, serverInfo } };
   }
 
@@ -247,7 +305,12 @@ export class Relay implements WrapLink {
   // Routing with answers.
 
   private track(request: RequestMessage, peers: Peer[], combine?: EditorRequest["combine"]): void {
-    this.pending.set(request.id!, { method: request.method, peers, answers: new Map(), ...(combine ? { combine } : {}) });
+    this.pending.set(request.id!, {
+      method: request.method,
+      peers,
+      answers: new Map(),
+      ...(combine ? { combine } : {}),
+    });
   }
 
   private toPeers(frame: Frame, peers: Peer[], combine?: EditorRequest["combine"]): void {
@@ -256,7 +319,10 @@ export class Relay implements WrapLink {
     for (const peer of peers) this.toPeer(peer, frame);
     if (request.method === "shutdown") {
       // A child that does not answer shutdown does not hold the editor up.
-      setTimeout(() => this.answered("child", { jsonrpc: "2.0", id: request.id!, result: null } as ResponseMessage), EXIT_GRACE_MS).unref();
+      setTimeout(
+        () => this.answered("child", { jsonrpc: "2.0", id: request.id!, result: null } as ResponseMessage),
+        EXIT_GRACE_MS,
+      ).unref();
     }
   }
 
@@ -270,7 +336,8 @@ export class Relay implements WrapLink {
     if (Message.isRequest(message)) {
       if (this.gone !== undefined) return this.answered("child", this.failure(message.id!));
       if (this.held.holding) {
-        if (!this.held.hold(wire, isFrame(wire) ? wire.raw.length : JSON.stringify(wire).length)) this.answered("child", this.busy(message.id!));
+        if (!this.held.hold(wire, isFrame(wire) ? wire.raw.length : JSON.stringify(wire).length))
+          this.answered("child", this.busy(message.id!));
         return;
       }
     }
@@ -283,11 +350,17 @@ export class Relay implements WrapLink {
   }
 
   private busy(id: Id): ResponseMessage {
-    return requestFailed(id, `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`);
+    return requestFailed(
+      id,
+      `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`,
+    );
   }
 
   private failure(id: Id): ResponseMessage {
-    return requestFailed(id, `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.`);
+    return requestFailed(
+      id,
+      `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.`,
+    );
   }
 
   private answered(peer: Peer, wire: Wire): void {
@@ -299,7 +372,10 @@ export class Relay implements WrapLink {
     request.answers.set(peer, response);
     if (request.answers.size < request.peers.length) return;
     this.pending.delete(id);
-    this.toEditor(request.combine ? request.combine(request.answers) : wire, request.peers.length === 1 ? peer : "lockstep");
+    this.toEditor(
+      request.combine ? request.combine(request.answers) : wire,
+      request.peers.length === 1 ? peer : "lockstep",
+    );
   }
 
   // Servers → editor.
@@ -320,7 +396,11 @@ export class Relay implements WrapLink {
       return this.toEditor({ ...message, id } as RequestMessage, peer);
     }
     if (!Message.isNotification(message)) return;
-    if (peer === "child" && message.method === "textDocument/publishDiagnostics" && this.diagnosticListeners.length > 0) {
+    if (
+      peer === "child" &&
+      message.method === "textDocument/publishDiagnostics" &&
+      this.diagnosticListeners.length > 0
+    ) {
       const published = this.versions.received(message.params);
       if (published) for (const listener of this.diagnosticListeners) listener(published);
       return;
@@ -340,7 +420,11 @@ export class Relay implements WrapLink {
   }
 
   private tellUser(message: string): void {
-    this.toEditor({ jsonrpc: "2.0", method: "window/showMessage", params: { type: 1, message: `lockstep: ${message}` } } as NotificationMessage);
+    this.toEditor({
+      jsonrpc: "2.0",
+      method: "window/showMessage",
+      params: { type: 1, message: `lockstep: ${message}` },
+    } as NotificationMessage);
   }
 
   // The child's life.
@@ -353,13 +437,20 @@ export class Relay implements WrapLink {
     this.toEditorFlow.childGone();
     this.toChildFlow.open();
     const restart = this.childInitialized && this.child.mayRestart();
-    this.tellUser(`the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`);
+    this.tellUser(
+      `the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`,
+    );
     if (restart) {
       this.held.start();
       this.lastRestart = reasonLine(reason, tail);
     } else this.gone = reasonLine(this.childInitialized ? reason : `it did not initialize: ${reason}`, tail);
     // What the child was asked and will never answer is answered now.
-    for (const [id, request] of [...this.pending]) if (request.peers.includes("child")) this.answered("child", request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id));
+    for (const [id, request] of [...this.pending])
+      if (request.peers.includes("child"))
+        this.answered(
+          "child",
+          request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id),
+        );
     for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
     this.internal.clear();
     if (restart) this.restart();
@@ -369,22 +460,42 @@ export class Relay implements WrapLink {
     this.child.start();
     const id = `${INTERNAL}${this.nextInternal++}`;
     // A restarted child that never answers is a child that failed: the requests held for it must not wait for ever.
-    const deadline = setTimeout(() => this.internal.has(id) && this.child.abandon(`it did not initialize again within ${INITIALIZE_DEADLINE_MS / 1000} s`), INITIALIZE_DEADLINE_MS);
+    const deadline = setTimeout(
+      () =>
+        this.internal.has(id) &&
+        this.child.abandon(`it did not initialize again within ${INITIALIZE_DEADLINE_MS / 1000} s`),
+      INITIALIZE_DEADLINE_MS,
+    );
     deadline.unref();
     this.internal.set(id, (response) => {
       clearTimeout(deadline);
       // Killed, so that its end is reported once (and a next start, if one is left, does not run beside it).
-      if (response.error) return this.child.abandon(`it did not initialize again (${response.error.message})`);
+      if (response.error)
+        return this.child.abandon(`it did not initialize again (${response.error.message})`);
       this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
       for (const doc of this.documents()) {
         this.versions.reopened(doc.uri, doc.version);
-        this.child.send({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: doc } } as NotificationMessage);
+        this.child.send({
+          jsonrpc: "2.0",
+          method: "textDocument/didOpen",
+          params: { textDocument: doc },
+        } as NotificationMessage);
       }
       for (const request of this.held.release()) this.child.send(bytesOf(request));
     });
-    this.child.send({ jsonrpc: "2.0", id, method: "initialize", params: this.initializeParams ?? {} } as RequestMessage);
+    this.child.send({
+      jsonrpc: "2.0",
+      id,
+      method: "initialize",
+      params: this.initializeParams ?? {},
+    } as RequestMessage);
   }
 }
 
 /** A line for the editor's log. */
-const note = (message: string): NotificationMessage => ({ jsonrpc: "2.0", method: "window/logMessage", params: { type: 2, message: `lockstep: ${message}` } }) as NotificationMessage;
+const note = (message: string): NotificationMessage =>
+  ({
+    jsonrpc: "2.0",
+    method: "window/logMessage",
+    params: { type: 2, message: `lockstep: ${message}` },
+  }) as NotificationMessage;

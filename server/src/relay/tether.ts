@@ -21,7 +21,10 @@ export const tethered = process.platform !== "win32";
 
 export function spawnTethered(command: string, args: readonly string[]): ChildProcessWithoutNullStreams {
   if (!tethered) return spawn(command, [...args], { stdio: ["pipe", "pipe", "pipe"] });
-  const child = spawn("/bin/sh", ["-c", WATCHDOG, command, ...args], { stdio: ["pipe", "pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("/bin/sh", ["-c", WATCHDOG, command, ...args], {
+    stdio: ["pipe", "pipe", "pipe", "pipe"],
+    detached: true,
+  });
   const lifeline = child.stdio[3] as Readable | null;
   lifeline?.on("error", () => undefined);
   // The server gone, the watchdog is let go too, and takes whatever the server left in its group.

@@ -41,7 +41,10 @@ const FEATURES: readonly (readonly [server: string, client: string, name: string
  * The features gone with the child. Push diagnostics are announced by no capability, so whether this server
  * would have published any cannot be told; they are listed always, as lockstep's own diagnostics tools read them.
  */
-export function missingFeatures(childCapabilities: Json | undefined, initializeParams: Json | undefined): string[] {
+export function missingFeatures(
+  childCapabilities: Json | undefined,
+  initializeParams: Json | undefined,
+): string[] {
   if (childCapabilities) {
     const offered = FEATURES.filter(([server]) => {
       const value = childCapabilities[server];
@@ -54,13 +57,19 @@ export function missingFeatures(childCapabilities: Json | undefined, initializeP
   const textDocument = isObject(caps["textDocument"]) ? caps["textDocument"] : {};
   // Editors ask for the common ones whether or not they announce them (few list hover's capability).
   const common = new Set(["hover", "completion", "definition", "references"]);
-  const asked = FEATURES.filter(([, client, name]) => common.has(name) || (client !== "" && textDocument[client] !== undefined)).map(([, , name]) => name);
+  const asked = FEATURES.filter(
+    ([, client, name]) => common.has(name) || (client !== "" && textDocument[client] !== undefined),
+  ).map(([, , name]) => name);
   return [...asked, "diagnostics"];
 }
 
 /** One line for `lockstep.session`'s reason: the stderr tail's last line, when there is one, names the cause. */
 export function reasonLine(why: string, stderrTail: string): string {
-  const last = stderrTail.split("\n").map((l) => l.trim()).filter(Boolean).pop();
+  const last = stderrTail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .pop();
   const line = last ? `${why} (its last words: ${last.slice(0, 200)})` : why;
   return line.replace(/\s*\n\s*/g, " ");
 }

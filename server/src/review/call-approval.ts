@@ -23,11 +23,16 @@ export type CallPrompt = (request: CallRequest, signal: AbortSignal) => Promise<
 /** The key "always allow this server" is kept under, beside the tools' names. */
 export const serverKey = (server: string): string => `mcp-server:${server}`;
 
-export function callApprover(session: AllowedTools, mode: () => ApprovalMode, prompt: () => CallPrompt | undefined) {
+export function callApprover(
+  session: AllowedTools,
+  mode: () => ApprovalMode,
+  prompt: () => CallPrompt | undefined,
+) {
   // A question withdrawn (cancel) or never answered is no decision: the model is not told "rejected".
   return async (request: CallRequest, signal: AbortSignal): Promise<boolean | "undecided"> => {
     if (mode() === "auto" && request.trusted) return true;
-    if (session.alwaysAllowed.has(request.name) || session.alwaysAllowed.has(serverKey(request.server))) return true;
+    if (session.alwaysAllowed.has(request.name) || session.alwaysAllowed.has(serverKey(request.server)))
+      return true;
     if (signal.aborted) return "undecided";
     const ask = prompt();
     const decision = ask ? await ask(request, signal) : "dismissed";

@@ -67,6 +67,7 @@ export class Journal {
   /** Forgets a job's entries for a file once they are reverted: a second revert finds nothing to undo there. */
   forget(jobId: string, uri: string): void {
     this.listener?.forgot(jobId, uri);
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.job_id === jobId && this.entries[i]!.uri === uri) this.entries.splice(i, 1);
+    for (let i = this.entries.length - 1; i >= 0; i--)
+      if (this.entries[i]!.job_id === jobId && this.entries[i]!.uri === uri) this.entries.splice(i, 1);
   }
 }

@@ -17,7 +17,10 @@ export type UserDecision = "apply" | "always" | "reject" | "stop" | { reason: st
  * Asks the user about one whole change (a prompt in the editor). `dismissed`: the prompt was
  * closed without a choice (or the editor could not show it): the change is staged for review instead.
  */
-export type ApprovalPrompt = (change: ProposedChange, signal: AbortSignal) => Promise<UserDecision | Undecided | "dismissed">;
+export type ApprovalPrompt = (
+  change: ProposedChange,
+  signal: AbortSignal,
+) => Promise<UserDecision | Undecided | "dismissed">;
 
 export type ApprovalMode = "ask" | "auto" | "review";
 
@@ -40,7 +43,12 @@ export interface AllowedTools {
 }
 
 /** `stop`: ends the run a change belongs to (the door's agent); absent where there is no run to end. */
-export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode, channels: ApprovalChannels, stop?: (jobId: string) => void): Approver {
+export function sessionApprover(
+  session: AllowedTools,
+  mode: () => ApprovalMode,
+  channels: ApprovalChannels,
+  stop?: (jobId: string) => void,
+): Approver {
   return async (change, signal): Promise<ApprovalDecision> => {
     const m = mode();
     if (m === "auto" || session.alwaysAllowed.has(change.tool)) return "apply";
@@ -51,14 +59,20 @@ export function sessionApprover(session: AllowedTools, mode: () => ApprovalMode,
     if (typeof decision === "object" && "undecided" in decision) return decision;
     if (decision !== "dismissed") return decided(decision, change, session, stop);
     if (signal.aborted) return "reject";
-    if (change.files && change.files.length > 0) return reviewEach(change, change.files, session, channels, signal);
+    if (change.files && change.files.length > 0)
+      return reviewEach(change, change.files, session, channels, signal);
     const staged = await channels.review(change, signal);
     if (staged.always) session.alwaysAllowed.add(change.tool);
     return { reviewed: staged.reviewed };
   };
 }
 
-function decided(decision: UserDecision, change: ProposedChange, session: AllowedTools, stop?: (jobId: string) => void): ApprovalDecision {
+function decided(
+  decision: UserDecision,
+  change: ProposedChange,
+  session: AllowedTools,
+  stop?: (jobId: string) => void,
+): ApprovalDecision {
   if (typeof decision === "object") {
     const reason = decision.reason.trim();
     return reason === "" ? "reject" : { rejected: { reason } };
@@ -71,12 +85,31 @@ function decided(decision: UserDecision, change: ProposedChange, session: Allowe
 let groups = 0;
 
 /** Every file of a change across files staged at once, each hunk by hunk; the call waits for all of them. */
-async function reviewEach(change: ProposedChange, files: ProposedChange[], session: AllowedTools, channels: ApprovalChannels, signal: AbortSignal): Promise<ApprovalDecision> {
+async function reviewEach(
+  change: ProposedChange,
+  files: ProposedChange[],
+  session: AllowedTools,
+  channels: ApprovalChannels,
+  signal: AbortSignal,
+): Promise<ApprovalDecision> {
   const group = `${change.job_id ?? "change"}/g${++groups}`;
   // Each file under the whole change's tool name (the one "always allow" is about); its own fields stay lazy.
-  const staged = await Promise.all(files.map((f) => channels.review(Object.create(f, { tool: { value: change.tool, enumerable: true }, group: { value: group, enumerable: true } }) as ProposedChange, signal)));
+  const staged = await Promise.all(
+    files.map((f) =>
+      channels.review(
+        Object.create(f, {
+          tool: { value: change.tool, enumerable: true },
+          group: { value: group, enumerable: true },
+        }) as ProposedChange,
+        signal,
+      ),
+    ),
+  );
   if (staged.some((s) => s.always)) session.alwaysAllowed.add(change.tool);
-  return { reviewed: { hunks: staged.flatMap((s) => s.reviewed.hunks) }, files: staged.map((s) => ({ reviewed: s.reviewed })) };
+  return {
+    reviewed: { hunks: staged.flatMap((s) => s.reviewed.hunks) },
+    files: staged.map((s) => ({ reviewed: s.reviewed })),
+  };
 }
 
 /** How many files a prompt names one by one; the rest are counted. */
@@ -91,7 +124,8 @@ export function approvalMessage(change: ProposedChange): string {
   }
   const named = files.slice(0, NAMED_FILES).map(fileWords);
   const rest = files.slice(NAMED_FILES);
-  if (rest.length > 0) named.push(`and ${rest.length} more (+${sum(rest, "added")} −${sum(rest, "removed")})`);
+  if (rest.length > 0)
+    named.push(`and ${rest.length} more (+${sum(rest, "added")} −${sum(rest, "removed")})`);
   return `lockstep wants to change ${files.length} files with ${change.tool}: ${named.join(", ")}.`;
 }
 
@@ -102,4 +136,5 @@ function fileWords(f: ProposedChange): string {
   return `${f.file_path} (+${f.added} −${f.removed})`;
 }
 
-const sum = (files: readonly ProposedChange[], key: "added" | "removed"): number => files.reduce((n, f) => n + f[key], 0);
+const sum = (files: readonly ProposedChange[], key: "added" | "removed"): number =>
+  files.reduce((n, f) => n + f[key], 0);

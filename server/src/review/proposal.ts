@@ -54,7 +54,12 @@ export interface Reviewed {
  * `files`: a change across files reviewed file by file, one decision per entry of
  * `ProposedChange.files`, in order; `reviewed` then holds every file's hunks.
  */
-export type ApprovalDecision = "apply" | "reject" | Rejection | Undecided | { reviewed: Reviewed; files?: ApprovalDecision[] };
+export type ApprovalDecision =
+  | "apply"
+  | "reject"
+  | Rejection
+  | Undecided
+  | { reviewed: Reviewed; files?: ApprovalDecision[] };
 
 /**
  * Nobody decided: the request was withdrawn (the turn was cancelled, the client answered
@@ -75,7 +80,9 @@ export interface Rejection {
 }
 
 /** A decision that a change was reviewed hunk by hunk (what the user took has landed). */
-export function isReviewed(d: ApprovalDecision | undefined): d is { reviewed: Reviewed; files?: ApprovalDecision[] } {
+export function isReviewed(
+  d: ApprovalDecision | undefined,
+): d is { reviewed: Reviewed; files?: ApprovalDecision[] } {
   return typeof d === "object" && "reviewed" in d;
 }
 
@@ -87,7 +94,10 @@ export function isRejected(d: ApprovalDecision | undefined): d is "reject" | Rej
 /** What a rejection tells the model besides "declined": the user's own words, when they gave some. */
 export function rejectionWords(d: ApprovalDecision | undefined): { said: string; next: string } {
   if (typeof d === "object" && "rejected" in d) {
-    return { said: ` The user said: ${JSON.stringify(d.rejected.reason)}`, next: "Do what the user said instead; do not retry the same change." };
+    return {
+      said: ` The user said: ${JSON.stringify(d.rejected.reason)}`,
+      next: "Do what the user said instead; do not retry the same change.",
+    };
   }
   return { said: "", next: "Ask the user what they want instead; do not retry the same change." };
 }

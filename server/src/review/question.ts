@@ -38,10 +38,20 @@ export function approvalQuestion(change: ProposedChange): ApprovalQuestion {
     ...(change.job_id !== undefined ? { job_id: change.job_id } : {}),
     files: files.map((f) => {
       const whole = f.diff;
-      const diff = whole.length <= budget ? whole : `${whole.slice(0, Math.max(0, budget))}\n… (the rest of this diff, ${whole.length - budget} characters, is not shown)\n`;
+      const diff =
+        whole.length <= budget
+          ? whole
+          : `${whole.slice(0, Math.max(0, budget))}\n… (the rest of this diff, ${whole.length - budget} characters, is not shown)\n`;
       budget = Math.max(0, budget - whole.length);
       const op = f.op ?? (f.before === null ? "add" : "update");
-      return { file_path: f.file_path, op, ...(f.moved_from !== undefined ? { moved_from: f.moved_from } : {}), diff, added: f.added, removed: f.removed };
+      return {
+        file_path: f.file_path,
+        op,
+        ...(f.moved_from !== undefined ? { moved_from: f.moved_from } : {}),
+        diff,
+        added: f.added,
+        removed: f.removed,
+      };
     }),
     decisions: ["apply", "always", "reject", "stop"],
   };

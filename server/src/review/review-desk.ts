@@ -71,7 +71,14 @@ export interface PendingChange {
    * `summary`: "+a −r: first proposed line", as the diagnostic shows it; `conflict`: why the hunk
    * cannot land as it is (its lines changed since); absent when it can.
    */
-  hunks: { hunk_id: string; line: number; end_line: number; diff: string; summary: string; conflict?: string }[];
+  hunks: {
+    hunk_id: string;
+    line: number;
+    end_line: number;
+    diff: string;
+    summary: string;
+    conflict?: string;
+  }[];
   /** The same label on every file of one change across files (apply_patch), staged together; absent for a change to one file. */
   group?: string;
 }
@@ -95,10 +102,15 @@ export class ReviewDesk {
   stage(change: ProposedChange, signal: AbortSignal): Promise<StagedOutcome> {
     const id = `c${++this.counter}`;
     const base = change.before?.content ?? "";
-    const hunks = changeHunks(base, change.after).map((hunk, i) => ({ id: `${id}.${i + 1}`, hunk, at: hunk }));
+    const hunks = changeHunks(base, change.after).map((hunk, i) => ({
+      id: `${id}.${i + 1}`,
+      hunk,
+      at: hunk,
+    }));
     return new Promise<StagedOutcome>((resolve) => {
       const withdraw = (): void => {
-        for (const h of entry.hunks) h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the call was cancelled" };
+        for (const h of entry.hunks)
+          h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the call was cancelled" };
         entry.finish();
       };
       const entry: StagedChange = {
@@ -148,7 +160,9 @@ export class ReviewDesk {
         if (h.outcome) continue;
         if (++n % YIELD_EVERY === 0) await turn();
         const placed = moved?.locate(h.at);
-        const start = placed?.ok ? placed.value.at : Math.min(h.at.start, Math.max(0, (moved?.now.length ?? 1) - 1));
+        const start = placed?.ok
+          ? placed.value.at
+          : Math.min(h.at.start, Math.max(0, (moved?.now.length ?? 1) - 1));
         const span = h.hunk.removed.length;
         out.push({
           change_id: s.id,
@@ -172,7 +186,11 @@ export class ReviewDesk {
     for (const s of [...this.staged.values()]) {
       if (uri !== undefined && s.change.uri !== uri) continue;
       let where = byFile.get(s.change.uri);
-      if (!where) byFile.set(s.change.uri, (where = new Map((await this.located(s.change.uri)).map((l) => [l.hunk_id, l]))));
+      if (!where)
+        byFile.set(
+          s.change.uri,
+          (where = new Map((await this.located(s.change.uri)).map((l) => [l.hunk_id, l]))),
+        );
       out.push({
         change_id: s.id,
         job_id: s.change.job_id ?? null,
@@ -184,7 +202,14 @@ export class ReviewDesk {
           .map((h) => {
             const at = where.get(h.id);
             const conflict = at?.conflict;
-            return { hunk_id: h.id, line: (at?.start ?? h.hunk.start) + 1, end_line: (at?.end ?? h.hunk.start) + 1, diff: hunkDiff(h.hunk), summary: hunkSummary(h.hunk), ...(conflict ? { conflict } : {}) };
+            return {
+              hunk_id: h.id,
+              line: (at?.start ?? h.hunk.start) + 1,
+              end_line: (at?.end ?? h.hunk.start) + 1,
+              diff: hunkDiff(h.hunk),
+              summary: hunkSummary(h.hunk),
+              ...(conflict ? { conflict } : {}),
+            };
           }),
       });
     }
@@ -202,23 +227,37 @@ export class ReviewDesk {
     const s = this.staged.get(changeId);
     // A hunk id is its change's id and its 1-based number: found by index, not by a scan of every hunk.
     const one = id === changeId ? undefined : s?.hunks[Number(id.slice(changeId.length + 1)) - 1];
-    const targets = id === changeId ? s?.hunks.filter((h) => !h.outcome) : one?.id === id && !one.outcome ? [one] : [];
+    const targets =
+      id === changeId ? s?.hunks.filter((h) => !h.outcome) : one?.id === id && !one.outcome ? [one] : [];
     if (!s || !targets || targets.length === 0) {
-      return fail("not_found", `Not Found: nothing pending under ${id}; it was decided or withdrawn already.`, ["lockstep.review lists what still waits for a decision."]);
+      return fail(
+        "not_found",
+        `Not Found: nothing pending under ${id}; it was decided or withdrawn already.`,
+        ["lockstep.review lists what still waits for a decision."],
+      );
     }
     if (decision === "always" && id !== changeId) {
-      return fail("invalid_argument", `Invalid Argument: "always" is decided for a whole change (${changeId}), not for one hunk.`, [`Decide ${changeId} with always, or ${id} with apply.`]);
+      return fail(
+        "invalid_argument",
+        `Invalid Argument: "always" is decided for a whole change (${changeId}), not for one hunk.`,
+        [`Decide ${changeId} with always, or ${id} with apply.`],
+      );
     }
     s.waiting.push({ decision, targets, signal });
     const run = s.queue.then(() => this.carryOut(s));
-    s.queue = run.then(() => undefined, () => undefined);
+    s.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     if (await run) {
       this.deps.changed(s.change.uri);
       if (s.hunks.every((h) => h.outcome)) s.finish();
     }
     // "Always allow" on one file of a change across files answers for the whole change: its other files apply too.
     if (decision === "always" && s.change.group !== undefined) {
-      for (const other of [...this.staged.values()]) if (other !== s && other.change.group === s.change.group) await this.decide(other.id, "apply", signal);
+      for (const other of [...this.staged.values()])
+        if (other !== s && other.change.group === s.change.group)
+          await this.decide(other.id, "apply", signal);
     }
     return succeed(targets.map((h) => h.outcome!));
   }
@@ -243,14 +282,20 @@ export class ReviewDesk {
       }
       if (decision === "always") s.always = true;
     }
-    if (toApply.size > 0) await this.apply(s, s.hunks.filter((h) => toApply.has(h)), signal);
+    if (toApply.size > 0)
+      await this.apply(
+        s,
+        s.hunks.filter((h) => toApply.has(h)),
+        signal,
+      );
     return true;
   }
 
   /** Server shutdown or session reset: whatever waits is declined. */
   rejectAll(): void {
     for (const s of [...this.staged.values()]) {
-      for (const h of s.hunks) h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the session ended" };
+      for (const h of s.hunks)
+        h.outcome ??= { hunk_id: h.id, status: "rejected", message: "withdrawn: the session ended" };
       s.finish();
     }
   }
@@ -259,7 +304,13 @@ export class ReviewDesk {
   diffOf(uri: string): string {
     return [...this.staged.values()]
       .filter((s) => s.change.uri === uri)
-      .map((s) => `--- ${s.change.file_path}\n+++ ${s.change.file_path} (proposed by ${s.change.tool}, ${s.id})\n${s.hunks.filter((h) => !h.outcome).map((h) => hunkDiff(h.hunk)).join("")}`)
+      .map(
+        (s) =>
+          `--- ${s.change.file_path}\n+++ ${s.change.file_path} (proposed by ${s.change.tool}, ${s.id})\n${s.hunks
+            .filter((h) => !h.outcome)
+            .map((h) => hunkDiff(h.hunk))
+            .join("")}`,
+      )
       .join("\n");
   }
 
@@ -276,12 +327,17 @@ export class ReviewDesk {
    * next while it waits for our answer): those that fit land, the others are conflicts.
    */
   private async apply(s: StagedChange, hunks: StagedHunk[], signal: AbortSignal): Promise<void> {
-    const conflict = (h: StagedHunk, message: string): void => void (h.outcome = { hunk_id: h.id, status: "conflict", message });
+    const conflict = (h: StagedHunk, message: string): void =>
+      void (h.outcome = { hunk_id: h.id, status: "conflict", message });
     const ws = this.deps.workspace();
     const path = ws ? await ws.resolve(s.change.file_path, "write") : undefined;
-    if (!ws || !path?.ok) return hunks.forEach((h) => conflict(h, path && !path.ok ? path.error.message : "the server is not initialized"));
+    if (!ws || !path?.ok)
+      return hunks.forEach((h) =>
+        conflict(h, path && !path.ok ? path.error.message : "the server is not initialized"),
+      );
     const read = await ws.read(path.value);
-    if (!read.ok && !(read.error.code === "not_found" && s.change.before === null)) return hunks.forEach((h) => conflict(h, read.ok ? "" : read.error.message));
+    if (!read.ok && !(read.error.code === "not_found" && s.change.before === null))
+      return hunks.forEach((h) => conflict(h, read.ok ? "" : read.error.message));
     const current = read.ok ? read.value : null;
     // One diff of base → now for every hunk decided; each is placed on the text as it is, all land in one pass.
     const moved = new MovedText(s.base, current?.content ?? "");
@@ -308,7 +364,14 @@ export class ReviewDesk {
     advanceBase(s, new Set(landing));
     s.lastState = delivered.value.state;
     s.lastBaseVersion = current?.version ?? null;
-    this.deps.journal.record({ job_id: s.change.job_id ?? null, tool: s.change.tool, file_path: s.change.file_path, uri: s.change.uri, before: current?.content ?? null, after: text });
+    this.deps.journal.record({
+      job_id: s.change.job_id ?? null,
+      tool: s.change.tool,
+      file_path: s.change.file_path,
+      uri: s.change.uri,
+      before: current?.content ?? null,
+      after: text,
+    });
   }
 }
 
@@ -343,6 +406,7 @@ function allAborted(signals: readonly AbortSignal[]): AbortSignal {
   const all = new AbortController();
   let left = distinct.filter((sg) => !sg.aborted).length;
   if (left === 0) all.abort();
-  for (const sg of distinct) if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
+  for (const sg of distinct)
+    if (!sg.aborted) sg.addEventListener("abort", () => --left === 0 && all.abort(), { once: true });
   return all.signal;
 }

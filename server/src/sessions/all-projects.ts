@@ -12,7 +12,8 @@ export function storesUnder(stateDir: string, secrets: () => readonly string[] =
   const stores: SessionStore[] = [];
   for (const folder of names(stateDir)) {
     const root = rootOf(path.join(stateDir, folder));
-    if (root !== undefined && projectFolderName(root) === folder) stores.push(new SessionStore(root, stateDir, secrets));
+    if (root !== undefined && projectFolderName(root) === folder)
+      stores.push(new SessionStore(root, stateDir, secrets));
   }
   return stores;
 }
@@ -27,11 +28,14 @@ function names(dir: string): string[] {
 
 /** The project root the folder's first readable session header names. */
 function rootOf(folder: string): string | undefined {
-  for (const name of names(folder).filter((n) => n.endsWith(".jsonl")).sort()) {
+  for (const name of names(folder)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()) {
     const line = firstLine(path.join(folder, name));
     try {
       const header = JSON.parse(line ?? "") as { t?: unknown; root?: unknown };
-      if (header.t === "session" && typeof header.root === "string" && path.isAbsolute(header.root)) return header.root;
+      if (header.t === "session" && typeof header.root === "string" && path.isAbsolute(header.root))
+        return header.root;
     } catch {
       // an unreadable file: the next one may name the root
     }

@@ -29,7 +29,16 @@ export type SessionRecord =
   | { t: "msg"; m: Message }
   /** A turn is complete: every msg before it is part of the conversation a resume continues. */
   | { t: "turn"; job_id: string; usage: Usage; at: string }
-  | { t: "journal"; job_id: string; tool: string; file_path: string; uri: string; before: string | null; after: string; at: string }
+  | {
+      t: "journal";
+      job_id: string;
+      tool: string;
+      file_path: string;
+      uri: string;
+      before: string | null;
+      after: string;
+      at: string;
+    }
   /** A job's entries for a file were reverted: a later revert finds nothing there. */
   | { t: "forget"; job_id: string; uri: string; at: string }
   | { t: "end"; job_id: string; status: string; usage: Usage; files_changed: string[]; at: string }
@@ -47,15 +56,41 @@ const REF = "$content";
  * content, a few levels into a tool's answer) swapped for the id of a blob, which `blob` is told of.
  */
 export function encodeMessage(message: Message, blob: (content: string) => string): Message {
-  return { ...message, parts: message.parts.map((part) => ("functionResponse" in part ? { functionResponse: { ...part.functionResponse, response: swapOut(part.functionResponse.response, blob, 0) as Record<string, unknown> } } : part)) };
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      "functionResponse" in part
+        ? {
+            functionResponse: {
+              ...part.functionResponse,
+              response: swapOut(part.functionResponse.response, blob, 0) as Record<string, unknown>,
+            },
+          }
+        : part,
+    ),
+  };
 }
 
 export function decodeMessage(message: Message, blobs: ReadonlyMap<string, string>): Message {
-  return { ...message, parts: message.parts.map((part) => ("functionResponse" in part ? { functionResponse: { ...part.functionResponse, response: swapIn(part.functionResponse.response, blobs, 0) as Record<string, unknown> } } : part)) };
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      "functionResponse" in part
+        ? {
+            functionResponse: {
+              ...part.functionResponse,
+              response: swapIn(part.functionResponse.response, blobs, 0) as Record<string, unknown>,
+            },
+          }
+        : part,
+    ),
+  };
 }
 
 function isStateWithContent(v: Record<string, unknown>): boolean {
-  return typeof v["file_path"] === "string" && typeof v["sha256"] === "string" && typeof v["content"] === "string";
+  return (
+    typeof v["file_path"] === "string" && typeof v["sha256"] === "string" && typeof v["content"] === "string"
+  );
 }
 
 function swapOut(value: unknown, blob: (content: string) => string, depth: number): unknown {
@@ -76,7 +111,10 @@ function swapIn(value: unknown, blobs: ReadonlyMap<string, string>, depth: numbe
   if (typeof v[REF] === "string") {
     const { [REF]: id, ...rest } = v;
     // A blob lost to a torn line: the model is told, never shown something else.
-    return { ...rest, content: blobs.get(id as string) ?? `[content not stored: look at ${String(v["file_path"])} again]` };
+    return {
+      ...rest,
+      content: blobs.get(id as string) ?? `[content not stored: look at ${String(v["file_path"])} again]`,
+    };
   }
   return Object.fromEntries(Object.entries(v).map(([k, child]) => [k, swapIn(child, blobs, depth + 1)]));
 }
@@ -105,7 +143,8 @@ export function safeEndpoint(baseUrl: string | undefined): string | null {
 export function redact(line: string, secrets: readonly string[]): string {
   let out = redactTokens(line);
   for (const secret of secrets) {
-    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) if (out.includes(form)) out = out.split(form).join("[redacted]");
+    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)]))
+      if (out.includes(form)) out = out.split(form).join("[redacted]");
   }
   return out;
 }

@@ -47,5 +47,13 @@ export { keySecrets } from "./secrets.js";
 export { parseSession, type StoredRun, type StoredSession } from "./session-reader.js";
 export { SessionWriter } from "./session-writer.js";
 export { storesUnder } from "./all-projects.js";
-export { newSessionId, projectFolderName, SessionStore, stateDirectory, type Found, type SessionSummary, type Skipped } from "./store.js";
+export {
+  newSessionId,
+  projectFolderName,
+  SessionStore,
+  stateDirectory,
+  type Found,
+  type SessionSummary,
+  type Skipped,
+} from "./store.js";
 export { findRun, revertStoredRun, type RunFound } from "./stored-run.js";

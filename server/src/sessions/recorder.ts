@@ -47,7 +47,11 @@ export class SessionRecorder implements SessionSink, JournalListener {
     if (!this.writer) this.open("");
   }
 
-  async runStarted(run: RunStart, history: readonly Message[], read: (file: string) => Promise<unknown>): Promise<string> {
+  async runStarted(
+    run: RunStart,
+    history: readonly Message[],
+    read: (file: string) => Promise<unknown>,
+  ): Promise<string> {
     if (!this.writer) this.open(run.prompt);
     this.safely((w) => {
       w.add({ t: "run", job_id: run.job_id, prompt: run.prompt, model: run.model, at: now() });
@@ -70,7 +74,14 @@ export class SessionRecorder implements SessionSink, JournalListener {
     this.safely((w) => {
       // The note that closes a stopped run is part of the history too; `end` commits it.
       this.messages(w, run.history);
-      w.add({ t: "end", job_id: run.job_id, status: run.status, usage: { ...run.usage }, files_changed: [...run.files_changed], at: now() });
+      w.add({
+        t: "end",
+        job_id: run.job_id,
+        status: run.status,
+        usage: { ...run.usage },
+        files_changed: [...run.files_changed],
+        at: now(),
+      });
       w.flush();
     });
   }
@@ -82,7 +93,16 @@ export class SessionRecorder implements SessionSink, JournalListener {
     this.safely((w) => {
       const before = entry.before === null ? null : w.blob(entry.before);
       const after = w.blob(entry.after);
-      w.add({ t: "journal", job_id: jobId, tool: entry.tool, file_path: entry.file_path, uri: entry.uri, before, after, at: now() });
+      w.add({
+        t: "journal",
+        job_id: jobId,
+        tool: entry.tool,
+        file_path: entry.file_path,
+        uri: entry.uri,
+        before,
+        after,
+        at: now(),
+      });
       w.flush();
     });
   }
@@ -101,7 +121,11 @@ export class SessionRecorder implements SessionSink, JournalListener {
    */
   resume(id: string): Found<StoredSession> {
     const store = this.deps.store();
-    if (!store) return { ok: false, message: "Sessions are not kept (the `sessions` setting is false), so none can be resumed." };
+    if (!store)
+      return {
+        ok: false,
+        message: "Sessions are not kept (the `sessions` setting is false), so none can be resumed.",
+      };
     const resolved = store.resolveId(id);
     if (!resolved.ok) return resolved;
     // The live session itself is closed first (its lock is this process's); another is opened
@@ -115,11 +139,24 @@ export class SessionRecorder implements SessionSink, JournalListener {
     this.failed = false;
     const unfinished = session.runs.filter((r) => r.ended === null);
     const last = session.history[session.history.length - 1];
-    if (last !== undefined && last.role !== "assistant") session.history.push({ role: "assistant", parts: [{ text: "(This request ended: the server stopped during it.)" }] });
+    if (last !== undefined && last.role !== "assistant")
+      session.history.push({
+        role: "assistant",
+        parts: [{ text: "(This request ended: the server stopped during it.)" }],
+      });
     this.written = session.history.length;
     this.safely((w) => {
-      if (last !== undefined && last.role !== "assistant") w.message(session.history[session.history.length - 1]!);
-      for (const run of unfinished) w.add({ t: "end", job_id: run.job_id, status: "interrupted", usage: { input_tokens: 0, output_tokens: 0 }, files_changed: run.files_changed, at: now() });
+      if (last !== undefined && last.role !== "assistant")
+        w.message(session.history[session.history.length - 1]!);
+      for (const run of unfinished)
+        w.add({
+          t: "end",
+          job_id: run.job_id,
+          status: "interrupted",
+          usage: { input_tokens: 0, output_tokens: 0 },
+          files_changed: run.files_changed,
+          at: now(),
+        });
       w.add({ t: "resumed", pid: process.pid, at: now() });
       w.flush();
     });
@@ -149,7 +186,17 @@ export class SessionRecorder implements SessionSink, JournalListener {
     const facts = this.deps.provider();
     try {
       const writer = store.create(this.deps.id?.());
-      writer.add({ t: "session", format: 1, id: writer.id, root: store.realRoot, provider: facts.provider, model: facts.model, endpoint: safeEndpoint(facts.baseUrl), started: now(), title: titleOf(prompt) });
+      writer.add({
+        t: "session",
+        format: 1,
+        id: writer.id,
+        root: store.realRoot,
+        provider: facts.provider,
+        model: facts.model,
+        endpoint: safeEndpoint(facts.baseUrl),
+        started: now(),
+        title: titleOf(prompt),
+      });
       writer.flush();
       this.writer = writer;
       this.written = 0;
@@ -176,6 +223,8 @@ export class SessionRecorder implements SessionSink, JournalListener {
 
   private report(error: unknown): void {
     this.failed = true;
-    this.deps.warn(`lockstep could not write the session store (${error instanceof Error ? error.message : String(error)}); this session is not kept on disk from here on.`);
+    this.deps.warn(
+      `lockstep could not write the session store (${error instanceof Error ? error.message : String(error)}); this session is not kept on disk from here on.`,
+    );
   }
 }

@@ -13,7 +13,9 @@ interface ShownState {
 const isShown = (v: unknown): v is ShownState & { content: string } => {
   if (typeof v !== "object" || v === null) return false;
   const r = v as Record<string, unknown>;
-  return typeof r["file_path"] === "string" && typeof r["sha256"] === "string" && typeof r["content"] === "string";
+  return (
+    typeof r["file_path"] === "string" && typeof r["sha256"] === "string" && typeof r["content"] === "string"
+  );
 };
 
 function collect(value: unknown, out: Map<string, string>, depth = 0): void {
@@ -46,10 +48,15 @@ export function lastShownStates(history: readonly Message[]): Map<string, string
   return out;
 }
 
-type ReadEnvelope = { ok: true; data: Record<string, unknown> } | { ok: false; error: { code: string; message: string } };
+type ReadEnvelope =
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string } };
 
 /** The note to put before the first prompt after a resume, or "" when every file is as the model saw it. */
-export async function changedFilesNote(history: readonly Message[], read: (file: string) => Promise<unknown>): Promise<string> {
+export async function changedFilesNote(
+  history: readonly Message[],
+  read: (file: string) => Promise<unknown>,
+): Promise<string> {
   const lines: string[] = [];
   for (const [file, sha] of lastShownStates(history)) {
     const result = (await read(file)) as ReadEnvelope;

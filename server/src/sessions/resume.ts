@@ -7,7 +7,11 @@ import type { Journal } from "../review/journal.js";
 import { lastShownStates } from "./refresh.js";
 import type { StoredSession } from "./session-reader.js";
 
-export function loadIntoConversation(stored: StoredSession, conversation: Conversation, journal: Journal): void {
+export function loadIntoConversation(
+  stored: StoredSession,
+  conversation: Conversation,
+  journal: Journal,
+): void {
   // "Always allow" is the process's, not the conversation's: it is never stored, and a resume keeps it.
   const allowed = [...conversation.alwaysAllowed];
   conversation.reset();

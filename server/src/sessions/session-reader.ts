@@ -74,16 +74,25 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
       }
       return { ok: false, reason: `line ${i + 1} is not JSON (a broken file)` };
     }
-    if (typeof record !== "object" || record === null || typeof record.t !== "string") return { ok: false, reason: `line ${i + 1} is not a session record` };
+    if (typeof record !== "object" || record === null || typeof record.t !== "string")
+      return { ok: false, reason: `line ${i + 1} is not a session record` };
     // Too deep for what walks a record next (the history sent to the model, the client's replay): lockstep never writes one.
-    if (deeperThan(record)) return { ok: false, reason: `line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (not a file lockstep wrote)` };
+    if (deeperThan(record))
+      return {
+        ok: false,
+        reason: `line ${i + 1} nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (not a file lockstep wrote)`,
+      };
     records.push(record);
     // A last line without its newline that still parses is whole; its newline is added before the next append.
     completeBytes += Buffer.byteLength(line) + (last ? 0 : 1);
   }
   const header = records[0];
   if (header?.t !== "session") return { ok: false, reason: "it does not begin with a session header" };
-  if (typeof header.format !== "number" || header.format > FORMAT) return { ok: false, reason: `it was written in format ${String(header.format)} by a newer lockstep (this one reads format ${FORMAT})` };
+  if (typeof header.format !== "number" || header.format > FORMAT)
+    return {
+      ok: false,
+      reason: `it was written in format ${String(header.format)} by a newer lockstep (this one reads format ${FORMAT})`,
+    };
   const session = fold(header, records.slice(1), notes, completeBytes);
   if (summary) {
     session.history = [];
@@ -92,7 +101,12 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
   return { ok: true, session };
 }
 
-function fold(header: SessionHeader, records: SessionRecord[], notes: string[], completeBytes: number): StoredSession {
+function fold(
+  header: SessionHeader,
+  records: SessionRecord[],
+  notes: string[],
+  completeBytes: number,
+): StoredSession {
   const blobs = new Map<string, string>();
   const history: Message[] = [];
   let pending: Message[] = [];
@@ -119,7 +133,16 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
         turnUsage.set(r.job_id, r.usage);
         break;
       case "run":
-        runs.set(r.job_id, { job_id: r.job_id, prompt: r.prompt, model: r.model, started: r.at, ended: null, status: null, files_changed: [], usage: { input_tokens: 0, output_tokens: 0 } });
+        runs.set(r.job_id, {
+          job_id: r.job_id,
+          prompt: r.prompt,
+          model: r.model,
+          started: r.at,
+          ended: null,
+          status: null,
+          files_changed: [],
+          usage: { input_tokens: 0, output_tokens: 0 },
+        });
         break;
       case "end": {
         // A stopped run's closing note is committed by its end record.
@@ -127,12 +150,22 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
         pending = [];
         const run = runs.get(r.job_id);
         const used = r.status === "interrupted" ? (turnUsage.get(r.job_id) ?? r.usage) : r.usage;
-        if (run) Object.assign(run, { ended: r.at, status: r.status, files_changed: r.files_changed, usage: used });
+        if (run)
+          Object.assign(run, { ended: r.at, status: r.status, files_changed: r.files_changed, usage: used });
         addUsage(usage, used);
         break;
       }
       case "journal":
-        journal.push({ job_id: r.job_id, tool: r.tool, file_path: r.file_path, uri: r.uri, before: null, after: "", before_id: r.before, after_id: r.after });
+        journal.push({
+          job_id: r.job_id,
+          tool: r.tool,
+          file_path: r.file_path,
+          uri: r.uri,
+          before: null,
+          after: "",
+          before_id: r.before,
+          after_id: r.after,
+        });
         break;
       case "forget":
         journal = journal.filter((e) => !(e.job_id === r.job_id && e.uri === r.uri));
@@ -158,10 +191,22 @@ function fold(header: SessionHeader, records: SessionRecord[], notes: string[], 
     // An entry whose texts were lost cannot be reverted by content; it is left out.
     if (after === undefined || before === undefined) continue;
     // A text the store redacted is not the file's: reverting by it would write [redacted] into the file.
-    if (!intact(after, after_id) || (before !== null && before_id !== null && !intact(before, before_id))) continue;
+    if (!intact(after, after_id) || (before !== null && before_id !== null && !intact(before, before_id)))
+      continue;
     entries.push({ ...e, before, after });
   }
-  return { header, history, journal: entries, runs: [...runs.values()], turns, usage, updated, notes, completeBytes, blobIds: new Set(blobs.keys()) };
+  return {
+    header,
+    history,
+    journal: entries,
+    runs: [...runs.values()],
+    turns,
+    usage,
+    updated,
+    notes,
+    completeBytes,
+    blobIds: new Set(blobs.keys()),
+  };
 }
 
 /** Whether a stored text is the one its id was made from (only a redacted one can differ). */

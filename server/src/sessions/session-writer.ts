@@ -4,7 +4,17 @@
 // disk (for a power cut) runs off the thread, so a turn does not wait on it. A lock file
 // holding the writer's pid keeps a second live server from appending to the same
 // session; a lock whose process is gone is taken over.
-import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fdatasync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import type { Message } from "../agent/model.js";
 import { blobId, encodeMessage, redact, type SessionRecord } from "./format.js";
 import { errnoCode } from "../shared/errno.js";
@@ -41,13 +51,20 @@ export class SessionWriter {
    * An existing file, to continue: a torn tail is cut at `completeBytes` first, so the next
    * record starts on a line of its own. `blobs`: the blob ids the file already holds.
    */
-  static reopen(id: string, file: string, completeBytes: number, blobs: Set<string>, secrets: () => readonly string[]): SessionWriter {
+  static reopen(
+    id: string,
+    file: string,
+    completeBytes: number,
+    blobs: Set<string>,
+    secrets: () => readonly string[],
+  ): SessionWriter {
     lock(file);
     const fd = openSync(file, "r+", 0o600);
     ftruncateSync(fd, completeBytes);
     // A last line that was whole but lacked its newline gets one.
     const last = Buffer.alloc(1);
-    const newline = completeBytes === 0 || (readSync(fd, last, 0, 1, completeBytes - 1) === 1 && last[0] === 0x0a);
+    const newline =
+      completeBytes === 0 || (readSync(fd, last, 0, 1, completeBytes - 1) === 1 && last[0] === 0x0a);
     closeSync(fd);
     const appendFd = openSync(file, "a", 0o600);
     if (!newline) writeSync(appendFd, "\n");
@@ -130,7 +147,10 @@ function lock(file: string): void {
   for (let attempt = 0; ; attempt++) {
     const holder = liveHolder(file);
     if (holder !== undefined) {
-      const where = holder === process.pid ? "this lockstep process (it is open already)" : `another lockstep process (pid ${holder})`;
+      const where =
+        holder === process.pid
+          ? "this lockstep process (it is open already)"
+          : `another lockstep process (pid ${holder})`;
       throw new SessionBusy(`the session is live in ${where}`);
     }
     try {
@@ -139,7 +159,10 @@ function lock(file: string): void {
       return;
     } catch (error) {
       const exists = errnoCode(error) === "EEXIST";
-      if (!exists || attempt > 0) throw exists ? new SessionBusy("another lockstep process took the session at the same moment") : error;
+      if (!exists || attempt > 0)
+        throw exists
+          ? new SessionBusy("another lockstep process took the session at the same moment")
+          : error;
       // Stale (its process gone, or our own from a writer closed without unlocking): taken over.
       if (liveHolder(file) === undefined) removeLock(file);
     }

@@ -37,7 +37,8 @@ export type Found<T> = { ok: true; value: T } | { ok: false; message: string };
 /** `sessionsDir` (the setting, else LOCKSTEP_SESSIONS_DIR) when set; else `$XDG_STATE_HOME/lockstep`, else `~/.local/state/lockstep`. */
 export function stateDirectory(setting?: string, env: NodeJS.ProcessEnv = process.env): string {
   const sessionsDir = setting ?? env["LOCKSTEP_SESSIONS_DIR"];
-  if (sessionsDir !== undefined && sessionsDir !== "") return path.resolve(sessionsDir.replace(/^~(?=$|\/)/, homedir()));
+  if (sessionsDir !== undefined && sessionsDir !== "")
+    return path.resolve(sessionsDir.replace(/^~(?=$|\/)/, homedir()));
   const xdg = env["XDG_STATE_HOME"];
   // The XDG spec ignores a relative value.
   const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(homedir(), ".local", "state");
@@ -46,7 +47,11 @@ export function stateDirectory(setting?: string, env: NodeJS.ProcessEnv = proces
 
 /** A readable name and a hash of the real path: two checkouts named alike stay apart. */
 export function projectFolderName(realRoot: string): string {
-  const name = path.basename(realRoot).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "root";
+  const name =
+    path
+      .basename(realRoot)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .slice(0, 40) || "root";
   return `${name}-${createHash("sha256").update(realRoot).digest("hex").slice(0, 16)}`;
 }
 
@@ -92,10 +97,20 @@ export class SessionStore {
     if (!loaded.ok) return loaded;
     const { header, completeBytes, blobIds } = loaded.value;
     try {
-      const writer = SessionWriter.reopen(header.id, this.fileOf(header.id), completeBytes, blobIds, this.secrets);
+      const writer = SessionWriter.reopen(
+        header.id,
+        this.fileOf(header.id),
+        completeBytes,
+        blobIds,
+        this.secrets,
+      );
       return { ok: true, value: { writer, session: loaded.value } };
     } catch (error) {
-      if (error instanceof SessionBusy) return { ok: false, message: `Session ${header.id} is not free here: ${error.message}. Resume or revert it there, or stop that process first.` };
+      if (error instanceof SessionBusy)
+        return {
+          ok: false,
+          message: `Session ${header.id} is not free here: ${error.message}. Resume or revert it there, or stop that process first.`,
+        };
       throw error;
     }
   }
@@ -105,11 +120,22 @@ export class SessionStore {
     const ids = this.ids();
     if (ids.includes(idOrPrefix)) return { ok: true, value: idOrPrefix };
     // "2" names every session of this millennium: a prefix that short is a slip, not a choice.
-    if (idOrPrefix.length < MIN_PREFIX) return { ok: false, message: `'${idOrPrefix}' is too short to name a session: give at least ${MIN_PREFIX} characters of its id ('lockstep sessions' lists them).` };
+    if (idOrPrefix.length < MIN_PREFIX)
+      return {
+        ok: false,
+        message: `'${idOrPrefix}' is too short to name a session: give at least ${MIN_PREFIX} characters of its id ('lockstep sessions' lists them).`,
+      };
     const matches = idOrPrefix === "" ? [] : ids.filter((id) => id.startsWith(idOrPrefix));
     if (matches.length === 1) return { ok: true, value: matches[0]! };
-    if (matches.length > 1) return { ok: false, message: `'${idOrPrefix}' names ${matches.length} sessions (${matches.slice(0, 3).join(", ")}…); give more of the id.` };
-    return { ok: false, message: `No session '${idOrPrefix}' for ${this.realRoot}. 'lockstep sessions' lists them.` };
+    if (matches.length > 1)
+      return {
+        ok: false,
+        message: `'${idOrPrefix}' names ${matches.length} sessions (${matches.slice(0, 3).join(", ")}…); give more of the id.`,
+      };
+    return {
+      ok: false,
+      message: `No session '${idOrPrefix}' for ${this.realRoot}. 'lockstep sessions' lists them.`,
+    };
   }
 
   load(idOrPrefix: string): Found<StoredSession> {
@@ -120,7 +146,10 @@ export class SessionStore {
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      return { ok: false, message: `Session ${id.value} cannot be read (${error instanceof Error ? error.message : String(error)}).` };
+      return {
+        ok: false,
+        message: `Session ${id.value} cannot be read (${error instanceof Error ? error.message : String(error)}).`,
+      };
     }
     const parsed = parseSession(text);
     if (!parsed.ok) return { ok: false, message: `Session file ${file} is skipped: ${parsed.reason}.` };
@@ -140,7 +169,12 @@ export class SessionStore {
     const texts = new Map<string, string | Error>();
     for (const id of this.ids()) {
       const file = this.fileOf(id);
-      texts.set(file, await summaryText(file).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))));
+      texts.set(
+        file,
+        await summaryText(file).catch((error: unknown) =>
+          error instanceof Error ? error : new Error(String(error)),
+        ),
+      );
     }
     return this.summarize((file) => {
       const text = texts.get(file);
@@ -192,7 +226,11 @@ export class SessionStore {
     if (!id.ok) return id;
     const file = this.fileOf(id.value);
     const holder = liveHolder(file);
-    if (holder !== undefined) return { ok: false, message: `Session ${id.value} is live in another lockstep process (pid ${holder}); stop it first.` };
+    if (holder !== undefined)
+      return {
+        ok: false,
+        message: `Session ${id.value} is live in another lockstep process (pid ${holder}); stop it first.`,
+      };
     unlinkSync(file);
     removeLock(file);
     return { ok: true, value: id.value };

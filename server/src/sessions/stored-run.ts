@@ -31,14 +31,24 @@ export function findRun(store: SessionStore, runId?: string, sessionId?: string)
   }
   const candidates: RunFound[] = sessions.flatMap((session) => session.runs.map((run) => ({ session, run })));
   if (runId !== undefined) {
-    if (runId.length < MIN_PREFIX) return { ok: false, message: `'${runId}' is too short to name a run: give at least ${MIN_PREFIX} characters of its job id ('lockstep sessions --json' lists them).` };
+    if (runId.length < MIN_PREFIX)
+      return {
+        ok: false,
+        message: `'${runId}' is too short to name a run: give at least ${MIN_PREFIX} characters of its job id ('lockstep sessions --json' lists them).`,
+      };
     const matches = candidates.filter(({ run }) => run.job_id === runId || run.job_id.startsWith(runId));
     const exact = matches.filter(({ run }) => run.job_id === runId);
     if (exact.length === 1 || matches.length === 1) return { ok: true, value: (exact[0] ?? matches[0])! };
-    if (matches.length > 1) return { ok: false, message: `'${runId}' names ${matches.length} runs; give more of the id.` };
-    return { ok: false, message: `No stored run '${runId}' for this project. 'lockstep sessions --json' lists the sessions and their runs.` };
+    if (matches.length > 1)
+      return { ok: false, message: `'${runId}' names ${matches.length} runs; give more of the id.` };
+    return {
+      ok: false,
+      message: `No stored run '${runId}' for this project. 'lockstep sessions --json' lists the sessions and their runs.`,
+    };
   }
-  const withChanges = candidates.filter(({ session, run }) => session.journal.some((e) => e.job_id === run.job_id));
+  const withChanges = candidates.filter(({ session, run }) =>
+    session.journal.some((e) => e.job_id === run.job_id),
+  );
   withChanges.sort((a, b) => (a.run.started < b.run.started ? 1 : -1));
   const latest = withChanges[0];
   if (!latest) return { ok: false, message: "No stored run of this project has changes left to revert." };

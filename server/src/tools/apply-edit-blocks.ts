@@ -29,7 +29,10 @@ export interface BlockReport {
 type Resolution = Awaited<ReturnType<ToolContext["workspace"]["resolve"]>>;
 
 /** Blocks grouped by the file they resolve to (`./a.ts` and `a.ts` are one file), in order of appearance. */
-async function groupByFile(blocks: EditBlock[], ctx: ToolContext): Promise<Map<string, { resolved: Resolution; blocks: EditBlock[] }>> {
+async function groupByFile(
+  blocks: EditBlock[],
+  ctx: ToolContext,
+): Promise<Map<string, { resolved: Resolution; blocks: EditBlock[] }>> {
   const files = new Map<string, { resolved: Resolution; blocks: EditBlock[] }>();
   for (const b of blocks) {
     const resolved = await ctx.workspace.resolve(b.file_path, "write");
@@ -42,14 +45,28 @@ async function groupByFile(blocks: EditBlock[], ctx: ToolContext): Promise<Map<s
 }
 
 /** Applies one file's blocks in order; true when the file changed. */
-async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: EditBlock[], dry: boolean, reports: BlockReport[]): Promise<boolean> {
+async function applyFileBlocks(
+  ctx: ToolContext,
+  resolved: Resolution,
+  blocks: EditBlock[],
+  dry: boolean,
+  reports: BlockReport[],
+): Promise<boolean> {
   const report = (b: EditBlock, status: BlockStatus, message: string, code?: ErrorCode): void => {
     const filePath = resolved.ok ? resolved.value.rel : b.file_path;
-    reports.push({ index: b.index, file_path: filePath, status, message, line: b.line, ...(code ? { code } : {}) });
+    reports.push({
+      index: b.index,
+      file_path: filePath,
+      status,
+      message,
+      line: b.line,
+      ...(code ? { code } : {}),
+    });
   };
   if (!resolved.ok) {
     const outside = resolved.error.code === "permission_denied";
-    for (const b of blocks) report(b, outside ? "skipped" : "failed", resolved.error.message, resolved.error.code);
+    for (const b of blocks)
+      report(b, outside ? "skipped" : "failed", resolved.error.message, resolved.error.code);
     return false;
   }
   const rel = resolved.value.rel;
@@ -58,28 +75,45 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
   const unseen = conversation !== undefined && resolved.value.exists && !conversation.filesInContext.has(rel);
   const attempted = blocks.filter((b) => !(unseen && !isCreateBlock(b)));
   for (const b of blocks) {
-    if (!attempted.includes(b)) report(b, "not_in_context", `Not applied: the content of ${rel} was not in this conversation; it has been added, so ask again to retry these edits.`);
+    if (!attempted.includes(b))
+      report(
+        b,
+        "not_in_context",
+        `Not applied: the content of ${rel} was not in this conversation; it has been added, so ask again to retry these edits.`,
+      );
   }
   if (attempted.length === 0) return false;
 
   const outcomes = new Map<EditBlock, { ok: boolean; message: string; code?: ErrorCode }>();
-  const envelope = await modifyFile(ctx, { tool: "apply_edit_blocks", file_path: rel, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) }, async (current) => {
-    // Many blocks on a large file is long work: it runs where a cancellation can stop it (see engine-offload).
-    const run = await runEngine({ kind: "blocks", content: current.content, blocks: attempted }, ctx.signal);
-    if (!run.ok) return run;
-    attempted.forEach((b, i) => {
-      const applied = run.value.outcomes[i]!;
-      if (applied.ok) {
-        const line = applied.anchorLine;
-        outcomes.set(b, { ok: true, message: dry ? `Edit fits at line ${line} (dry run: nothing written).` : `Edit landed at line ${line}.` });
-      } else {
-        outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
-      }
-    });
-    // Nothing fitted (or nothing changed): nothing to deliver, each block says why.
-    if (run.value.content === current.content) return fail("no_change", `No Change: ${rel} is unchanged.`);
-    return succeed({ content: run.value.content, message: `${rel} updated.` });
-  });
+  const envelope = await modifyFile(
+    ctx,
+    { tool: "apply_edit_blocks", file_path: rel, dry_run: dry, mayCreate: isCreateBlock(attempted[0]!) },
+    async (current) => {
+      // Many blocks on a large file is long work: it runs where a cancellation can stop it (see engine-offload).
+      const run = await runEngine(
+        { kind: "blocks", content: current.content, blocks: attempted },
+        ctx.signal,
+      );
+      if (!run.ok) return run;
+      attempted.forEach((b, i) => {
+        const applied = run.value.outcomes[i]!;
+        if (applied.ok) {
+          const line = applied.anchorLine;
+          outcomes.set(b, {
+            ok: true,
+            message: dry
+              ? `Edit fits at line ${line} (dry run: nothing written).`
+              : `Edit landed at line ${line}.`,
+          });
+        } else {
+          outcomes.set(b, { ok: false, message: applied.error.message, code: applied.error.code });
+        }
+      });
+      // Nothing fitted (or nothing changed): nothing to deliver, each block says why.
+      if (run.value.content === current.content) return fail("no_change", `No Change: ${rel} is unchanged.`);
+      return succeed({ content: run.value.content, message: `${rel} updated.` });
+    },
+  );
   const delivered = envelope.ok;
   for (const b of attempted) {
     const o = outcomes.get(b);
@@ -91,7 +125,12 @@ async function applyFileBlocks(ctx: ToolContext, resolved: Resolution, blocks: E
     } else if (!o.ok) {
       report(b, "failed", o.message, o.code);
     } else if (!delivered) {
-      report(b, "failed", envelope.ok ? o.message : envelope.error.message, envelope.ok ? undefined : envelope.error.code);
+      report(
+        b,
+        "failed",
+        envelope.ok ? o.message : envelope.error.message,
+        envelope.ok ? undefined : envelope.error.code,
+      );
     } else {
       report(b, dry ? "validated" : "applied", o.message);
     }
@@ -106,15 +145,18 @@ export const applyEditBlocks = defineTool({
   audience: "commands",
   description:
     "Apply the edit blocks in a text: for each, a path line, then `««« EDIT`, the lines as " +
-      "they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading " +
-      "lines both sections share locate the edit and must occur exactly once in the file; an " +
-      "empty EDIT section creates a file. Returns each block's status.",
+    "they are now, `═══════ REPL`, the same lines changed, `»»» EDIT END`. The leading " +
+    "lines both sections share locate the edit and must occur exactly once in the file; an " +
+    "empty EDIT section creates a file. Returns each block's status.",
   params: z
     .object({
       text: z
         .string()
         .min(1, "must contain the text with the edit blocks")
-        .max(MAX_TEXT_CHARS, `is too large (over ${MAX_TEXT_CHARS / 1024 / 1024} MB); send the blocks in several calls`)
+        .max(
+          MAX_TEXT_CHARS,
+          `is too large (over ${MAX_TEXT_CHARS / 1024 / 1024} MB); send the blocks in several calls`,
+        )
         .describe("Text containing one or more edit blocks (prose around them is ignored)."),
       dry_run: dryRun,
     })
@@ -122,14 +164,22 @@ export const applyEditBlocks = defineTool({
   async run(args, ctx) {
     const blocks = parseEditBlocks(args.text);
     if (blocks.length > MAX_BLOCKS) {
-      return errorEnvelope("invalid_argument", `Invalid Argument: the text has ${blocks.length} edit blocks, over the limit of ${MAX_BLOCKS} for one call. Nothing was applied.`, [
-        `Send the blocks in calls of at most ${MAX_BLOCKS}, or write a file that changes throughout with write_file.`,
-      ]);
+      return errorEnvelope(
+        "invalid_argument",
+        `Invalid Argument: the text has ${blocks.length} edit blocks, over the limit of ${MAX_BLOCKS} for one call. Nothing was applied.`,
+        [
+          `Send the blocks in calls of at most ${MAX_BLOCKS}, or write a file that changes throughout with write_file.`,
+        ],
+      );
     }
     if (blocks.length === 0) {
-      return errorEnvelope("invalid_argument", "No complete edit block found: each needs a path line, then `««« EDIT`, `═══════ REPL` and `»»» EDIT END` lines.", [
-        "Check that every block ends with a `»»» EDIT END` line and that the line before `««« EDIT` is the file's path.",
-      ]);
+      return errorEnvelope(
+        "invalid_argument",
+        "No complete edit block found: each needs a path line, then `««« EDIT`, `═══════ REPL` and `»»» EDIT END` lines.",
+        [
+          "Check that every block ends with a `»»» EDIT END` line and that the line before `««« EDIT` is the file's path.",
+        ],
+      );
     }
     const reports: BlockReport[] = [];
     const filesChanged: string[] = [];
@@ -137,17 +187,27 @@ export const applyEditBlocks = defineTool({
     const before = new Set(ctx.conversation?.filesInContext ?? []);
     for (const [rel, file] of await groupByFile(blocks, ctx)) {
       if (ctx.signal.aborted) break;
-      if (await applyFileBlocks(ctx, file.resolved, file.blocks, args.dry_run ?? false, reports)) filesChanged.push(rel);
+      if (await applyFileBlocks(ctx, file.resolved, file.blocks, args.dry_run ?? false, reports))
+        filesChanged.push(rel);
     }
     if (ctx.signal.aborted) {
       // Cancelled between files: the blocks not reached say so (a cancelled run is never an empty success).
       const reached = new Set(reports.map((r) => r.index));
       for (const b of blocks) {
-        if (!reached.has(b.index)) reports.push({ index: b.index, file_path: b.file_path, status: "skipped", message: "Not applied: cancelled before this block's file was reached.", line: b.line, code: "cancelled" });
+        if (!reached.has(b.index))
+          reports.push({
+            index: b.index,
+            file_path: b.file_path,
+            status: "skipped",
+            message: "Not applied: cancelled before this block's file was reached.",
+            line: b.line,
+            code: "cancelled",
+          });
       }
     }
     for (const r of reports) {
-      if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path)) filesAutoAdded.push(r.file_path);
+      if (r.status === "not_in_context" && !filesAutoAdded.includes(r.file_path))
+        filesAutoAdded.push(r.file_path);
     }
     for (const f of filesAutoAdded) if (!before.has(f)) ctx.conversation?.filesInContext.add(f);
     reports.sort((a, b) => a.index - b.index);

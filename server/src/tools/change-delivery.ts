@@ -42,14 +42,23 @@ async function undo(ctx: ToolContext, d: FileDelivery): Promise<boolean> {
   return (await ctx.workspace.deliver(d.path, now.value, d.before.content, signal)).ok;
 }
 
-export async function deliverAll(ctx: ToolContext, files: readonly FileDelivery[]): Promise<Outcome<Delivered>> {
-  const onDisk = files.every((f) => ctx.workspace.deliversToDisk(f.path, f.before === null) && !ctx.workspace.heldInMemory(f.path.uri));
+export async function deliverAll(
+  ctx: ToolContext,
+  files: readonly FileDelivery[],
+): Promise<Outcome<Delivered>> {
+  const onDisk = files.every(
+    (f) => ctx.workspace.deliversToDisk(f.path, f.before === null) && !ctx.workspace.heldInMemory(f.path.uri),
+  );
   if (onDisk) {
     const root = files[0]!.path.root;
     if (files.every((f) => f.path.root === root)) {
       const written = await writeBatch(
         root,
-        files.map((f) => ({ abs: f.path.abs, before: f.before === null ? null : f.before.content, after: f.after })),
+        files.map((f) => ({
+          abs: f.path.abs,
+          before: f.before === null ? null : f.before.content,
+          after: f.after,
+        })),
       );
       if (!written.ok) return written;
       for (const f of files) ctx.workspace.documentChanged(f.path.uri);
@@ -74,8 +83,17 @@ export async function deliverAll(ctx: ToolContext, files: readonly FileDelivery[
     // Put back what landed, latest first; say plainly if any could not be.
     const stuck: string[] = [];
     for (let j = i - 1; j >= 0; j--) if (!(await undo(ctx, files[j]!))) stuck.push(files[j]!.path.rel);
-    const undone = i === 0 ? "" : stuck.length === 0 ? ` The ${i} file${i > 1 ? "s" : ""} already changed ${i > 1 ? "were" : "was"} put back.` : ` Could not put back: ${stuck.join(", ")}.`;
-    return fail(one.error.code, `${files[i]!.path.rel}: ${one.error.message}${undone}`, one.error.suggestions);
+    const undone =
+      i === 0
+        ? ""
+        : stuck.length === 0
+          ? ` The ${i} file${i > 1 ? "s" : ""} already changed ${i > 1 ? "were" : "was"} put back.`
+          : ` Could not put back: ${stuck.join(", ")}.`;
+    return fail(
+      one.error.code,
+      `${files[i]!.path.rel}: ${one.error.message}${undone}`,
+      one.error.suggestions,
+    );
   }
   return succeed({ states, via: "editor" });
 }

@@ -16,7 +16,10 @@ export interface ChangeFiles {
 }
 
 /** Resolves every path the operations name; one that leaves the workspace refuses the change. */
-export async function resolveChangeFiles(ctx: ToolContext, ops: readonly FileOperation[]): Promise<Outcome<ChangeFiles>> {
+export async function resolveChangeFiles(
+  ctx: ToolContext,
+  ops: readonly FileOperation[],
+): Promise<Outcome<ChangeFiles>> {
   const candidates = new Set<string>();
   for (const op of ops) {
     for (const ref of op.op === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]) {
@@ -37,12 +40,21 @@ export async function resolveChangeFiles(ctx: ToolContext, ops: readonly FileOpe
     for (const ref of op.op === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]) {
       const raw = pathOf(ref);
       const r = found.get(raw)!;
-      if (!r.ok) return fail(r.error.code, `${r.error.message} (named by the section at line ${op.line}). Nothing was applied.`, r.error.suggestions);
+      if (!r.ok)
+        return fail(
+          r.error.code,
+          `${r.error.message} (named by the section at line ${op.line}). Nothing was applied.`,
+          r.error.suggestions,
+        );
       // A delete through a link would remove what it leads to and leave the link dangling.
       if (op.op === "delete" && (await ctx.workspace.endsInLink(raw))) {
-        return fail("invalid_argument", `${raw} is a symbolic link to ${r.value.rel}: deleting it through the change would delete ${r.value.rel} and leave the link (the section at line ${op.line}). Nothing was applied.`, [
-          `Delete the link itself outside the change, or name ${r.value.rel} to delete the file it leads to.`,
-        ]);
+        return fail(
+          "invalid_argument",
+          `${raw} is a symbolic link to ${r.value.rel}: deleting it through the change would delete ${r.value.rel} and leave the link (the section at line ${op.line}). Nothing was applied.`,
+          [
+            `Delete the link itself outside the change, or name ${r.value.rel} to delete the file it leads to.`,
+          ],
+        );
       }
       resolved.set(r.value.rel, r.value);
       relByRaw.set(raw, r.value.rel);
@@ -52,20 +64,33 @@ export async function resolveChangeFiles(ctx: ToolContext, ops: readonly FileOpe
 }
 
 /** Runs `fn` holding every file's lock, taken in one order (by real path) so two changes never wait on each other. */
-export function withAllLocks<T>(ctx: ToolContext, paths: readonly ResolvedPath[], fn: () => Promise<T>): Promise<T> {
+export function withAllLocks<T>(
+  ctx: ToolContext,
+  paths: readonly ResolvedPath[],
+  fn: () => Promise<T>,
+): Promise<T> {
   const sorted = [...paths].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
-  const take = (i: number): Promise<T> => (i === sorted.length ? fn() : ctx.workspace.withLock(sorted[i]!, () => take(i + 1)));
+  const take = (i: number): Promise<T> =>
+    i === sorted.length ? fn() : ctx.workspace.withLock(sorted[i]!, () => take(i + 1));
   return take(0);
 }
 
 /** Every file's current state (undefined: it does not exist); a file that cannot be read as text refuses the change. */
-export async function readChangeFiles(ctx: ToolContext, files: ChangeFiles): Promise<Outcome<Map<string, FileState | undefined>>> {
+export async function readChangeFiles(
+  ctx: ToolContext,
+  files: ChangeFiles,
+): Promise<Outcome<Map<string, FileState | undefined>>> {
   const states = new Map<string, FileState | undefined>();
   for (const [rel, path] of files.resolved) {
     const read = await ctx.workspace.read(path);
     if (read.ok) states.set(rel, read.value);
     else if (read.error.code === "not_found") states.set(rel, undefined);
-    else return fail(read.error.code, `${rel}: ${read.error.message} Nothing was applied.`, read.error.suggestions);
+    else
+      return fail(
+        read.error.code,
+        `${rel}: ${read.error.message} Nothing was applied.`,
+        read.error.suggestions,
+      );
   }
   return succeed(states);
 }
@@ -76,7 +101,11 @@ export async function readChangeFiles(ctx: ToolContext, files: ChangeFiles): Pro
  * try can build on it), one that changed since is a state mismatch. Commands
  * run by a person have no conversation: the current state is the base.
  */
-export function checkSeen(ctx: ToolContext, edited: readonly string[], states: Map<string, FileState | undefined>): Failure | undefined {
+export function checkSeen(
+  ctx: ToolContext,
+  edited: readonly string[],
+  states: Map<string, FileState | undefined>,
+): Failure | undefined {
   const conversation = ctx.conversation;
   if (!conversation) return undefined;
   const unseen: string[] = [];

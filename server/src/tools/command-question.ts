@@ -21,7 +21,10 @@ export interface CommandQuestion {
 export type CommandDecision = "once" | "always" | "reject";
 
 /** Asks the user; `dismissed`: closed without a choice, or the door cannot ask now (the command does not run). */
-export type CommandPrompt = (question: CommandQuestion, signal: AbortSignal) => Promise<CommandDecision | "dismissed">;
+export type CommandPrompt = (
+  question: CommandQuestion,
+  signal: AbortSignal,
+) => Promise<CommandDecision | "dismissed">;
 
 /** The settings a command reads, whatever door holds them. */
 export interface CommandSettings {
@@ -51,8 +54,17 @@ export interface CommandDoor {
 }
 
 /** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
-export function commandAccess(settings: () => CommandSettings, alwaysAllowed: Set<string>, door: CommandDoor): CommandAccess {
-  return { settings, alwaysAllowed, prompt: () => door.prompt(), ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}) };
+export function commandAccess(
+  settings: () => CommandSettings,
+  alwaysAllowed: Set<string>,
+  door: CommandDoor,
+): CommandAccess {
+  return {
+    settings,
+    alwaysAllowed,
+    prompt: () => door.prompt(),
+    ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}),
+  };
 }
 
 export const ALWAYS_KEY = "run_command:";
@@ -65,6 +77,7 @@ export function commandQuestionText(q: CommandQuestion): string {
   const where = q.cwd === "." ? "in the project root" : `in ${q.cwd}`;
   const lines = [`lockstep wants to run ${where}:`, `    ${q.command}`, q.sandbox];
   if (q.reasons.length > 0) lines.push(`Asked because: ${q.reasons.join("; ")}.`);
-  if (q.prefixes.length === 0) lines.push("This command cannot be allowed for the session; it is asked about each time.");
+  if (q.prefixes.length === 0)
+    lines.push("This command cannot be allowed for the session; it is asked about each time.");
   return lines.join("\n");
 }

@@ -32,7 +32,10 @@ export const getDiagnostics = defineTool({
       return rel === undefined ? [] : [{ file_path: rel, version: f.version, diagnostics: f.diagnostics }];
     });
     if (args.file_path !== undefined && files.length === 0) {
-      return okEnvelope({ files: [], message: `${view.server} has published no diagnostics for ${args.file_path}: it reports on files open in the editor, and may not have finished.` });
+      return okEnvelope({
+        files: [],
+        message: `${view.server} has published no diagnostics for ${args.file_path}: it reports on files open in the editor, and may not have finished.`,
+      });
     }
     return okEnvelope({ files });
   },

@@ -77,14 +77,22 @@ type EngineAnswer<J extends EngineJob> = EngineAnswers[J["kind"]];
 export function runEngineJob<J extends EngineJob>(job: J): EngineAnswer<J> {
   if (job.kind === "patch") {
     const existing = new Set(job.existing);
-    const patched = applyModelPatch(job.content, job.diff, { filePath: job.filePath, fileExists: (p) => existing.has(p) });
+    const patched = applyModelPatch(job.content, job.diff, {
+      filePath: job.filePath,
+      fileExists: (p) => existing.has(p),
+    });
     if (!patched.ok) return patched as EngineAnswer<J>;
     const { content, diff, hunks } = patched.value;
     const moved = hunks.filter((h) => h.claimedLine !== undefined && h.claimedLine !== h.line).length;
     return succeed({ content, diff, moved }) as EngineAnswer<J>;
   }
   if (job.kind === "blocks") return applyBlocks(job) as EngineAnswer<J>;
-  if (job.kind === "change") return applyChangeSet(job.ops, (p) => job.files[p] ?? undefined, (ref) => job.paths[refKey(ref)]!) as EngineAnswer<J>;
+  if (job.kind === "change")
+    return applyChangeSet(
+      job.ops,
+      (p) => job.files[p] ?? undefined,
+      (ref) => job.paths[refKey(ref)]!,
+    ) as EngineAnswer<J>;
   return replaceInText(job.content, (job as ReplaceJob).request) as EngineAnswer<J>;
 }
 
@@ -106,10 +114,15 @@ const OFFLOAD_FILE_CHARS = 4 * 1024 * 1024;
 const OFFLOAD_BLOCK_WORK = 16 * 1024 * 1024;
 
 function heavy(job: EngineJob): boolean {
-  if (job.kind === "change") return Object.values(job.files).reduce((n, t) => n + (t?.length ?? 0), 0) >= OFFLOAD_FILE_CHARS || JSON.stringify(job.ops).length >= OFFLOAD_INPUT_CHARS;
+  if (job.kind === "change")
+    return (
+      Object.values(job.files).reduce((n, t) => n + (t?.length ?? 0), 0) >= OFFLOAD_FILE_CHARS ||
+      JSON.stringify(job.ops).length >= OFFLOAD_INPUT_CHARS
+    );
   if (job.content.length >= OFFLOAD_FILE_CHARS) return true;
   if (job.kind === "patch") return job.diff.length >= OFFLOAD_INPUT_CHARS;
-  if (job.kind === "replace") return job.request.old_string.length + job.request.new_string.length >= OFFLOAD_INPUT_CHARS;
+  if (job.kind === "replace")
+    return job.request.old_string.length + job.request.new_string.length >= OFFLOAD_INPUT_CHARS;
   const input = job.blocks.reduce((n, b) => n + b.old.length + b.new.length, 0);
   return input >= OFFLOAD_INPUT_CHARS || job.blocks.length * job.content.length >= OFFLOAD_BLOCK_WORK;
 }
@@ -149,7 +162,10 @@ export async function runEngine<J extends EngineJob>(job: J, signal: AbortSignal
 }
 
 function workerFailed(why: string): Outcome<never> {
-  return fail("internal_error", `Internal Error: the engine's worker failed (${why}). The file was not changed; try again, and tell the user if it keeps failing.`);
+  return fail(
+    "internal_error",
+    `Internal Error: the engine's worker failed (${why}). The file was not changed; try again, and tell the user if it keeps failing.`,
+  );
 }
 
 function cancelled(): Outcome<never> {

@@ -3,15 +3,18 @@ import type { ErrorCode, Failure } from "../shared/outcome.js";
 
 export type Data = Record<string, unknown>;
 
-export type Envelope =
-  | { ok: true; data: Data }
-  | { ok: false; error: Failure; data?: Data };
+export type Envelope = { ok: true; data: Data } | { ok: false; error: Failure; data?: Data };
 
 export function okEnvelope(data: Data): Envelope {
   return { ok: true, data };
 }
 
-export function errorEnvelope(code: ErrorCode, message: string, suggestions: string[] = [], data?: Data): Envelope {
+export function errorEnvelope(
+  code: ErrorCode,
+  message: string,
+  suggestions: string[] = [],
+  data?: Data,
+): Envelope {
   return data === undefined
     ? { ok: false, error: { code, message, suggestions } }
     : { ok: false, error: { code, message, suggestions }, data };

@@ -44,5 +44,12 @@ function rephrase(text: string): string {
 /** The envelope with its message and suggestions phrased for `reader`; the data is left as it is. */
 export function phrasedFor(envelope: Envelope, reader: Reader): Envelope {
   if (envelope.ok || reader === "model") return envelope;
-  return { ...envelope, error: { ...envelope.error, message: rephrase(envelope.error.message), suggestions: envelope.error.suggestions.map(rephrase) } };
+  return {
+    ...envelope,
+    error: {
+      ...envelope.error,
+      message: rephrase(envelope.error.message),
+      suggestions: envelope.error.suggestions.map(rephrase),
+    },
+  };
 }

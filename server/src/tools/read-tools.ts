@@ -28,19 +28,29 @@ export const readFile = defineTool({
   kind: "read",
   description:
     `Read a file. Returns {file_path, version, sha256, content}: the text the user sees ` +
-      `(unsaved editor changes included), the editor's version number (null when read from ` +
-      `disk) and the sha256 of the content. Keep the sha256: every write must name it as ` +
-      `base_content_sha256. When a file appears several times in the conversation, only the ` +
-      `newest state counts. For part of a file give offset (first line, 1-based) and limit ` +
-      `(lines): the answer then also has start_line, end_line, total_lines and truncated: ` +
-      `true, content is those lines only, and sha256 is still the whole file's, so ` +
-      `safe_patch built on it works. A file over ${READ_LINES_DEFAULT} lines read without ` +
-      `them comes back as its first ${READ_LINES_DEFAULT} lines.`,
+    `(unsaved editor changes included), the editor's version number (null when read from ` +
+    `disk) and the sha256 of the content. Keep the sha256: every write must name it as ` +
+    `base_content_sha256. When a file appears several times in the conversation, only the ` +
+    `newest state counts. For part of a file give offset (first line, 1-based) and limit ` +
+    `(lines): the answer then also has start_line, end_line, total_lines and truncated: ` +
+    `true, content is those lines only, and sha256 is still the whole file's, so ` +
+    `safe_patch built on it works. A file over ${READ_LINES_DEFAULT} lines read without ` +
+    `them comes back as its first ${READ_LINES_DEFAULT} lines.`,
   params: z
     .object({
       file_path: filePath,
-      offset: z.number().int().min(1, "is the first line to read, counted from 1").optional().describe("First line to read (1-based). With limit, for reading part of a large file."),
-      limit: z.number().int().min(1, "is how many lines to read, at least 1").optional().describe(`How many lines to read from offset (default ${READ_LINES_DEFAULT}).`),
+      offset: z
+        .number()
+        .int()
+        .min(1, "is the first line to read, counted from 1")
+        .optional()
+        .describe("First line to read (1-based). With limit, for reading part of a large file."),
+      limit: z
+        .number()
+        .int()
+        .min(1, "is how many lines to read, at least 1")
+        .optional()
+        .describe(`How many lines to read from offset (default ${READ_LINES_DEFAULT}).`),
     })
     .strict(),
   async run(args, ctx) {
@@ -60,7 +70,8 @@ function lineStarts(text: string): number[] {
   const starts: number[] = [];
   if (text === "") return starts;
   starts.push(0);
-  for (let nl = text.indexOf("\n"); nl !== -1 && nl + 1 < text.length; nl = text.indexOf("\n", nl + 1)) starts.push(nl + 1);
+  for (let nl = text.indexOf("\n"); nl !== -1 && nl + 1 < text.length; nl = text.indexOf("\n", nl + 1))
+    starts.push(nl + 1);
   return starts;
 }
 
@@ -69,23 +80,40 @@ function lineStarts(text: string): number[] {
  * start_line, end_line, total_lines, truncated and how to read on. The sha256
  * stays the whole file's: it is the lock, and hunks are placed by content.
  */
-function lineRange(state: FileState, offset: number | undefined, limit: number | undefined): Outcome<Record<string, unknown>> {
+function lineRange(
+  state: FileState,
+  offset: number | undefined,
+  limit: number | undefined,
+): Outcome<Record<string, unknown>> {
   const starts = lineStarts(state.content);
   const total = starts.length;
   const first = offset ?? 1;
   if (first > Math.max(total, 1)) {
-    return fail("invalid_argument", `offset ${first} is past the end of ${state.file_path}, which has ${total} line${total === 1 ? "" : "s"}.`, [
-      `Call read_file with an offset from 1 to ${Math.max(total, 1)}.`,
-    ]);
+    return fail(
+      "invalid_argument",
+      `offset ${first} is past the end of ${state.file_path}, which has ${total} line${total === 1 ? "" : "s"}.`,
+      [`Call read_file with an offset from 1 to ${Math.max(total, 1)}.`],
+    );
   }
   const last = Math.min(total, first - 1 + (limit ?? READ_LINES_DEFAULT));
   if (first === 1 && last === total) return succeed({ ...state });
-  const content = state.content.slice(starts[first - 1] ?? 0, last < total ? starts[last] : state.content.length);
+  const content = state.content.slice(
+    starts[first - 1] ?? 0,
+    last < total ? starts[last] : state.content.length,
+  );
   const note =
     last < total
       ? `Lines ${first}-${last} of ${total}. To read on, call read_file with offset ${last + 1}${limit === undefined ? "" : ` and limit ${limit}`}; the sha256 is the whole file's, so an edit built on this part works.`
       : `Lines ${first}-${last} of ${total} (the end of the file); the sha256 is the whole file's.`;
-  return succeed({ ...state, content, start_line: first, end_line: last, total_lines: total, truncated: true, note });
+  return succeed({
+    ...state,
+    content,
+    start_line: first,
+    end_line: last,
+    total_lines: total,
+    truncated: true,
+    note,
+  });
 }
 
 type ReadError = { file_path: string; code: string; message: string };
@@ -95,12 +123,15 @@ export const readManyFiles = defineTool({
   kind: "read",
   description:
     "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: " +
-      "[{file_path, version, sha256, content}], errors}: each file versioned and hashed " +
-      "exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git " +
-      "are skipped unless named explicitly.",
+    "[{file_path, version, sha256, content}], errors}: each file versioned and hashed " +
+    "exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git " +
+    "are skipped unless named explicitly.",
   params: z
     .object({
-      file_paths: z.array(filePath).min(1, "must list at least one path or pattern").describe("Paths or glob patterns, workspace-relative."),
+      file_paths: z
+        .array(filePath)
+        .min(1, "must list at least one path or pattern")
+        .describe("Paths or glob patterns, workspace-relative."),
     })
     .strict(),
   async run(args, ctx) {
@@ -113,13 +144,21 @@ export const readManyFiles = defineTool({
         wanted.push(pattern);
         continue;
       }
-      const expanded = await expandGlob(ctx.workspace.sandbox, pattern, { limit: READ_MANY_LIMITS.files, signal: ctx.signal });
+      const expanded = await expandGlob(ctx.workspace.sandbox, pattern, {
+        limit: READ_MANY_LIMITS.files,
+        signal: ctx.signal,
+      });
       if (!expanded.ok) {
         errors.push({ file_path: pattern, code: expanded.error.code, message: expanded.error.message });
         continue;
       }
       const { files: matches, total } = expanded.value;
-      if (matches.length === 0) errors.push({ file_path: pattern, code: "not_found", message: `No file matches the pattern ${pattern}.` });
+      if (matches.length === 0)
+        errors.push({
+          file_path: pattern,
+          code: "not_found",
+          message: `No file matches the pattern ${pattern}.`,
+        });
       if (total !== undefined) {
         errors.push({
           file_path: pattern,
@@ -128,14 +167,27 @@ export const readManyFiles = defineTool({
         });
       }
       wanted.push(...matches);
-      expanded.value.found.forEach((f, i) => walked.set(matches[i]!, { abs: f.abs, rel: f.rel, root: f.root, uri: pathToFileURL(f.abs).href, exists: true }));
+      expanded.value.found.forEach((f, i) =>
+        walked.set(matches[i]!, {
+          abs: f.abs,
+          rel: f.rel,
+          root: f.root,
+          uri: pathToFileURL(f.abs).href,
+          exists: true,
+        }),
+      );
     }
     const files: FileState[] = [];
     const seen = new Set<string>();
     let bytes = 0;
     // Read a window at a time, kept in order: the limits and the duplicates are decided in the order asked.
     for (let at = 0; at < wanted.length; at += READ_CONCURRENCY) {
-      if (ctx.signal.aborted) return failureEnvelope({ code: "cancelled", message: "Cancelled while reading files.", suggestions: [] });
+      if (ctx.signal.aborted)
+        return failureEnvelope({
+          code: "cancelled",
+          message: "Cancelled while reading files.",
+          suggestions: [],
+        });
       const window = wanted.slice(at, at + READ_CONCURRENCY);
       const reads = await readWindow(ctx, window, walked);
       for (let j = 0; j < reads.length; j++) {
@@ -162,15 +214,25 @@ export const readManyFiles = defineTool({
         files.push(read.value);
         remember(ctx, read.value);
       }
-      if (wanted.length > 20) ctx.progress?.(`Read ${Math.min(at + READ_CONCURRENCY, wanted.length)} of ${wanted.length} files`, Math.round((Math.min(at + READ_CONCURRENCY, wanted.length) / wanted.length) * 100));
+      if (wanted.length > 20)
+        ctx.progress?.(
+          `Read ${Math.min(at + READ_CONCURRENCY, wanted.length)} of ${wanted.length} files`,
+          Math.round((Math.min(at + READ_CONCURRENCY, wanted.length) / wanted.length) * 100),
+        );
     }
     return okEnvelope({ files, errors });
   },
 });
 
 /** The states of `names`, in order: resolved together (a glob's files are already), then read in one pass. */
-async function readWindow(ctx: ToolContext, names: readonly string[], walked: ReadonlyMap<string, ResolvedPath>): Promise<Outcome<FileState>[]> {
-  const resolved = await Promise.all(names.map((name) => walked.get(name) ?? ctx.workspace.resolve(name, "read")));
+async function readWindow(
+  ctx: ToolContext,
+  names: readonly string[],
+  walked: ReadonlyMap<string, ResolvedPath>,
+): Promise<Outcome<FileState>[]> {
+  const resolved = await Promise.all(
+    names.map((name) => walked.get(name) ?? ctx.workspace.resolve(name, "read")),
+  );
   const paths = resolved.map((r) => ("ok" in r ? r : { ok: true as const, value: r }));
   const states = await ctx.workspace.readMany(
     paths.flatMap((p) => (p.ok ? [p.value] : [])),
@@ -183,14 +245,27 @@ async function readWindow(ctx: ToolContext, names: readonly string[], walked: Re
 export const listFiles = defineTool({
   name: "list_files",
   kind: "read",
-  description: "List a directory of the workspace (use \".\" for the root). Returns {entries: [{name, type}]} with type file, directory, symlink or other.",
-  params: z.object({ path: z.string().trim().min(1, "must name a directory (use \".\" for the workspace root)").describe("Workspace-relative directory.") }).strict(),
+  description:
+    'List a directory of the workspace (use "." for the root). Returns {entries: [{name, type}]} with type file, directory, symlink or other.',
+  params: z
+    .object({
+      path: z
+        .string()
+        .trim()
+        .min(1, 'must name a directory (use "." for the workspace root)')
+        .describe("Workspace-relative directory."),
+    })
+    .strict(),
   async run(args, ctx) {
     const resolved = await ctx.workspace.resolve(args.path, "list");
     if (!resolved.ok) return failureEnvelope(resolved.error);
     if (!resolved.value.exists) {
       const suggestions = await ctx.workspace.sandbox.suggest(args.path);
-      return failureEnvelope({ code: "not_found", message: `Directory not found: ${args.path}.`, suggestions: suggestions.map((s) => `Did you mean ${s}?`) });
+      return failureEnvelope({
+        code: "not_found",
+        message: `Directory not found: ${args.path}.`,
+        suggestions: suggestions.map((s) => `Did you mean ${s}?`),
+      });
     }
     const entries = await ctx.workspace.list(resolved.value);
     if (!entries.ok) return failureEnvelope(entries.error);

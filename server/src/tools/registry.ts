@@ -16,7 +16,20 @@ import type { Tool, ToolConditions, ToolContext } from "./tool.js";
 import { edit, safePatch, writeFile } from "./write-tools.js";
 
 /** Every tool, conditional ones included; `toolsFor` says which exist in a running server. */
-export const TOOLS: readonly Tool[] = [readFile, readManyFiles, listFiles, searchFiles, findFiles, writeFile, safePatch, edit, applyEditBlocks, applyPatch, getDiagnostics, runCommandTool];
+export const TOOLS: readonly Tool[] = [
+  readFile,
+  readManyFiles,
+  listFiles,
+  searchFiles,
+  findFiles,
+  writeFile,
+  safePatch,
+  edit,
+  applyEditBlocks,
+  applyPatch,
+  getDiagnostics,
+  runCommandTool,
+];
 
 /** The tools that exist under these conditions (a tool without `available` always does). */
 export function toolsFor(conditions: ToolConditions = {}, tools: readonly Tool[] = TOOLS): Tool[] {
@@ -36,7 +49,8 @@ export function findTool(name: string, conditions: ToolConditions = {}): Tool | 
 export function describeIssues(tool: string, error: z.ZodError): string {
   const parts = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join(".") : "(arguments)";
-    if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")}`;
+    if (issue.code === "unrecognized_keys")
+      return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")}`;
     if (issue.code === "invalid_type" && issue.input === undefined) return `\`${field}\` is required`;
     return `\`${field}\` ${issue.message}`;
   });
@@ -50,7 +64,10 @@ export interface FunctionDeclaration {
 }
 
 export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.params, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(tool.params, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   delete schema["$schema"];
   return schema;
 }
@@ -78,15 +95,25 @@ async function validateAndRun(name: string, rawArgs: unknown, ctx: ToolContext):
   if (!tool) {
     const absent = TOOLS.find((t) => t.name === name)?.unavailable;
     if (absent !== undefined) return errorEnvelope("invalid_argument", absent);
-    const near = closestNames(name, existing.map((t) => t.name));
-    return errorEnvelope("invalid_argument", `Unknown tool \`${name}\`. Tools: ${existing.map((t) => t.name).join(", ")}.`, near.map((n) => `Did you mean ${n}?`));
+    const near = closestNames(
+      name,
+      existing.map((t) => t.name),
+    );
+    return errorEnvelope(
+      "invalid_argument",
+      `Unknown tool \`${name}\`. Tools: ${existing.map((t) => t.name).join(", ")}.`,
+      near.map((n) => `Did you mean ${n}?`),
+    );
   }
   // Validation walks the arguments by recursion: too deep a value is refused before it.
   const tooDeep = argumentsTooDeep(name, rawArgs);
   if (tooDeep !== undefined) return errorEnvelope("invalid_argument", tooDeep);
   const parsed = tool.params.safeParse(rawArgs ?? {});
   if (!parsed.success) {
-    const again = ctx.reader === "shell" ? "Run the command again with the arguments its --help shows." : `Call ${name} again with arguments that match its schema.`;
+    const again =
+      ctx.reader === "shell"
+        ? "Run the command again with the arguments its --help shows."
+        : `Call ${name} again with arguments that match its schema.`;
     return errorEnvelope("invalid_argument", describeIssues(name, parsed.error), [again]);
   }
   if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled before it started; nothing was done.");
@@ -94,6 +121,9 @@ async function validateAndRun(name: string, rawArgs: unknown, ctx: ToolContext):
     return await tool.run(parsed.data, ctx);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return errorEnvelope("internal_error", `Internal Error: ${name} failed unexpectedly (${message}). Nothing was applied; please report this.`);
+    return errorEnvelope(
+      "internal_error",
+      `Internal Error: ${name} failed unexpectedly (${message}). Nothing was applied; please report this.`,
+    );
   }
 }

@@ -20,7 +20,8 @@ const MAX_COMMAND = 16_000;
 /** Files of the conversation checked for changes by the command: the most recently shown first. */
 const WATCHED_FILES = 300;
 
-const OFF = "run_command is off: the `commands` setting is \"off\". Set it to \"ask\" (the default) to let the agent run commands with approval.";
+const OFF =
+  'run_command is off: the `commands` setting is "off". Set it to "ask" (the default) to let the agent run commands with approval.';
 
 export const runCommandTool = defineTool({
   name: "run_command",
@@ -41,25 +42,49 @@ export const runCommandTool = defineTool({
         .refine((c) => c.trim() !== "", "must not be empty")
         .refine((c) => !c.includes("\0"), "must not contain a NUL byte")
         .describe("The shell command line, e.g. `npm test` or `cargo test -p core`."),
-      cwd: z.string().min(1).optional().describe("Directory to run it in, relative to the project root (default: the root)."),
-      timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(`Kill it after this long (default ${DEFAULT_TIMEOUT_MS}).`),
+      cwd: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Directory to run it in, relative to the project root (default: the root)."),
+      timeout_ms: z
+        .number()
+        .int()
+        .positive()
+        .max(MAX_TIMEOUT_MS)
+        .optional()
+        .describe(`Kill it after this long (default ${DEFAULT_TIMEOUT_MS}).`),
     })
     .strict(),
   async run(args, ctx) {
     const access = ctx.commands;
-    if (access === undefined || access.settings().commands === "off") return errorEnvelope("invalid_argument", OFF);
+    if (access === undefined || access.settings().commands === "off")
+      return errorEnvelope("invalid_argument", OFF);
     const settings = access.settings();
     const dir = await ctx.workspace.resolve(args.cwd ?? ".", "list");
     if (!dir.ok) return failureEnvelope(dir.error);
     const review = reviewCommand(args.command);
     const sandbox = await chooseSandbox(settings, review);
-    if (sandbox.backend === undefined && sandbox.refused !== undefined) return errorEnvelope("permission_denied", `Not run: ${sandbox.refused}.`, ["Set sandbox to \"auto\" to run commands unsandboxed where there is none."]);
+    if (sandbox.backend === undefined && sandbox.refused !== undefined)
+      return errorEnvelope("permission_denied", `Not run: ${sandbox.refused}.`, [
+        'Set sandbox to "auto" to run commands unsandboxed where there is none.',
+      ]);
     const question = questionFor(args.command, dir.value.rel, review, sandbox, settings, ctx.jobId);
     const verdict = await approveCommand(access, question, review, ctx.signal);
     if (!verdict.run) {
       if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled before the command ran.");
-      if (verdict.why === "rejected") return errorEnvelope("rejected", `The user rejected running \`${args.command}\`. Do not run it again; ask the user, or go on without it.`);
-      return errorEnvelope("permission_denied", `\`${args.command}\` was not run: it needs the user's approval, and this editor cannot ask for it now.`, ["Tell the user the command; they can run it themselves, or allow its prefix with the allowedCommands setting."]);
+      if (verdict.why === "rejected")
+        return errorEnvelope(
+          "rejected",
+          `The user rejected running \`${args.command}\`. Do not run it again; ask the user, or go on without it.`,
+        );
+      return errorEnvelope(
+        "permission_denied",
+        `\`${args.command}\` was not run: it needs the user's approval, and this editor cannot ask for it now.`,
+        [
+          "Tell the user the command; they can run it themselves, or allow its prefix with the allowedCommands setting.",
+        ],
+      );
     }
     const unsaved = await saveConversationFiles(ctx);
     const before = await diskHashes(ctx);
@@ -73,7 +98,18 @@ export const runCommandTool = defineTool({
       env: process.env,
       remove: keyVariables(settings.apiKeyEnv),
       secrets: namedKeySecrets(settings.apiKeyEnv),
-      ...(sandbox.backend ? { sandbox: { backend: sandbox.backend, policy: { root, readOnly: existsSync(dotGit) ? [dotGit] : [], network: settings.sandboxNetwork } } } : {}),
+      ...(sandbox.backend
+        ? {
+            sandbox: {
+              backend: sandbox.backend,
+              policy: {
+                root,
+                readOnly: existsSync(dotGit) ? [dotGit] : [],
+                network: settings.sandboxNetwork,
+              },
+            },
+          }
+        : {}),
       onOutput: (text) => access.output?.(ctx.jobId, text),
     });
     const changed = await changedSince(before);
@@ -89,7 +125,8 @@ async function saveConversationFiles(ctx: ToolContext): Promise<string[]> {
     if (r.ok) paths.push(r.value);
   }
   let unsaved = await ctx.workspace.unsaved(paths);
-  if (unsaved.length > 0 && (await ctx.workspace.save(unsaved, ctx.signal))) unsaved = await ctx.workspace.unsaved(unsaved);
+  if (unsaved.length > 0 && (await ctx.workspace.save(unsaved, ctx.signal)))
+    unsaved = await ctx.workspace.unsaved(unsaved);
   return unsaved.map((p) => p.rel);
 }
 
@@ -104,7 +141,10 @@ async function diskHashes(ctx: ToolContext): Promise<Map<string, { abs: string; 
 
 /** The files the model was shown or wrote in this conversation, the most recent last, at most WATCHED_FILES. */
 function conversationFiles(ctx: ToolContext): string[] {
-  const all = new Set([...(ctx.conversation?.filesInContext ?? []), ...(ctx.conversation?.seenSha256?.keys() ?? [])]);
+  const all = new Set([
+    ...(ctx.conversation?.filesInContext ?? []),
+    ...(ctx.conversation?.seenSha256?.keys() ?? []),
+  ]);
   return [...all].slice(-WATCHED_FILES);
 }
 
@@ -119,7 +159,14 @@ async function changedSince(before: Map<string, { abs: string; sha: string | nul
   return changed;
 }
 
-function envelopeOf(command: string, cwd: string, r: RunResult, unsaved: string[], changed: string[], asked: boolean): Envelope {
+function envelopeOf(
+  command: string,
+  cwd: string,
+  r: RunResult,
+  unsaved: string[],
+  changed: string[],
+  asked: boolean,
+): Envelope {
   const seconds = (r.duration_ms / 1000).toFixed(1);
   const how = r.signal !== null ? `was ended by ${r.signal}` : `exited with code ${r.exit_code}`;
   const data: Record<string, unknown> = {
@@ -136,16 +183,33 @@ function envelopeOf(command: string, cwd: string, r: RunResult, unsaved: string[
   const notes: string[] = [];
   if (unsaved.length > 0) {
     data["unsaved_files"] = unsaved;
-    notes.push(`It did not see the unsaved editor text of ${unsaved.join(", ")} (the disk holds an older version).`);
+    notes.push(
+      `It did not see the unsaved editor text of ${unsaved.join(", ")} (the disk holds an older version).`,
+    );
   }
   if (changed.length > 0) {
     data["changed_files"] = changed;
-    notes.push(`It changed ${changed.join(", ")}: the states you hold of them are stale; read them again before changing them.`);
+    notes.push(
+      `It changed ${changed.join(", ")}: the states you hold of them are stale; read them again before changing them.`,
+    );
   }
   const tail = notes.length > 0 ? ` ${notes.join(" ")}` : "";
-  if (r.start_error !== undefined) return errorEnvelope("io_error", `The command could not be started: ${r.start_error}.`, [], data);
-  if (r.timed_out) return errorEnvelope("timeout", `The command timed out after ${seconds} s and was killed with everything it started; output until then is in data.output.${tail}`, ["Run a narrower command, or pass a larger timeout_ms (at most 600000)."], data);
-  if (r.cancelled) return errorEnvelope("cancelled", `The command was cancelled after ${seconds} s and killed with everything it started.${tail}`, [], data);
+  if (r.start_error !== undefined)
+    return errorEnvelope("io_error", `The command could not be started: ${r.start_error}.`, [], data);
+  if (r.timed_out)
+    return errorEnvelope(
+      "timeout",
+      `The command timed out after ${seconds} s and was killed with everything it started; output until then is in data.output.${tail}`,
+      ["Run a narrower command, or pass a larger timeout_ms (at most 600000)."],
+      data,
+    );
+  if (r.cancelled)
+    return errorEnvelope(
+      "cancelled",
+      `The command was cancelled after ${seconds} s and killed with everything it started.${tail}`,
+      [],
+      data,
+    );
   data["message"] = `The command ${how} after ${seconds} s${r.sandboxed ? " (sandboxed)" : ""}.${tail}`;
   return okEnvelope(data);
 }

@@ -6,7 +6,9 @@ export const filePath = z
   .string()
   .trim()
   .min(1, "must name a file")
-  .describe("Workspace-relative path of the file (absolute paths and file:// URIs inside the workspace also work).");
+  .describe(
+    "Workspace-relative path of the file (absolute paths and file:// URIs inside the workspace also work).",
+  );
 
 export const sha256Hex = z
   .string()
@@ -18,4 +20,7 @@ export const baseSha256 = sha256Hex.describe(
   "The sha256 of the file version this change was built on, exactly as returned by the latest read or write. It is the lock: if the file changed since, nothing is applied and the current state is returned.",
 );
 
-export const dryRun = z.boolean().optional().describe("Check the change and report what would happen without writing anything.");
+export const dryRun = z
+  .boolean()
+  .optional()
+  .describe("Check the change and report what would happen without writing anything.");

@@ -22,9 +22,9 @@ export const writeFile = defineTool({
   kind: "modify",
   description:
     "Create a file, or replace a whole file. Creating needs no base_content_sha256; " +
-      "replacing an existing file needs the sha256 of the version you are replacing. Prefer " +
-      "safe_patch or edit for changes to existing files. Write the complete content: never " +
-      "placeholders such as '// rest unchanged'.",
+    "replacing an existing file needs the sha256 of the version you are replacing. Prefer " +
+    "safe_patch or edit for changes to existing files. Write the complete content: never " +
+    "placeholders such as '// rest unchanged'.",
   params: z
     .object({
       file_path: filePath,
@@ -33,17 +33,27 @@ export const writeFile = defineTool({
     })
     .strict(),
   async run(args, ctx) {
-    return modifyFile(ctx, { tool: "write_file", file_path: args.file_path, base: args.base_content_sha256, mayCreate: true }, (current, exists) => {
-      if (exists && args.base_content_sha256 === undefined) {
-        return fail(
-          "invalid_argument",
-          `${args.file_path} already exists; replacing it needs base_content_sha256 (the sha256 of the version you are replacing, attached as latest_file_state).`,
-          ["Pass latest_file_state.sha256 as base_content_sha256, or use safe_patch/edit to change part of the file."],
-        );
-      }
-      if (exists && current.content === args.content) return fail("no_change", "No Change: the file already has exactly this content.");
-      return succeed({ content: args.content, message: exists ? `Replaced ${current.file_path}.` : `Created ${args.file_path}.` });
-    });
+    return modifyFile(
+      ctx,
+      { tool: "write_file", file_path: args.file_path, base: args.base_content_sha256, mayCreate: true },
+      (current, exists) => {
+        if (exists && args.base_content_sha256 === undefined) {
+          return fail(
+            "invalid_argument",
+            `${args.file_path} already exists; replacing it needs base_content_sha256 (the sha256 of the version you are replacing, attached as latest_file_state).`,
+            [
+              "Pass latest_file_state.sha256 as base_content_sha256, or use safe_patch/edit to change part of the file.",
+            ],
+          );
+        }
+        if (exists && current.content === args.content)
+          return fail("no_change", "No Change: the file already has exactly this content.");
+        return succeed({
+          content: args.content,
+          message: exists ? `Replaced ${current.file_path}.` : `Created ${args.file_path}.`,
+        });
+      },
+    );
   },
 });
 
@@ -67,7 +77,9 @@ export const safePatch = defineTool({
         .string()
         .min(1, "must contain the diff")
         .max(MAX_DIFF_CHARS, `is too large (over ${MAX_DIFF_CHARS / 1024 / 1024} MB); split the change`)
-        .describe("A unified diff for this one file: @@ hunks with context lines (space), removed lines (-) and added lines (+)."),
+        .describe(
+          "A unified diff for this one file: @@ hunks with context lines (space), removed lines (-) and added lines (+).",
+        ),
       base_content_sha256: baseSha256,
       dry_run: dryRun,
     })
@@ -75,27 +87,50 @@ export const safePatch = defineTool({
   async run(args, ctx) {
     const hunks = (args.unified_diff.match(/^@@/gm) ?? []).length;
     if (hunks > MAX_HUNKS) {
-      return errorEnvelope("invalid_argument", `Invalid Argument: the diff has ${hunks} hunks, over the limit of ${MAX_HUNKS} for one call. Nothing was applied.`, [
-        "Split the change into several safe_patch calls, or write the whole file with write_file.",
-      ]);
+      return errorEnvelope(
+        "invalid_argument",
+        `Invalid Argument: the diff has ${hunks} hunks, over the limit of ${MAX_HUNKS} for one call. Nothing was applied.`,
+        ["Split the change into several safe_patch calls, or write the whole file with write_file."],
+      );
     }
     const others = foreignSections(args.unified_diff, args.file_path);
     if (others.length > 0) {
-      return errorEnvelope("invalid_diff", `Invalid Diff: the diff also changes ${others.map((o) => `\`${o}\``).join(", ")}, not only \`${args.file_path}\`; nothing was applied.`, [
-        "Send one safe_patch call per file, each with only that file's hunks.",
-      ]);
+      return errorEnvelope(
+        "invalid_diff",
+        `Invalid Diff: the diff also changes ${others.map((o) => `\`${o}\``).join(", ")}, not only \`${args.file_path}\`; nothing was applied.`,
+        ["Send one safe_patch call per file, each with only that file's hunks."],
+      );
     }
     const existing = await existingHeaderFiles(ctx, args.unified_diff, args.file_path);
     return modifyFile(
       ctx,
-      { tool: "safe_patch", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: true },
+      {
+        tool: "safe_patch",
+        file_path: args.file_path,
+        base: args.base_content_sha256,
+        dry_run: args.dry_run,
+        mayCreate: true,
+      },
       async (current): Promise<Computed> => {
-        const job: PatchJob = { kind: "patch", content: current.content, diff: args.unified_diff, filePath: current.file_path, existing: [...existing] };
+        const job: PatchJob = {
+          kind: "patch",
+          content: current.content,
+          diff: args.unified_diff,
+          filePath: current.file_path,
+          existing: [...existing],
+        };
         const patched = await runEngine(job, ctx.signal);
         if (!patched.ok) return patched;
         const moved = patched.value.moved;
-        const note = moved > 0 ? ` (${moved} hunk header${moved > 1 ? "s" : ""} had the wrong line number and ${moved > 1 ? "were" : "was"} corrected)` : "";
-        return succeed({ content: patched.value.content, message: `Patch applied successfully.${note}`, extra: { diff: patched.value.diff } });
+        const note =
+          moved > 0
+            ? ` (${moved} hunk header${moved > 1 ? "s" : ""} had the wrong line number and ${moved > 1 ? "were" : "was"} corrected)`
+            : "";
+        return succeed({
+          content: patched.value.content,
+          message: `Patch applied successfully.${note}`,
+          extra: { diff: patched.value.diff },
+        });
       },
     );
   },
@@ -110,7 +145,9 @@ async function existingHeaderFiles(ctx: ToolContext, diff: string, target: strin
   const parsed = parseUnifiedDiff(headerPairs(diff));
   const found = new Set<string>();
   if (!parsed.ok) return found;
-  const paths = new Set(parsed.value.flatMap((p) => [p.oldPath, p.newPath]).filter((p): p is string => p !== undefined));
+  const paths = new Set(
+    parsed.value.flatMap((p) => [p.oldPath, p.newPath]).filter((p): p is string => p !== undefined),
+  );
   if (paths.size === 0) return found;
   const self = await ctx.workspace.resolve(target, "write");
   const targetUri = self.ok ? self.value.uri : undefined;
@@ -149,7 +186,13 @@ export const edit = defineTool({
       file_path: filePath,
       old_string: z.string().describe("The exact text to replace. Empty only to create a new file."),
       new_string: z.string().describe("The text to put in its place."),
-      expected_replacements: z.number().int().min(1).max(100_000).optional().describe("How many places old_string must match (default 1)."),
+      expected_replacements: z
+        .number()
+        .int()
+        .min(1)
+        .max(100_000)
+        .optional()
+        .describe("How many places old_string must match (default 1)."),
       instruction: z.string().optional().describe("One sentence on what the change is for."),
       base_content_sha256: baseSha256.optional(),
       dry_run: dryRun,
@@ -157,25 +200,44 @@ export const edit = defineTool({
     .strict(),
   async run(args, ctx) {
     if (args.old_string.length + args.new_string.length > MAX_DIFF_CHARS) {
-      return errorEnvelope("invalid_argument", `Invalid Argument: old_string and new_string together are over ${MAX_DIFF_CHARS / 1024 / 1024} MB, the limit for one call. Nothing was applied.`, [
-        "Split the change into several smaller edits, or write the whole file with write_file.",
-      ]);
+      return errorEnvelope(
+        "invalid_argument",
+        `Invalid Argument: old_string and new_string together are over ${MAX_DIFF_CHARS / 1024 / 1024} MB, the limit for one call. Nothing was applied.`,
+        ["Split the change into several smaller edits, or write the whole file with write_file."],
+      );
     }
     const corrected = await correctedEdit(args, ctx);
     return modifyFile(
       ctx,
-      { tool: "edit", file_path: args.file_path, base: args.base_content_sha256, dry_run: args.dry_run, mayCreate: args.old_string === "" },
+      {
+        tool: "edit",
+        file_path: args.file_path,
+        base: args.base_content_sha256,
+        dry_run: args.dry_run,
+        mayCreate: args.old_string === "",
+      },
       async (current, exists): Promise<Computed> => {
         const result = exists
-          ? await runEngine({ kind: "replace", content: current.content, request: replaceRequest(args) }, ctx.signal)
-          : succeed<ReplaceResult>({ content: args.new_string, strategy: "exact", occurrences: 1, unescaped: false });
-        const chosen = !result.ok && corrected && corrected.sha256 === current.sha256 ? corrected.result : result;
+          ? await runEngine(
+              { kind: "replace", content: current.content, request: replaceRequest(args) },
+              ctx.signal,
+            )
+          : succeed<ReplaceResult>({
+              content: args.new_string,
+              strategy: "exact",
+              occurrences: 1,
+              unescaped: false,
+            });
+        const chosen =
+          !result.ok && corrected && corrected.sha256 === current.sha256 ? corrected.result : result;
         if (!chosen.ok) return chosen;
         const { content, strategy, occurrences } = chosen.value;
         const how = chosen === result ? strategy : "llm";
         return succeed({
           content,
-          message: exists ? `Edit applied successfully (${occurrences} replacement${occurrences > 1 ? "s" : ""}, ${how} match).` : `Created ${args.file_path}.`,
+          message: exists
+            ? `Edit applied successfully (${occurrences} replacement${occurrences > 1 ? "s" : ""}, ${how} match).`
+            : `Created ${args.file_path}.`,
           extra: { strategy: how, occurrences },
         });
       },
@@ -203,22 +265,51 @@ async function correctedEdit(
   if (!resolved.ok || !resolved.value.exists) return undefined;
   const state = await ctx.workspace.read(resolved.value);
   // A stale base fails the hash check anyway: no model call for an edit that cannot land.
-  if (!state.ok || (args.base_content_sha256 !== undefined && args.base_content_sha256 !== state.value.sha256)) return undefined;
-  const first = await runEngine({ kind: "replace", content: state.value.content, request: replaceRequest(args) }, ctx.signal);
+  if (
+    !state.ok ||
+    (args.base_content_sha256 !== undefined && args.base_content_sha256 !== state.value.sha256)
+  )
+    return undefined;
+  const first = await runEngine(
+    { kind: "replace", content: state.value.content, request: replaceRequest(args) },
+    ctx.signal,
+  );
   if (first.ok || first.error.code !== "not_found") return undefined;
   const answer = await ctx.corrector.correct(
-    { instruction: args.instruction ?? "", old_string: args.old_string, new_string: args.new_string, error: first.error.message, content: state.value.content },
+    {
+      instruction: args.instruction ?? "",
+      old_string: args.old_string,
+      new_string: args.new_string,
+      error: first.error.message,
+      content: state.value.content,
+    },
     ctx.signal,
   );
   if (!answer) return undefined;
   if (answer.noChangesRequired) {
-    return { sha256: state.value.sha256, result: fail("no_change", `No Change: ${answer.explanation || "the change is already in the file."}`) };
+    return {
+      sha256: state.value.sha256,
+      result: fail("no_change", `No Change: ${answer.explanation || "the change is already in the file."}`),
+    };
   }
   const request = replaceRequest({ ...args, old_string: answer.search, new_string: answer.replace });
-  return { sha256: state.value.sha256, result: await runEngine({ kind: "replace", content: state.value.content, request }, ctx.signal) };
+  return {
+    sha256: state.value.sha256,
+    result: await runEngine({ kind: "replace", content: state.value.content, request }, ctx.signal),
+  };
 }
 
 /** The engine's part of the edit tool's arguments (what goes to a worker is only that). */
-function replaceRequest(args: { old_string: string; new_string: string; expected_replacements?: number | undefined }): ReplaceRequest {
-  return { old_string: args.old_string, new_string: args.new_string, ...(args.expected_replacements !== undefined ? { expected_replacements: args.expected_replacements } : {}) };
+function replaceRequest(args: {
+  old_string: string;
+  new_string: string;
+  expected_replacements?: number | undefined;
+}): ReplaceRequest {
+  return {
+    old_string: args.old_string,
+    new_string: args.new_string,
+    ...(args.expected_replacements !== undefined
+      ? { expected_replacements: args.expected_replacements }
+      : {}),
+  };
 }

@@ -51,7 +51,11 @@ export const sha256 = (text: string): string => createHash("sha256").update(text
 
 /** The folder of a root's journals: <state>/batches/<name>-<hash of the real root>, made 0700. */
 export function journalFolder(realRoot: string, env: NodeJS.ProcessEnv = process.env): string {
-  const name = path.basename(realRoot).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40) || "root";
+  const name =
+    path
+      .basename(realRoot)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .slice(0, 40) || "root";
   return path.join(lockstepStateDir(env), "batches", `${name}-${sha256(realRoot).slice(0, 16)}`);
 }
 
@@ -61,7 +65,10 @@ export function newJournalPath(folder: string): { file: string; token: string } 
 }
 
 export function tempFor(abs: string): string {
-  return path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 100)}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
+  return path.join(
+    path.dirname(abs),
+    `.${path.basename(abs).slice(0, 100)}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`,
+  );
 }
 
 /** Replaces the journal's content in one step (write beside it, sync, rename). */
@@ -105,22 +112,36 @@ async function hashOf(abs: string): Promise<string | null> {
   }
 }
 
-const isSha = (v: unknown): v is string | null => v === null || (typeof v === "string" && /^[0-9a-f]{64}$/.test(v));
+const isSha = (v: unknown): v is string | null =>
+  v === null || (typeof v === "string" && /^[0-9a-f]{64}$/.test(v));
 
 /** Why a journal cannot be followed, or undefined when every entry is what lockstep would have written. */
-async function refusal(journal: Journal, token: string, pid: number, root: string): Promise<string | undefined> {
-  if (journal.version !== 2 || journal.token !== token || journal.pid !== pid || journal.root !== root) return "it is not one lockstep wrote for this folder";
+async function refusal(
+  journal: Journal,
+  token: string,
+  pid: number,
+  root: string,
+): Promise<string | undefined> {
+  if (journal.version !== 2 || journal.token !== token || journal.pid !== pid || journal.root !== root)
+    return "it is not one lockstep wrote for this folder";
   if (journal.state !== "staging" && journal.state !== "committed") return "its state is unknown";
   if (!Array.isArray(journal.entries)) return "it names no files";
   const sandbox = await Sandbox.create([root]);
   for (const e of journal.entries) {
-    if (typeof e.target !== "string" || !path.isAbsolute(e.target) || !isSha(e.before) || !isSha(e.after)) return "an entry is malformed";
+    if (typeof e.target !== "string" || !path.isAbsolute(e.target) || !isSha(e.before) || !isSha(e.after))
+      return "an entry is malformed";
     const resolved = await sandbox.resolve(e.target, "write");
     if (!resolved.ok) return `it names ${e.target}: ${resolved.error.message}`;
-    if (resolved.value.abs !== e.target) return `it names ${e.target}, which is reached through a symbolic link`;
+    if (resolved.value.abs !== e.target)
+      return `it names ${e.target}, which is reached through a symbolic link`;
     if (e.temp !== null) {
       const m = typeof e.temp === "string" ? TEMP_NAME.exec(path.basename(e.temp)) : null;
-      if (!m || path.dirname(e.temp) !== path.dirname(e.target) || m[1] !== path.basename(e.target).slice(0, 100)) return `its temporary file for ${e.target} is not one lockstep names`;
+      if (
+        !m ||
+        path.dirname(e.temp) !== path.dirname(e.target) ||
+        m[1] !== path.basename(e.target).slice(0, 100)
+      )
+        return `its temporary file for ${e.target} is not one lockstep names`;
       if (e.after === null) return "an entry is malformed";
     } else if (e.after !== null) return "an entry is malformed";
   }
@@ -144,7 +165,9 @@ async function settle(journal: Journal, notes: string[]): Promise<void> {
     }
     if (now !== e.before) {
       if (e.temp !== null) await removeIfThere(e.temp);
-      notes.push(`${rel(e.target)}: changed since the interrupted change was made; kept as it is (that change's part for this file was not applied)`);
+      notes.push(
+        `${rel(e.target)}: changed since the interrupted change was made; kept as it is (that change's part for this file was not applied)`,
+      );
       continue;
     }
     if (e.temp === null) {
@@ -153,7 +176,9 @@ async function settle(journal: Journal, notes: string[]): Promise<void> {
     }
     if ((await hashOf(e.temp)) !== e.after) {
       await removeIfThere(e.temp);
-      notes.push(`${rel(e.target)}: the interrupted change's new text for it is missing or damaged; the file is kept as it was before that change`);
+      notes.push(
+        `${rel(e.target)}: the interrupted change's new text for it is missing or damaged; the file is kept as it was before that change`,
+      );
       continue;
     }
     await fs.rename(e.temp, e.target);
@@ -196,7 +221,9 @@ export async function recoverBatches(root: string, folder?: string): Promise<Rec
     }
     const refused = await refusal(journal, m[2]!, Number(m[1]), realRoot);
     if (refused !== undefined) {
-      report.notes.push(`an interrupted change's journal (${file}) was not followed: ${refused}; it was removed and no file was touched`);
+      report.notes.push(
+        `an interrupted change's journal (${file}) was not followed: ${refused}; it was removed and no file was touched`,
+      );
     } else {
       await settle(journal, report.notes);
       report.settled++;

@@ -12,7 +12,17 @@
 import { constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
-import { journalFolder, newJournalPath, recoverBatches, removeIfThere, sha256, tempFor, writeJournal, type Journal, type JournalEntry } from "./batch-journal.js";
+import {
+  journalFolder,
+  newJournalPath,
+  recoverBatches,
+  removeIfThere,
+  sha256,
+  tempFor,
+  writeJournal,
+  type Journal,
+  type JournalEntry,
+} from "./batch-journal.js";
 import { ioFailure, lockPath, syncDirectory, takeLock } from "./disk.js";
 import { DirectorySwapped, holdDirectory, type HeldDirectory } from "./pinned-directory.js";
 import { errnoCode } from "../shared/errno.js";
@@ -32,7 +42,11 @@ export interface BatchFile {
  * Finishes what a committed journal names: every staged rename that has not happened, every
  * delete. `via` names a path through its held directory (the writer's own run).
  */
-async function rollForward(journalPath: string, entries: readonly JournalEntry[], via: (abs: string) => string): Promise<void> {
+async function rollForward(
+  journalPath: string,
+  entries: readonly JournalEntry[],
+  via: (abs: string) => string,
+): Promise<void> {
   const dirs = new Set<string>();
   for (const e of entries) {
     if (e.temp === null) await removeIfThere(via(e.target));
@@ -89,11 +103,16 @@ export interface BatchOptions {
  * writes lock it, so other lockstep processes wait; every base is checked under the locks
  * and once more just before the commit.
  */
-export async function writeBatch(root: string, files: readonly BatchFile[], options: BatchOptions = {}): Promise<Outcome<void>> {
+export async function writeBatch(
+  root: string,
+  files: readonly BatchFile[],
+  options: BatchOptions = {},
+): Promise<Outcome<void>> {
   const realRoot = await fs.realpath(root);
   const folder = options.journals ?? journalFolder(realRoot);
   const recovered = await recoverBatches(realRoot, folder);
-  for (const note of recovered.notes) (options.note ?? ((m: string) => process.stderr.write(`lockstep: ${m}\n`)))(note);
+  for (const note of recovered.notes)
+    (options.note ?? ((m: string) => process.stderr.write(`lockstep: ${m}\n`)))(note);
   const sorted = [...files].sort((a, b) => (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
   const releases: (() => Promise<void>)[] = [];
   // Every directory is held open and every path below it named through the handle (see pinned-directory.ts).
@@ -115,9 +134,11 @@ export async function writeBatch(root: string, files: readonly BatchFile[], opti
     const changed = async (): Promise<Outcome<never> | undefined> => {
       for (const f of sorted) {
         if (!(await holds(via(f.abs), f.before))) {
-          return fail("state_mismatch", `State Mismatch: ${f.abs} changed on disk while the change was being written (another program wrote it). Nothing was applied.`, [
-            "Read the files again and rebuild the change from their latest state.",
-          ]);
+          return fail(
+            "state_mismatch",
+            `State Mismatch: ${f.abs} changed on disk while the change was being written (another program wrote it). Nothing was applied.`,
+            ["Read the files again and rebuild the change from their latest state."],
+          );
         }
       }
       return undefined;
@@ -131,7 +152,14 @@ export async function writeBatch(root: string, files: readonly BatchFile[], opti
       before: f.before === null ? null : sha256(f.before),
       after: f.after === null ? null : sha256(f.after),
     }));
-    const record = (state: Journal["state"]): Journal => ({ version: 2, token, pid: process.pid, root: realRoot, state, entries });
+    const record = (state: Journal["state"]): Journal => ({
+      version: 2,
+      token,
+      pid: process.pid,
+      root: realRoot,
+      state,
+      entries,
+    });
     // Named before written: a kill from here on leaves a journal that says which temporary files to remove.
     await writeJournal(journal, record("staging"));
     journalPath = journal;
@@ -150,14 +178,18 @@ export async function writeBatch(root: string, files: readonly BatchFile[], opti
     return succeed(undefined);
   } catch (error) {
     if (committed) {
-      return fail("io_error", `I/O error after the change was committed: ${error instanceof Error ? error.message : String(error)}. The next lockstep apply-patch in this folder finishes it.`, [
-        "Run the command again (any apply-patch); it completes the interrupted change first.",
-      ]);
+      return fail(
+        "io_error",
+        `I/O error after the change was committed: ${error instanceof Error ? error.message : String(error)}. The next lockstep apply-patch in this folder finishes it.`,
+        ["Run the command again (any apply-patch); it completes the interrupted change first."],
+      );
     }
     if (error instanceof DirectorySwapped) {
-      return fail("permission_denied", `${error.dir} changed while the change was being written (a symbolic link was put in its place). Nothing was written.`, [
-        "Check the directory; if it is meant to be a link, give the path it leads to.",
-      ]);
+      return fail(
+        "permission_denied",
+        `${error.dir} changed while the change was being written (a symbolic link was put in its place). Nothing was written.`,
+        ["Check the directory; if it is meant to be a link, give the path it leads to."],
+      );
     }
     return ioFailure(error, sorted[0]?.abs ?? root, "write");
   } finally {

@@ -134,23 +134,37 @@ export async function writeTextFileAtomic(
     await removeAbandonedTemporaries(held.via);
     const target = path.join(held.via, path.basename(abs));
     if (options.base === undefined) return await writeInto(held.via, target, abs, content, mode, undefined);
-    return await underLock(held.via, abs, () => writeInto(held.via, target, abs, content, mode, options.base), options.base);
+    return await underLock(
+      held.via,
+      abs,
+      () => writeInto(held.via, target, abs, content, mode, options.base),
+      options.base,
+    );
   } finally {
     await held.close();
   }
 }
 
 /** Runs `write` under the file's cross-process lock (in the held directory `at`), once the file still holds `base`. */
-async function underLock(at: string, abs: string, write: () => Promise<Outcome<void>>, base: DiskBase): Promise<Outcome<void>> {
+async function underLock(
+  at: string,
+  abs: string,
+  write: () => Promise<Outcome<void>>,
+  base: DiskBase,
+): Promise<Outcome<void>> {
   const target = path.join(at, path.basename(abs));
   let release: () => Promise<void>;
   try {
     release = await takeLock(target, lockPath(at, abs));
   } catch (error) {
     if (errnoCode(error) === "ELOCKED") {
-      return fail("io_error", `Cannot write ${abs}: another lockstep process held its lock for over ${LOCK_WAIT_MS / 1000} s. Nothing was changed.`, [
-        "Try again once the other write is done; a lock left by a process that died is taken over after 10 s.",
-      ]);
+      return fail(
+        "io_error",
+        `Cannot write ${abs}: another lockstep process held its lock for over ${LOCK_WAIT_MS / 1000} s. Nothing was changed.`,
+        [
+          "Try again once the other write is done; a lock left by a process that died is taken over after 10 s.",
+        ],
+      );
     }
     return ioFailure(error, abs, "lock");
   }
@@ -189,9 +203,11 @@ export async function takeLock(target: string, lockfilePath: string): Promise<()
 }
 
 function swapped(dir: string): Outcome<never> {
-  return fail("permission_denied", `${dir} changed while the file was being written (a symbolic link was put in its place). Nothing was written.`, [
-    "Check the directory; if it is meant to be a link, give the path it leads to.",
-  ]);
+  return fail(
+    "permission_denied",
+    `${dir} changed while the file was being written (a symbolic link was put in its place). Nothing was written.`,
+    ["Check the directory; if it is meant to be a link, give the path it leads to."],
+  );
 }
 
 /** A failure when the file no longer holds `base` (another writer got there first), else undefined. */
@@ -212,7 +228,14 @@ async function baseChanged(abs: string, base: DiskBase, shown = abs): Promise<Ou
 }
 
 /** The write itself, every path under `at` (the pinned directory); `shown` names the file in messages. */
-async function writeInto(at: string, target: string, shown: string, content: string, mode: number | undefined, base: DiskBase | undefined): Promise<Outcome<void>> {
+async function writeInto(
+  at: string,
+  target: string,
+  shown: string,
+  content: string,
+  mode: number | undefined,
+  base: DiskBase | undefined,
+): Promise<Outcome<void>> {
   const temp = path.join(at, path.basename(temporaryPath(shown)));
   let handle: FileHandle | undefined;
   try {
@@ -264,7 +287,10 @@ export function ioFailure(error: unknown, target: string, action: Action): Outco
   const detail = error instanceof Error ? error.message : String(error);
   switch (code) {
     case "ENOENT":
-      return fail("not_found", `${target} does not exist. Check the path, or list its directory to see what is there.`);
+      return fail(
+        "not_found",
+        `${target} does not exist. Check the path, or list its directory to see what is there.`,
+      );
     case "EACCES":
     case "EPERM":
     case "EROFS":
@@ -281,7 +307,10 @@ export function ioFailure(error: unknown, target: string, action: Action): Outco
         `Cannot ${action} ${target}: a part of the path that should be a directory is a file (${code}). Check the path; list the parent directory to see what is there.`,
       );
     case "ENAMETOOLONG":
-      return fail("invalid_argument", `Cannot ${action} ${target}: the path or a name in it is too long. Use a shorter path.`);
+      return fail(
+        "invalid_argument",
+        `Cannot ${action} ${target}: the path or a name in it is too long. Use a shorter path.`,
+      );
     case "ELOOP":
       return fail(
         "invalid_argument",
@@ -289,7 +318,10 @@ export function ioFailure(error: unknown, target: string, action: Action): Outco
       );
     case "ENOSPC":
     case "EDQUOT":
-      return fail("io_error", `Cannot ${action} ${target}: the disk or quota is full (${code}). Nothing was changed; tell the user.`);
+      return fail(
+        "io_error",
+        `Cannot ${action} ${target}: the disk or quota is full (${code}). Nothing was changed; tell the user.`,
+      );
     default:
       return fail(
         "io_error",
@@ -299,7 +331,10 @@ export function ioFailure(error: unknown, target: string, action: Action): Outco
 }
 
 function isDirectory(abs: string): Outcome<never> {
-  return fail("invalid_argument", `${abs} is a directory, not a file. Use list_files to see its entries, then read or write one of them.`);
+  return fail(
+    "invalid_argument",
+    `${abs} is a directory, not a file. Use list_files to see its entries, then read or write one of them.`,
+  );
 }
 
 function notRegular(abs: string): Outcome<never> {
@@ -326,7 +361,10 @@ function formatBytes(bytes: number): string {
 /** A unique sibling of `abs`: same directory (so rename is atomic), hidden, length-bounded, naming its writer's PID. */
 function temporaryPath(abs: string): string {
   const base = path.basename(abs).slice(0, 100);
-  return path.join(path.dirname(abs), `.${base}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
+  return path.join(
+    path.dirname(abs),
+    `.${base}.${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`,
+  );
 }
 
 const TEMP_SUFFIX = ".lockstep-tmp";

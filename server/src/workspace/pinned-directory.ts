@@ -32,7 +32,10 @@ const OPEN_DIRECTORY = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
  * one that existed is checked by the real path of its handle. Throws Node's
  * errors for I/O failures and DirectorySwapped when a link was swapped in.
  */
-export async function holdDirectory(dir: string, options: { pin: boolean; create: boolean }): Promise<HeldDirectory> {
+export async function holdDirectory(
+  dir: string,
+  options: { pin: boolean; create: boolean },
+): Promise<HeldDirectory> {
   if (!options.pin || !(await procAvailable())) {
     if (options.create) await fs.mkdir(dir, { recursive: true });
     return { via: dir, close: async () => undefined };

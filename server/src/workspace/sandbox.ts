@@ -42,7 +42,9 @@ export function versionControlRefusal(rel: string): Outcome<never> | undefined {
   return fail(
     "permission_denied",
     `"${rel}" is inside ${folder}/, which belongs to version control: lockstep never writes there (a hook or a config in it runs code). Nothing was written.`,
-    [`Change the files in the working tree; use ${folder === ".git" ? "git" : folder === ".hg" ? "hg" : "svn"} itself for its own files.`],
+    [
+      `Change the files in the working tree; use ${folder === ".git" ? "git" : folder === ".hg" ? "hg" : "svn"} itself for its own files.`,
+    ],
   );
 }
 
@@ -155,13 +157,21 @@ export class Sandbox {
 
     const listed = await listDirectory(ancestor);
     if (!listed.ok) return [];
-    const names = closestNames(wanted, listed.value.map((e) => e.name));
+    const names = closestNames(
+      wanted,
+      listed.value.map((e) => e.name),
+    );
     // A typo in a directory name (`srx/index.ts`): offer the whole path when it exists there.
     return Promise.all(
       names.map(async (name) => {
         const nearest = path.join(ancestor, name);
         const whole = path.join(nearest, ...rest);
-        const wholeExists = rest.length > 0 && (await fs.stat(whole).then(() => true, () => false));
+        const wholeExists =
+          rest.length > 0 &&
+          (await fs.stat(whole).then(
+            () => true,
+            () => false,
+          ));
         return toRel(root, wholeExists ? whole : nearest);
       }),
     );
@@ -276,7 +286,9 @@ export class Sandbox {
 
   #useRelative(): string {
     const where =
-      this.roots.length === 1 ? `the workspace root ${this.roots[0]}` : `one of the workspace roots (${this.roots.join(", ")})`;
+      this.roots.length === 1
+        ? `the workspace root ${this.roots[0]}`
+        : `one of the workspace roots (${this.roots.join(", ")})`;
     return `Give a path relative to ${where}, such as "src/index.ts"; list_files on "." shows what is there.`;
   }
 }
@@ -304,7 +316,8 @@ async function locate(candidate: string, shown: string, hops = 0): Promise<Outco
   let dir = candidate;
   for (;;) {
     const parent = path.dirname(dir);
-    if (parent === dir) return fail("io_error", `No part of "${shown}" exists, not even the file-system root.`);
+    if (parent === dir)
+      return fail("io_error", `No part of "${shown}" exists, not even the file-system root.`);
     missing.unshift(path.basename(dir));
     dir = parent;
     let ancestor: string;
@@ -325,7 +338,9 @@ async function locate(candidate: string, shown: string, hops = 0): Promise<Outco
       if (code === "ENOENT") return succeed({ ...notYet, blockedByFile: false });
       if (code === "ENOTDIR") return succeed({ ...notYet, blockedByFile: true });
       // EINVAL: it exists and is no link, so it appeared after the realpath above.
-      return code === "EINVAL" ? locate(candidate, shown, hops + 1) : ioFailure(error, `"${shown}"`, "resolve");
+      return code === "EINVAL"
+        ? locate(candidate, shown, hops + 1)
+        : ioFailure(error, `"${shown}"`, "resolve");
     }
     return locate(path.join(path.resolve(ancestor, link), ...missing.slice(1)), shown, hops + 1);
   }
@@ -343,7 +358,10 @@ function isInside(base: string, target: string): boolean {
 }
 
 function deepest(bases: string[]): string | undefined {
-  return bases.reduce<string | undefined>((best, b) => (best === undefined || b.length > best.length ? b : best), undefined);
+  return bases.reduce<string | undefined>(
+    (best, b) => (best === undefined || b.length > best.length ? b : best),
+    undefined,
+  );
 }
 
 function toRel(base: string, abs: string): string {

@@ -17,7 +17,10 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  * Each file's text, or undefined when the file needs `readTextFile` (larger,
  * not a regular file, binary, not UTF-8, any error), whose messages say why.
  */
-export async function readSmallTextFiles(files: readonly string[], signal: AbortSignal): Promise<(string | undefined)[]> {
+export async function readSmallTextFiles(
+  files: readonly string[],
+  signal: AbortSignal,
+): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = [];
   let sliceStart = performance.now();
   for (const abs of files) {
@@ -40,7 +43,8 @@ function readSmallNow(abs: string): string | undefined {
     if (!stats.isFile() || stats.size > QUICK_READ_BYTES) return undefined;
     const buffer = Buffer.allocUnsafe(stats.size + 1);
     let filled = 0;
-    for (let n = -1; n !== 0 && filled <= stats.size; filled += n) n = readSync(fd, buffer, filled, buffer.length - filled, filled);
+    for (let n = -1; n !== 0 && filled <= stats.size; filled += n)
+      n = readSync(fd, buffer, filled, buffer.length - filled, filled);
     // Grown since the stat: the careful path reads it whole.
     if (filled > stats.size) return undefined;
     const bytes = buffer.subarray(0, filled);

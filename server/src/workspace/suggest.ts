@@ -17,7 +17,16 @@ export function closestNames(target: string, candidates: readonly string[], max 
     // Capped at the length difference at least, so prefix and substring matches
     // (pure insertions) still get their exact distance for ordering within a tier.
     const distance = editDistance(wanted, lower, Math.max(limit, Math.abs(lower.length - wanted.length)));
-    const tier = lower === wanted ? 0 : lower.startsWith(wanted) ? 1 : lower.includes(wanted) ? 2 : distance <= limit ? 3 : -1;
+    const tier =
+      lower === wanted
+        ? 0
+        : lower.startsWith(wanted)
+          ? 1
+          : lower.includes(wanted)
+            ? 2
+            : distance <= limit
+              ? 3
+              : -1;
     if (tier >= 0) ranked.push({ name, tier, distance });
   }
   ranked.sort((a, b) => a.tier - b.tier || a.distance - b.distance || compareNames(a.name, b.name));
@@ -41,7 +50,8 @@ export function editDistance(a: string, b: string, cap = Number.POSITIVE_INFINIT
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, before[j - 2]! + 1);
       current[j] = value;
       if (value < rowMin) rowMin = value;
     }

@@ -28,7 +28,9 @@ export function displayName(sandbox: Sandbox, root: string, rel: string): string
 }
 
 /** Where a walk goes: directories to walk, or one file the caller named. */
-export type Scope = { kind: "tree"; starts: WalkStart[]; namesSkipped: boolean } | { kind: "file"; file: WalkedFile };
+export type Scope =
+  | { kind: "tree"; starts: WalkStart[]; namesSkipped: boolean }
+  | { kind: "file"; file: WalkedFile };
 
 /**
  * The scope of a search: every root when `userPath` is absent, else the
@@ -36,13 +38,21 @@ export type Scope = { kind: "tree"; starts: WalkStart[]; namesSkipped: boolean }
  */
 export async function scopeOf(sandbox: Sandbox, userPath: string | undefined): Promise<Outcome<Scope>> {
   if (userPath === undefined || userPath.trim() === "" || userPath.trim() === ".") {
-    return succeed({ kind: "tree", starts: sandbox.roots.map((root) => ({ root, rel: "" })), namesSkipped: false });
+    return succeed({
+      kind: "tree",
+      starts: sandbox.roots.map((root) => ({ root, rel: "" })),
+      namesSkipped: false,
+    });
   }
   const dir = await sandbox.resolve(userPath, "list");
   if (dir.ok) {
     if (!dir.value.exists) return notFound(sandbox, userPath);
     const rel = dir.value.rel === "." ? "" : dir.value.rel;
-    return succeed({ kind: "tree", starts: [{ root: dir.value.root, rel }], namesSkipped: /(^|\/)(node_modules|\.git)(\/|$)/.test(rel) });
+    return succeed({
+      kind: "tree",
+      starts: [{ root: dir.value.root, rel }],
+      namesSkipped: /(^|\/)(node_modules|\.git)(\/|$)/.test(rel),
+    });
   }
   const file = await sandbox.resolve(userPath, "read");
   if (!file.ok) return dir.error.code === "invalid_argument" ? file : dir;
@@ -51,21 +61,30 @@ export async function scopeOf(sandbox: Sandbox, userPath: string | undefined): P
 
 async function notFound(sandbox: Sandbox, userPath: string): Promise<Outcome<never>> {
   const near = await sandbox.suggest(userPath);
-  return fail("not_found", `No such directory or file: ${userPath}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(", ")}?` : ""}`, [
-    ...near.map((n) => `Did you mean ${n}?`),
-    "Call list_files on \".\" to see what is there.",
-  ]);
+  return fail(
+    "not_found",
+    `No such directory or file: ${userPath}.${near.length ? ` Did you mean ${near.map((n) => `\`${n}\``).join(", ")}?` : ""}`,
+    [...near.map((n) => `Did you mean ${n}?`), 'Call list_files on "." to see what is there.'],
+  );
 }
 
 /** Every file of a scope, in walk order. */
-export async function* scopeFiles(scope: Scope, signal: AbortSignal, roots: readonly string[]): AsyncGenerator<WalkedFile> {
+export async function* scopeFiles(
+  scope: Scope,
+  signal: AbortSignal,
+  roots: readonly string[],
+): AsyncGenerator<WalkedFile> {
   if (scope.kind === "file") {
     yield scope.file;
     return;
   }
   for (const start of scope.starts) {
     if (signal.aborted) return;
-    yield* walkFiles(start, { signal, namesSkipped: scope.namesSkipped, otherRoots: nestedRoots(roots, start.root) });
+    yield* walkFiles(start, {
+      signal,
+      namesSkipped: scope.namesSkipped,
+      otherRoots: nestedRoots(roots, start.root),
+    });
   }
 }
 
@@ -90,9 +109,17 @@ export async function expandGlob(
   const found: WalkedFile[] = [];
   let total = 0;
   for (const { start, glob } of starts.value) {
-    const walkFrom = glob.prefix === "" ? start : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
+    const walkFrom =
+      glob.prefix === ""
+        ? start
+        : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
     const baseLength = walkFrom.rel === "" ? 0 : walkFrom.rel.length + 1;
-    for await (const file of walkFiles(walkFrom, { signal: options.signal, namesSkipped: glob.namesSkipped, depth: glob.depth, otherRoots: nestedRoots(sandbox.roots, start.root) })) {
+    for await (const file of walkFiles(walkFrom, {
+      signal: options.signal,
+      namesSkipped: glob.namesSkipped,
+      depth: glob.depth,
+      otherRoots: nestedRoots(sandbox.roots, start.root),
+    })) {
       if (!glob.match(file.rel.slice(baseLength))) continue;
       // Past the limit only the count goes on: a pattern matching a million files holds no million names.
       if (++total <= options.limit) found.push(file);
@@ -106,24 +133,41 @@ export async function expandGlob(
 type Start = { start: WalkStart; glob: ReturnType<typeof compileGlob> };
 
 /** The directories a pattern is walked from, each resolved by the sandbox. */
-async function startsOf(sandbox: Sandbox, pattern: string, rel: string, base: string | undefined): Promise<Outcome<Start[]>> {
-  const outside = fail("permission_denied", `The pattern ${JSON.stringify(pattern)} starts in a directory outside the workspace (through a symbolic link, or an absolute path elsewhere), so it is not expanded.`, [
-    "Use a pattern relative to the workspace root, whose directories are inside it, such as \"src/**/*.ts\".",
-  ]);
+async function startsOf(
+  sandbox: Sandbox,
+  pattern: string,
+  rel: string,
+  base: string | undefined,
+): Promise<Outcome<Start[]>> {
+  const outside = fail(
+    "permission_denied",
+    `The pattern ${JSON.stringify(pattern)} starts in a directory outside the workspace (through a symbolic link, or an absolute path elsewhere), so it is not expanded.`,
+    ['Use a pattern relative to the workspace root, whose directories are inside it, such as "src/**/*.ts".'],
+  );
   if (rel.startsWith("/")) {
     // An absolute pattern: its literal directories must be a directory inside a root.
     const glob = compileGlob(rel.slice(1));
     const dir = await sandbox.resolve(`/${glob.prefix}`, "list");
-    if (!dir.ok || !dir.value.exists) return dir.ok || dir.error.code !== "permission_denied" ? succeed([]) : outside;
+    if (!dir.ok || !dir.value.exists)
+      return dir.ok || dir.error.code !== "permission_denied" ? succeed([]) : outside;
     const rest = rel.slice(glob.prefix === "" ? 1 : glob.prefix.length + 2);
-    return succeed([{ start: { root: dir.value.root, rel: dir.value.rel === "." ? "" : dir.value.rel }, glob: { ...compileGlob(rest), namesSkipped: glob.namesSkipped } }]);
+    return succeed([
+      {
+        start: { root: dir.value.root, rel: dir.value.rel === "." ? "" : dir.value.rel },
+        glob: { ...compileGlob(rest), namesSkipped: glob.namesSkipped },
+      },
+    ]);
   }
   const glob = compileGlob(rel);
   const bases = base === undefined ? sandbox.roots.map((root) => ({ root, rel: "" })) : [];
   if (base !== undefined) {
     const scope = await scopeOf(sandbox, base);
     if (!scope.ok) return scope;
-    if (scope.value.kind === "file") return fail("invalid_argument", `${base} is a file; give the directory to search in as path, or leave path out to search every root.`);
+    if (scope.value.kind === "file")
+      return fail(
+        "invalid_argument",
+        `${base} is a file; give the directory to search in as path, or leave path out to search every root.`,
+      );
     bases.push(...scope.value.starts);
   }
   const starts: Start[] = [];

@@ -79,11 +79,13 @@ export class Workspace {
   /** The file as the user sees it: open buffer, else text we delivered, else disk. */
   async read(path: ResolvedPath): Promise<Outcome<FileState>> {
     await this.options.editor?.refresh?.(path.uri);
-    const state = (content: string, version: number | null, open: boolean): FileState => this.stateOf(path, content, version, open);
+    const state = (content: string, version: number | null, open: boolean): FileState =>
+      this.stateOf(path, content, version, open);
     const doc = this.options.editor?.document(path.uri);
     const pending = this.pending.get(path.uri);
     if (doc) {
-      if (pending && pending.baseVersion === doc.version && !this.expired(pending)) return succeed({ ...state(pending.text, null, true), unconfirmed: true });
+      if (pending && pending.baseVersion === doc.version && !this.expired(pending))
+        return succeed({ ...state(pending.text, null, true), unconfirmed: true });
       this.settle(path.uri);
       return succeed(state(doc.text, doc.version, true));
     }
@@ -93,7 +95,8 @@ export class Workspace {
       const disk = path.exists ? await readTextFile(path.abs) : undefined;
       const onDisk = disk?.ok ? disk.value.content : "";
       if (onDisk === pending.base) {
-        if (!this.expired(pending)) return succeed({ ...state(pending.text, null, false), unconfirmed: true });
+        if (!this.expired(pending))
+          return succeed({ ...state(pending.text, null, false), unconfirmed: true });
       } else this.settle(path.uri);
       if (disk?.ok) return succeed(state(onDisk, null, false));
     }
@@ -101,8 +104,11 @@ export class Workspace {
       const suggestions = await this.sandbox.suggest(path.rel);
       return fail(
         "not_found",
-        `File not found: ${path.rel}.` + (suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(", ")}?` : ""),
-        suggestions.length ? suggestions.map((s) => `Did you mean ${s}?`) : ["Call list_files to see which files exist."],
+        `File not found: ${path.rel}.` +
+          (suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(", ")}?` : ""),
+        suggestions.length
+          ? suggestions.map((s) => `Did you mean ${s}?`)
+          : ["Call list_files to see which files exist."],
       );
     }
     const disk = await readTextFile(path.abs);
@@ -139,7 +145,8 @@ export class Workspace {
       // buffer's text already (the editor answered applyEdit before telling its change).
       const doc = this.options.editor?.document(p.uri);
       const pending = this.pending.get(p.uri);
-      const claimed = pending && (doc === undefined || pending.baseVersion === doc.version) && !this.expired(pending);
+      const claimed =
+        pending && (doc === undefined || pending.baseVersion === doc.version) && !this.expired(pending);
       const held = claimed ? pending.text : doc?.text;
       if (held === undefined) continue;
       const disk = await readTextFile(p.abs);
@@ -152,7 +159,10 @@ export class Workspace {
   async save(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<boolean> {
     const editor = this.options.editor;
     if (editor?.saveFiles === undefined || paths.length === 0) return false;
-    await editor.saveFiles(paths.map((p) => p.uri), signal);
+    await editor.saveFiles(
+      paths.map((p) => p.uri),
+      signal,
+    );
     return true;
   }
 
@@ -161,7 +171,10 @@ export class Workspace {
     // An editor that is asked for each file's text is asked for every one of them.
     const asked = this.options.editor?.refresh !== undefined;
     const quick = paths.map((p) => p.exists && !asked && !this.heldInMemory(p.uri));
-    const texts = await readSmallTextFiles(paths.filter((_, i) => quick[i]).map((p) => p.abs), signal);
+    const texts = await readSmallTextFiles(
+      paths.filter((_, i) => quick[i]).map((p) => p.abs),
+      signal,
+    );
     let next = 0;
     return Promise.all(
       paths.map(async (p, i) => {
@@ -200,7 +213,12 @@ export class Workspace {
    * didChange (eglot cannot send one while it waits on us); until it comes, a
    * read returns the text delivered here with version `null`.
    */
-  async deliver(path: ResolvedPath, before: FileState | null, after: string, signal: AbortSignal): Promise<Outcome<Delivered>> {
+  async deliver(
+    path: ResolvedPath,
+    before: FileState | null,
+    after: string,
+    signal: AbortSignal,
+  ): Promise<Outcome<Delivered>> {
     const editor = this.options.editor;
     const doc = editor?.document(path.uri);
     if (this.deliversToDisk(path, before === null) || !editor) return this.writeDisk(path, before, after);
@@ -217,7 +235,10 @@ export class Workspace {
     }
     if (earlier && doc && before?.version === null) {
       // `before` is text we delivered that the editor has not reported yet; give it a moment.
-      await Promise.race([earlier.settled, delay(this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS, signal)]);
+      await Promise.race([
+        earlier.settled,
+        delay(this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS, signal),
+      ]);
       const now = editor.document(path.uri);
       if (this.pending.has(path.uri)) {
         // Nobody confirmed the previous edit: an edit computed on it would land at the wrong lines
@@ -227,31 +248,50 @@ export class Workspace {
           "state_mismatch",
           `State Mismatch: the editor answered that it applied lockstep's previous edit to ${path.rel}, but has not reported the change ` +
             `(no didChange within ${this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS} ms), so what its buffer holds is unconfirmed. This change was not sent.`,
-          ["Read the file again and rebuild the change from what the editor reports. If this repeats, the editor reports edits as applied without applying them."],
+          [
+            "Read the file again and rebuild the change from what the editor reports. If this repeats, the editor reports edits as applied without applying them.",
+          ],
         );
       }
       if (now) {
         if (now.text !== before.content) {
-          return fail("state_mismatch", "State Mismatch: the editor's buffer is not the text the change was built on (the previous edit did not land as sent). Nothing was applied.", [
-            "Retry from the latest file state attached here.",
-          ]);
+          return fail(
+            "state_mismatch",
+            "State Mismatch: the editor's buffer is not the text the change was built on (the previous edit did not land as sent). Nothing was applied.",
+            ["Retry from the latest file state attached here."],
+          );
         }
         version = now.version;
       }
     }
-    if (signal.aborted) return fail("cancelled", "Cancelled before the edit was sent; the file is unchanged.");
+    if (signal.aborted)
+      return fail("cancelled", "Cancelled before the edit was sent; the file is unchanged.");
     const base = before?.content ?? "";
-    const reply = await editor.applyEdit({ uri: path.uri, version, edits: computeTextEdits(base, after), before: base, create: before === null }, signal);
+    const reply = await editor.applyEdit(
+      { uri: path.uri, version, edits: computeTextEdits(base, after), before: base, create: before === null },
+      signal,
+    );
     if (reply.timedOut) {
-      return fail("timeout", "Timeout: the editor did not answer the edit in time. It may still apply it, so the file's state is uncertain.", [
-        "Read the file again before the next change; its sha256 tells what the buffer holds.",
-      ]);
+      return fail(
+        "timeout",
+        "Timeout: the editor did not answer the edit in time. It may still apply it, so the file's state is uncertain.",
+        ["Read the file again before the next change; its sha256 tells what the buffer holds."],
+      );
     }
-    if (reply.declined) return fail("rejected", `Rejected: the user declined the edit to ${path.rel} in the editor's own prompt. Nothing was applied.`, ["Ask the user what they want instead; do not retry the same change."]);
+    if (reply.declined)
+      return fail(
+        "rejected",
+        `Rejected: the user declined the edit to ${path.rel} in the editor's own prompt. Nothing was applied.`,
+        ["Ask the user what they want instead; do not retry the same change."],
+      );
     if (!reply.applied && reply.refused) {
-      return fail("permission_denied", `Permission Denied: the editor cannot take this change to ${path.rel}: ${reply.reason ?? "it refused it"}. Nothing was applied.`, [
-        "Tell the user why it could not land; do not send it again until they have done what the reason asks.",
-      ]);
+      return fail(
+        "permission_denied",
+        `Permission Denied: the editor cannot take this change to ${path.rel}: ${reply.reason ?? "it refused it"}. Nothing was applied.`,
+        [
+          "Tell the user why it could not land; do not send it again until they have done what the reason asks.",
+        ],
+      );
     }
     if (!reply.applied) {
       return fail(
@@ -267,10 +307,21 @@ export class Workspace {
     if (reported?.text !== after) {
       let settle = (): void => undefined;
       const settled = new Promise<void>((resolve) => (settle = resolve));
-      this.pending.set(path.uri, { text: after, at: performance.now(), base, baseVersion: reported?.version ?? null, settled, settle });
+      this.pending.set(path.uri, {
+        text: after,
+        at: performance.now(),
+        base,
+        baseVersion: reported?.version ?? null,
+        settled,
+        settle,
+      });
     }
     const delivered = this.stateOf(path, after, null, doc !== undefined);
-    return succeed({ state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true }, applied: true, via: "editor" });
+    return succeed({
+      state: reported?.text === after ? delivered : { ...delivered, unconfirmed: true },
+      applied: true,
+      via: "editor",
+    });
   }
 
   /** Whether a change to this file goes to disk rather than to the editor (no editor takes it). */
@@ -278,7 +329,10 @@ export class Workspace {
     const editor = this.options.editor;
     if (!editor?.canApplyEdit) return true;
     const open = editor.document(path.uri) !== undefined;
-    return !((open || (this.options.closedFileEdits ?? "editor") === "editor") && (!creating || editor.createFiles));
+    return !(
+      (open || (this.options.closedFileEdits ?? "editor") === "editor") &&
+      (!creating || editor.createFiles)
+    );
   }
 
   /**
@@ -287,22 +341,40 @@ export class Workspace {
    */
   async remove(path: ResolvedPath, expected: string, signal: AbortSignal): Promise<Outcome<void>> {
     const editor = this.options.editor;
-    const viaEditor = editor !== undefined && editor.canApplyEdit && (editor.document(path.uri) !== undefined || (this.options.closedFileEdits ?? "editor") === "editor");
+    const viaEditor =
+      editor !== undefined &&
+      editor.canApplyEdit &&
+      (editor.document(path.uri) !== undefined || (this.options.closedFileEdits ?? "editor") === "editor");
     if (viaEditor) {
       if (!editor.deleteFiles || !editor.deleteFile) {
-        return fail("permission_denied", `${path.rel} was left in place: this editor cannot delete files through LSP.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+        return fail(
+          "permission_denied",
+          `${path.rel} was left in place: this editor cannot delete files through LSP.`,
+          [`Delete ${path.rel} yourself if you do not want it.`],
+        );
       }
       const reply = await editor.deleteFile(path.uri, signal);
-      if (!reply.applied) return fail("state_mismatch", `${path.rel} was left in place: the editor did not delete it${reply.reason ? ` (${reply.reason})` : ""}.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+      if (!reply.applied)
+        return fail(
+          "state_mismatch",
+          `${path.rel} was left in place: the editor did not delete it${reply.reason ? ` (${reply.reason})` : ""}.`,
+          [`Delete ${path.rel} yourself if you do not want it.`],
+        );
       this.settle(path.uri);
       return succeed(undefined);
     }
     const disk = await readTextFile(path.abs);
-    if (!disk.ok || disk.value.content !== expected) return fail("state_mismatch", `${path.rel} was left in place: it changed on disk.`, [`Delete ${path.rel} yourself if you do not want it.`]);
+    if (!disk.ok || disk.value.content !== expected)
+      return fail("state_mismatch", `${path.rel} was left in place: it changed on disk.`, [
+        `Delete ${path.rel} yourself if you do not want it.`,
+      ]);
     try {
       await unlink(path.abs);
     } catch (error) {
-      return fail("io_error", `${path.rel} could not be deleted: ${error instanceof Error ? error.message : String(error)}.`);
+      return fail(
+        "io_error",
+        `${path.rel} could not be deleted: ${error instanceof Error ? error.message : String(error)}.`,
+      );
     }
     this.settle(path.uri);
     return succeed(undefined);
@@ -314,9 +386,15 @@ export class Workspace {
    * Otherwise refused, and the claim is kept: the editor may hold that edit unsaved, so no edit
    * goes there unversioned until the file is opened or saved.
    */
-  private async confirmClosedClaim(path: ResolvedPath, claim: Pending, before: FileState | null, signal: AbortSignal): Promise<Outcome<number | null>> {
+  private async confirmClosedClaim(
+    path: ResolvedPath,
+    claim: Pending,
+    before: FileState | null,
+    signal: AbortSignal,
+  ): Promise<Outcome<number | null>> {
     const waitMs = this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS;
-    if ((await this.diskText(path)) === claim.base) await Promise.race([claim.settled, delay(waitMs, signal)]);
+    if ((await this.diskText(path)) === claim.base)
+      await Promise.race([claim.settled, delay(waitMs, signal)]);
     const now = this.options.editor?.document(path.uri);
     const disk = now ? undefined : await this.diskText(path);
     if (!now && disk === claim.base) {
@@ -326,16 +404,18 @@ export class Workspace {
           `nor saved it (nothing within ${waitMs} ms), so what it holds for that file is unconfirmed. This change was not sent.`,
         [
           `Ask the user to open ${path.rel} in the editor (or save it), then read it again and rebuild the change from what it shows.`,
-          "If the opened buffer lacks the previous edit, the editor reports edits as applied without applying them; the closedFileEdits setting \"disk\" avoids this.",
+          'If the opened buffer lacks the previous edit, the editor reports edits as applied without applying them; the closedFileEdits setting "disk" avoids this.',
         ],
       );
     }
     this.settle(path.uri);
     const held = now ? now.text : disk;
     if (held !== (before?.content ?? "")) {
-      return fail("state_mismatch", `State Mismatch: ${path.rel} is not the text the change was built on (the editor or another program changed it). Nothing was applied.`, [
-        "Read the file again and rebuild the change from its latest state.",
-      ]);
+      return fail(
+        "state_mismatch",
+        `State Mismatch: ${path.rel} is not the text the change was built on (the editor or another program changed it). Nothing was applied.`,
+        ["Read the file again and rebuild the change from its latest state."],
+      );
     }
     return succeed(now ? now.version : null);
   }
@@ -347,20 +427,42 @@ export class Workspace {
   }
 
   /** Written while the disk still holds `before` (checked under a lock other lockstep processes honour). */
-  private async writeDisk(path: ResolvedPath, before: FileState | null, after: string): Promise<Outcome<Delivered>> {
+  private async writeDisk(
+    path: ResolvedPath,
+    before: FileState | null,
+    after: string,
+  ): Promise<Outcome<Delivered>> {
     // A buffer's unsaved text is not what the disk holds: only a state read from disk is a disk base.
     // Text we delivered to the editor and it never reported stands on the disk text it was built on.
     const pending = this.pending.get(path.uri);
-    const base = before === null ? null : before.open ? undefined : pending && before.content === pending.text ? pending.base : before.content;
+    const base =
+      before === null
+        ? null
+        : before.open
+          ? undefined
+          : pending && before.content === pending.text
+            ? pending.base
+            : before.content;
     // `path.abs` is the real path the sandbox checked: the write is pinned to its directory.
-    const written = await writeTextFileAtomic(path.abs, after, base === undefined ? { pinned: true } : { base, pinned: true });
+    const written = await writeTextFileAtomic(
+      path.abs,
+      after,
+      base === undefined ? { pinned: true } : { base, pinned: true },
+    );
     if (!written.ok) return written;
     this.settle(path.uri);
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
   }
 
   private stateOf(path: ResolvedPath, content: string, version: number | null, open: boolean): FileState {
-    return { file_path: path.rel, uri: path.uri, version, sha256: this.hashOf(path.uri, content), content, open };
+    return {
+      file_path: path.rel,
+      uri: path.uri,
+      version,
+      sha256: this.hashOf(path.uri, content),
+      content,
+      open,
+    };
   }
 
   /** sha256 of a file's text, remembered for the last text seen (comparing strings is cheaper than hashing). */
@@ -380,7 +482,10 @@ export class Workspace {
    * long after it should have come: it no longer stands for the buffer.
    */
   private expired(p: Pending): boolean {
-    return performance.now() - p.at > UNCONFIRMED_EXPIRY_FACTOR * (this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS);
+    return (
+      performance.now() - p.at >
+      UNCONFIRMED_EXPIRY_FACTOR * (this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS)
+    );
   }
 
   private settle(uri: string): void {

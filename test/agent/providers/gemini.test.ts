@@ -17,7 +17,11 @@ const request: GenerateRequest = {
     {
       name: "read_file",
       description: "Read a file.",
-      parametersJsonSchema: { type: "object", properties: { file_path: { type: "string" } }, required: ["file_path"] },
+      parametersJsonSchema: {
+        type: "object",
+        properties: { file_path: { type: "string" } },
+        required: ["file_path"],
+      },
     },
   ],
 };
@@ -29,9 +33,18 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-async function serve(script: FakeScript, options: GeminiModelOptions = {}): Promise<{ fake: FakeGemini; model: Model }> {
+async function serve(
+  script: FakeScript,
+  options: GeminiModelOptions = {},
+): Promise<{ fake: FakeGemini; model: Model }> {
   fake = await startFakeGemini(script);
-  const model = createGeminiModel({ apiKey: KEY, baseUrl: fake.baseUrl, retryBaseDelayMs: 1, env: {}, ...options });
+  const model = createGeminiModel({
+    apiKey: KEY,
+    baseUrl: fake.baseUrl,
+    retryBaseDelayMs: 1,
+    env: {},
+    ...options,
+  });
   return { fake, model };
 }
 
@@ -76,7 +89,9 @@ describe("stream", () => {
       { type: "text", text: "world" },
     ]);
     expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]?.path).toBe(`/v1beta/models/${DEFAULT_GEMINI_MODEL}:streamGenerateContent?alt=sse`);
+    expect(fake.requests[0]?.path).toBe(
+      `/v1beta/models/${DEFAULT_GEMINI_MODEL}:streamGenerateContent?alt=sse`,
+    );
   });
 
   it("delivers the first delta while the server is still sending", async () => {
@@ -101,15 +116,37 @@ describe("stream", () => {
     const { fake, model } = await serve([textTurn("ok")]);
     const history: GenerateRequest["history"] = [
       { role: "user", parts: [{ text: "read a" }] },
-      { role: "assistant", parts: [{ functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } }, thoughtSignature: "sig" }] },
-      { role: "tool", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }] },
+      {
+        role: "assistant",
+        parts: [
+          {
+            functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } },
+            thoughtSignature: "sig",
+          },
+        ],
+      },
+      {
+        role: "tool",
+        parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }],
+      },
     ];
     for await (const _ of model.stream({ ...request, history }, never())) void _;
     // Gemini's roles on the wire: the assistant is "model", tool results travel as "user".
     expect(fake.requests[0]?.body.contents).toEqual([
       { role: "user", parts: [{ text: "read a" }] },
-      { role: "model", parts: [{ functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } }, thoughtSignature: "sig" }] },
-      { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }] },
+      {
+        role: "model",
+        parts: [
+          {
+            functionCall: { id: "c1", name: "read_file", args: { file_path: "a" } },
+            thoughtSignature: "sig",
+          },
+        ],
+      },
+      {
+        role: "user",
+        parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true, data: {} } } }],
+      },
     ]);
   });
 
@@ -119,13 +156,22 @@ describe("stream", () => {
       {
         chunks: [
           { parts: [{ text: "Patching." }] },
-          { parts: [{ functionCall: { id: "call-1", name: "safe_patch", args: big }, thoughtSignature: "opaque" }], fragmented: true },
+          {
+            parts: [
+              { functionCall: { id: "call-1", name: "safe_patch", args: big }, thoughtSignature: "opaque" },
+            ],
+            fragmented: true,
+          },
         ],
       },
     ]);
     expect(await collect(model, never())).toEqual([
       { type: "text", text: "Patching." },
-      { type: "functionCall", call: { id: "call-1", name: "safe_patch", args: big }, thoughtSignature: "opaque" },
+      {
+        type: "functionCall",
+        call: { id: "call-1", name: "safe_patch", args: big },
+        thoughtSignature: "opaque",
+      },
     ]);
   });
 
@@ -134,7 +180,12 @@ describe("stream", () => {
       {
         chunks: [
           { parts: [{ text: "thinking about it", thought: true }] },
-          { parts: [{ functionCall: { name: "read_file", args: { file_path: "a" } } }, { functionCall: { name: "list_files" } }] },
+          {
+            parts: [
+              { functionCall: { name: "read_file", args: { file_path: "a" } } },
+              { functionCall: { name: "list_files" } },
+            ],
+          },
         ],
       },
     ]);
@@ -152,8 +203,16 @@ describe("retries", () => {
     { name: "500 then success", script: [{ status: 500 }, ok], requests: 2 },
     { name: "503 twice then success", script: [{ status: 503 }, { status: 503 }, ok], requests: 3 },
     { name: "dropped connection then success", script: [{ dropConnection: true }, ok], requests: 2 },
-    { name: "error event mid-stream then success", script: [{ chunks: [], failWith: { status: 503, message: "overloaded" } }, ok], requests: 2 },
-    { name: "malformed function call then success", script: [{ chunks: [{ parts: [], finishReason: "MALFORMED_FUNCTION_CALL" }] }, ok], requests: 2 },
+    {
+      name: "error event mid-stream then success",
+      script: [{ chunks: [], failWith: { status: 503, message: "overloaded" } }, ok],
+      requests: 2,
+    },
+    {
+      name: "malformed function call then success",
+      script: [{ chunks: [{ parts: [], finishReason: "MALFORMED_FUNCTION_CALL" }] }, ok],
+      requests: 2,
+    },
   ])("retries: $name", async ({ script, requests }) => {
     const { fake, model } = await serve(script, { maxRetries: 3 });
     expect(await collect(model, never())).toEqual([{ type: "text", text: "ok" }]);
@@ -161,10 +220,20 @@ describe("retries", () => {
   });
 
   it.each<{ name: string; turn: FakeTurn; code: ModelError["code"]; requests: number }>([
-    { name: "persistent 429", turn: { status: 429, message: "Quota exceeded." }, code: "rate_limited", requests: 3 },
+    {
+      name: "persistent 429",
+      turn: { status: 429, message: "Quota exceeded." },
+      code: "rate_limited",
+      requests: 3,
+    },
     { name: "persistent 500", turn: { status: 500 }, code: "server", requests: 3 },
     { name: "persistent drop", turn: { dropConnection: true }, code: "network", requests: 3 },
-    { name: "400 is not retried", turn: { status: 400, message: "Invalid JSON payload." }, code: "bad_response", requests: 1 },
+    {
+      name: "400 is not retried",
+      turn: { status: 400, message: "Invalid JSON payload." },
+      code: "bad_response",
+      requests: 1,
+    },
     { name: "403 is not retried", turn: { status: 403 }, code: "bad_response", requests: 1 },
   ])("gives up: $name", async ({ turn, code, requests }) => {
     const { fake, model } = await serve(() => turn, { maxRetries: 2 });
@@ -174,21 +243,30 @@ describe("retries", () => {
   });
 
   it("says what the server said, and what to do", async () => {
-    const { model } = await serve(() => ({ status: 429, message: "Quota exceeded for metric X." }), { maxRetries: 0 });
+    const { model } = await serve(() => ({ status: 429, message: "Quota exceeded for metric X." }), {
+      maxRetries: 0,
+    });
     const error = await failure(collect(model, never()));
     expect(error.message).toContain("Quota exceeded for metric X.");
     expect(error.message).toMatch(/429/);
   });
 
   it("reads the message of an error event sent mid-stream", async () => {
-    const { model } = await serve(() => ({ chunks: [], failWith: { status: 500, message: "The model is overloaded" } }), { maxRetries: 0 });
+    const { model } = await serve(
+      () => ({ chunks: [], failWith: { status: 500, message: "The model is overloaded" } }),
+      { maxRetries: 0 },
+    );
     const error = await failure(collect(model, never()));
     expect(error.code).toBe("server");
-    expect(error.message).toBe("Gemini failed on its side (HTTP 500): The model is overloaded. Try again shortly.");
+    expect(error.message).toBe(
+      "Gemini failed on its side (HTTP 500): The model is overloaded. Try again shortly.",
+    );
   });
 
   it("does not retry once part of the answer was yielded", async () => {
-    const { fake, model } = await serve(() => ({ chunks: [{ parts: [{ text: "partial" }] }], drop: true }), { maxRetries: 3 });
+    const { fake, model } = await serve(() => ({ chunks: [{ parts: [{ text: "partial" }] }], drop: true }), {
+      maxRetries: 3,
+    });
     const events: ModelEvent[] = [];
     const error = await failure(
       (async () => {
@@ -245,14 +323,28 @@ describe("API key and endpoint", () => {
     expect(error.code).toBe("no_api_key");
     expect(error.message).toContain("GEMINI_API_KEY");
     expect(error.message).toContain("GOOGLE_API_KEY");
-    expect((await failure(model.generateJson({ system: "", prompt: "x", schema: {} }, never()))).code).toBe("no_api_key");
+    expect((await failure(model.generateJson({ system: "", prompt: "x", schema: {} }, never()))).code).toBe(
+      "no_api_key",
+    );
   });
 
   it.each<{ name: string; options: GeminiModelOptions; suffix: string }>([
-    { name: "option wins", options: { apiKey: "opt-AAAA", env: { GEMINI_API_KEY: "gem-BBBB", GOOGLE_API_KEY: "goo-CCCC" } }, suffix: "AAAA" },
-    { name: "GEMINI_API_KEY next", options: { env: { GEMINI_API_KEY: "gem-BBBB", GOOGLE_API_KEY: "goo-CCCC" } }, suffix: "BBBB" },
+    {
+      name: "option wins",
+      options: { apiKey: "opt-AAAA", env: { GEMINI_API_KEY: "gem-BBBB", GOOGLE_API_KEY: "goo-CCCC" } },
+      suffix: "AAAA",
+    },
+    {
+      name: "GEMINI_API_KEY next",
+      options: { env: { GEMINI_API_KEY: "gem-BBBB", GOOGLE_API_KEY: "goo-CCCC" } },
+      suffix: "BBBB",
+    },
     { name: "GOOGLE_API_KEY last", options: { env: { GOOGLE_API_KEY: "goo-CCCC" } }, suffix: "CCCC" },
-    { name: "blank values are skipped", options: { apiKey: " ", env: { GEMINI_API_KEY: "", GOOGLE_API_KEY: "goo-CCCC" } }, suffix: "CCCC" },
+    {
+      name: "blank values are skipped",
+      options: { apiKey: " ", env: { GEMINI_API_KEY: "", GOOGLE_API_KEY: "goo-CCCC" } },
+      suffix: "CCCC",
+    },
   ])("key source: $name", async ({ options, suffix }) => {
     fake = await startFakeGemini([textTurn("ok")]);
     const model = createGeminiModel({ baseUrl: fake.baseUrl, ...options });
@@ -298,10 +390,15 @@ describe("generateJson", () => {
 
   it("asks for JSON with the schema and returns the parsed answer", async () => {
     const { fake, model } = await serve([{ json: { search: "a", replace: "b" } }]);
-    expect(await model.generateJson({ system: "Fix the edit.", prompt: "the edit", schema }, never())).toEqual({ search: "a", replace: "b" });
+    expect(
+      await model.generateJson({ system: "Fix the edit.", prompt: "the edit", schema }, never()),
+    ).toEqual({ search: "a", replace: "b" });
     const recorded = fake.requests[0];
     expect(recorded?.path).toBe(`/v1beta/models/${DEFAULT_GEMINI_MODEL}:generateContent`);
-    expect(recorded?.body.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: schema });
+    expect(recorded?.body.generationConfig).toMatchObject({
+      responseMimeType: "application/json",
+      responseJsonSchema: schema,
+    });
     expect(recorded?.body.systemInstruction?.parts).toEqual([{ text: "Fix the edit." }]);
     expect(recorded?.body.contents).toEqual([{ role: "user", parts: [{ text: "the edit" }] }]);
   });
@@ -349,7 +446,9 @@ describe("fake endpoint", () => {
 
 describe("usage", () => {
   it("reports the request's token counts from the last chunk, once", async () => {
-    const { model } = await serve(() => ({ chunks: [{ parts: [{ text: "a" }] }, { parts: [{ text: "b" }] }] }));
+    const { model } = await serve(() => ({
+      chunks: [{ parts: [{ text: "a" }] }, { parts: [{ text: "b" }] }],
+    }));
     const usage: ModelEvent[] = [];
     for await (const event of model.stream(request, never())) if (event.type === "usage") usage.push(event);
     expect(usage).toEqual([{ type: "usage", usage: { input_tokens: 10, output_tokens: 5 } }]);

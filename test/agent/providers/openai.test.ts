@@ -18,7 +18,13 @@ const KEY = "sk-test-0123456789abcdef";
 const REQUEST: GenerateRequest = {
   system: "You edit files.",
   history: [{ role: "user", parts: [{ text: "fix it" }] }],
-  tools: [{ name: "read_file", description: "Read a file.", parametersJsonSchema: { type: "object", properties: { file_path: { type: "string" } } } }],
+  tools: [
+    {
+      name: "read_file",
+      description: "Read a file.",
+      parametersJsonSchema: { type: "object", properties: { file_path: { type: "string" } } },
+    },
+  ],
 };
 
 /** Text and calls as streamed; usage is checked on its own. */
@@ -28,19 +34,43 @@ async function collect(stream: AsyncIterable<ModelEvent>, usage: ModelEvent[] = 
   return out;
 }
 
-const model = (url: string, env: NodeJS.ProcessEnv = { OPENAI_API_KEY: KEY }) => createOpenAiModel({ model: "test-model", baseUrl: url, env, maxRetries: 2 });
+const model = (url: string, env: NodeJS.ProcessEnv = { OPENAI_API_KEY: KEY }) =>
+  createOpenAiModel({ model: "test-model", baseUrl: url, env, maxRetries: 2 });
 
 describe("the openai adapter", () => {
   it("streams text and assembles several tool calls of one message from their deltas, in order", async () => {
-    fake = await startFakeOpenAi([{ text: "Reading both files.", calls: [{ name: "read_file", args: { file_path: "a.ts" } }, { name: "read_file", args: { file_path: "b.ts" } }] }]);
+    fake = await startFakeOpenAi([
+      {
+        text: "Reading both files.",
+        calls: [
+          { name: "read_file", args: { file_path: "a.ts" } },
+          { name: "read_file", args: { file_path: "b.ts" } },
+        ],
+      },
+    ]);
     const usage: ModelEvent[] = [];
     const events = await collect(model(fake.url).stream(REQUEST, new AbortController().signal), usage);
-    expect(events.filter((e) => e.type === "text").map((e) => (e as { text: string }).text).join("")).toBe("Reading both files.");
+    expect(
+      events
+        .filter((e) => e.type === "text")
+        .map((e) => (e as { text: string }).text)
+        .join(""),
+    ).toBe("Reading both files.");
     expect(events.filter((e) => e.type === "functionCall")).toEqual([
-      { type: "functionCall", call: { id: "call_0_read_file", name: "read_file", args: { file_path: "a.ts" } } },
-      { type: "functionCall", call: { id: "call_1_read_file", name: "read_file", args: { file_path: "b.ts" } } },
+      {
+        type: "functionCall",
+        call: { id: "call_0_read_file", name: "read_file", args: { file_path: "a.ts" } },
+      },
+      {
+        type: "functionCall",
+        call: { id: "call_1_read_file", name: "read_file", args: { file_path: "b.ts" } },
+      },
     ]);
-    expect(fake.requests[0]).toMatchObject({ model: "test-model", stream: true, tools: [{ type: "function", function: { name: "read_file" } }] });
+    expect(fake.requests[0]).toMatchObject({
+      model: "test-model",
+      stream: true,
+      tools: [{ type: "function", function: { name: "read_file" } }],
+    });
     expect(usage).toEqual([{ type: "usage", usage: { input_tokens: 100, output_tokens: 10 } }]);
     expect(fake.authorizations[0]).toBe(`Bearer ${KEY}`);
   });
@@ -49,8 +79,21 @@ describe("the openai adapter", () => {
     fake = await startFakeOpenAi([{ text: "done" }]);
     const history: GenerateRequest["history"] = [
       { role: "user", parts: [{ text: "fix it" }] },
-      { role: "assistant", parts: [{ text: "Reading." }, { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } }, { functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } }] },
-      { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { ok: true } } }, { functionResponse: { id: "c2", name: "read_file", response: { ok: false } } }] },
+      {
+        role: "assistant",
+        parts: [
+          { text: "Reading." },
+          { functionCall: { id: "c1", name: "read_file", args: { file_path: "a.ts" } } },
+          { functionCall: { id: "c2", name: "read_file", args: { file_path: "b.ts" } } },
+        ],
+      },
+      {
+        role: "user",
+        parts: [
+          { functionResponse: { id: "c1", name: "read_file", response: { ok: true } } },
+          { functionResponse: { id: "c2", name: "read_file", response: { ok: false } } },
+        ],
+      },
     ];
     await collect(model(fake.url).stream({ ...REQUEST, history }, new AbortController().signal));
     expect(fake.requests[0]!["messages"]).toEqual([
@@ -86,14 +129,29 @@ describe("the openai adapter", () => {
 
   it("with apiKeyEnv naming an unset variable, fails before any request is sent", async () => {
     fake = await startFakeOpenAi([{ text: "hi" }]);
-    const m = createOpenAiModel({ model: "m", baseUrl: fake.url, apiKeyEnv: "OPENROUTER_API_KEY", env: { OPENROUTER_API_KEY: " " } });
-    await expect(collect(m.stream(REQUEST, new AbortController().signal))).rejects.toMatchObject({ code: "no_api_key", message: expect.stringContaining("OPENROUTER_API_KEY") as string });
+    const m = createOpenAiModel({
+      model: "m",
+      baseUrl: fake.url,
+      apiKeyEnv: "OPENROUTER_API_KEY",
+      env: { OPENROUTER_API_KEY: " " },
+    });
+    await expect(collect(m.stream(REQUEST, new AbortController().signal))).rejects.toMatchObject({
+      code: "no_api_key",
+      message: expect.stringContaining("OPENROUTER_API_KEY") as string,
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
   it("sends the key of the variable apiKeyEnv names", async () => {
     fake = await startFakeOpenAi([{ text: "hi" }]);
-    await collect(createOpenAiModel({ model: "m", baseUrl: fake.url, apiKeyEnv: "OPENROUTER_API_KEY", env: { OPENROUTER_API_KEY: KEY } }).stream(REQUEST, new AbortController().signal));
+    await collect(
+      createOpenAiModel({
+        model: "m",
+        baseUrl: fake.url,
+        apiKeyEnv: "OPENROUTER_API_KEY",
+        env: { OPENROUTER_API_KEY: KEY },
+      }).stream(REQUEST, new AbortController().signal),
+    );
     expect(fake.authorizations[0]).toBe(`Bearer ${KEY}`);
   });
 
@@ -102,7 +160,9 @@ describe("the openai adapter", () => {
     const url = closed.url;
     await closed.close();
     const m = createOpenAiModel({ model: "m", baseUrl: url, env: {}, maxRetries: 0 });
-    const error = (await collect(m.stream(REQUEST, new AbortController().signal)).catch((e: unknown) => e)) as ModelError;
+    const error = (await collect(m.stream(REQUEST, new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )) as ModelError;
     expect(error.code).toBe("network");
     expect(error.message).toContain(`Nothing answered at ${url}`);
     expect(error.message).toContain("ollama serve");
@@ -110,12 +170,19 @@ describe("the openai adapter", () => {
 
   it("without baseUrl and without a key, says which variable to set", async () => {
     const m = createOpenAiModel({ model: "gpt-x", env: {} });
-    await expect(collect(m.stream(REQUEST, new AbortController().signal))).rejects.toMatchObject({ code: "no_api_key", message: expect.stringContaining("OPENAI_API_KEY") as string });
+    await expect(collect(m.stream(REQUEST, new AbortController().signal))).rejects.toMatchObject({
+      code: "no_api_key",
+      message: expect.stringContaining("OPENAI_API_KEY") as string,
+    });
   });
 
   it("never puts the key in an error, even when the server echoes it", async () => {
-    fake = await startFakeOpenAi([{ status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } }]);
-    const error = await collect(model(fake.url).stream(REQUEST, new AbortController().signal)).catch((e: unknown) => e);
+    fake = await startFakeOpenAi([
+      { status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } },
+    ]);
+    const error = await collect(model(fake.url).stream(REQUEST, new AbortController().signal)).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).code).toBe("no_api_key");
     expect((error as ModelError).message).not.toContain(KEY);
@@ -126,7 +193,9 @@ describe("the openai adapter", () => {
     const controller = new AbortController();
     const began = Date.now();
     setTimeout(() => controller.abort(), 100);
-    await expect(collect(model(fake.url).stream(REQUEST, controller.signal))).rejects.toMatchObject({ code: "cancelled" });
+    await expect(collect(model(fake.url).stream(REQUEST, controller.signal))).rejects.toMatchObject({
+      code: "cancelled",
+    });
     expect(Date.now() - began).toBeLessThan(1_000);
   });
 });

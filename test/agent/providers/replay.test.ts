@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ModelError } from "../../../server/src/agent/model.js";
 import type { FunctionCall, Message, ModelEvent } from "../../../server/src/agent/model.js";
-import { createReplayModel, latestFileStates, loadReplayScript } from "../../../server/src/agent/providers/replay.js";
+import {
+  createReplayModel,
+  latestFileStates,
+  loadReplayScript,
+} from "../../../server/src/agent/providers/replay.js";
 import type { ReplayScript } from "../../../server/src/agent/providers/replay.js";
 import { runTurnLoop } from "../../../server/src/agent/turn-loop.js";
 import type { ToolRunner } from "../../../server/src/agent/turn-loop.js";
@@ -11,7 +15,14 @@ import type { Envelope } from "../../../server/src/tools/envelope.js";
 
 const never = (): AbortSignal => new AbortController().signal;
 const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
-const state = (file_path: string, content: string): Record<string, unknown> => ({ file_path, uri: `file:///w/${file_path}`, version: null, sha256: sha(content), content, open: false });
+const state = (file_path: string, content: string): Record<string, unknown> => ({
+  file_path,
+  uri: `file:///w/${file_path}`,
+  version: null,
+  sha256: sha(content),
+  content,
+  open: false,
+});
 
 /** A history in which the tools answered with these envelopes, oldest first. */
 function answered(...responses: { name: string; envelope: Envelope }[]): Message[] {
@@ -43,8 +54,14 @@ async function rejection(promise: Promise<unknown>): Promise<ModelError> {
 describe("loadReplayScript", () => {
   it.each<{ name: string; json: unknown }>([
     { name: "text only", json: { turns: [{ text: ["Hi"] }] } },
-    { name: "calls with object args", json: { turns: [{ calls: [{ name: "read_file", args: { file_path: "a" } }] }] } },
-    { name: "args as JSON text with a placeholder", json: { turns: [{ calls: [{ name: "edit", args: '{"base_content_sha256":"{{sha256:a}}"}' }] }] } },
+    {
+      name: "calls with object args",
+      json: { turns: [{ calls: [{ name: "read_file", args: { file_path: "a" } }] }] },
+    },
+    {
+      name: "args as JSON text with a placeholder",
+      json: { turns: [{ calls: [{ name: "edit", args: '{"base_content_sha256":"{{sha256:a}}"}' }] }] },
+    },
     { name: "structured answers", json: { turns: [{}], json: [{ search: "a" }] } },
   ])("accepts $name", ({ json }) => {
     expect(loadReplayScript(json)).toMatchObject({ ok: true, value: json });
@@ -54,9 +71,21 @@ describe("loadReplayScript", () => {
     { name: "not an object", json: "turns", mentions: "(root)" },
     { name: "no turns", json: { turns: [] }, mentions: "turns" },
     { name: "text not a list", json: { turns: [{ text: "Hi" }] }, mentions: "turns.0.text" },
-    { name: "call without a name", json: { turns: [{ calls: [{ args: {} }] }] }, mentions: "turns.0.calls.0.name" },
-    { name: "args string that is not a JSON object", json: { turns: [{ calls: [{ name: "x", args: "[1]" }] }] }, mentions: "turns.0.calls.0.args" },
-    { name: "args a number", json: { turns: [{ calls: [{ name: "x", args: 3 }] }] }, mentions: "turns.0.calls.0.args" },
+    {
+      name: "call without a name",
+      json: { turns: [{ calls: [{ args: {} }] }] },
+      mentions: "turns.0.calls.0.name",
+    },
+    {
+      name: "args string that is not a JSON object",
+      json: { turns: [{ calls: [{ name: "x", args: "[1]" }] }] },
+      mentions: "turns.0.calls.0.args",
+    },
+    {
+      name: "args a number",
+      json: { turns: [{ calls: [{ name: "x", args: 3 }] }] },
+      mentions: "turns.0.calls.0.args",
+    },
   ])("rejects $name, naming where", ({ json, mentions }) => {
     const outcome = loadReplayScript(json);
     expect(outcome.ok).toBe(false);
@@ -69,7 +98,10 @@ describe("loadReplayScript", () => {
 describe("playing turns", () => {
   it("plays turn i on the i-th request: text chunks, then calls", async () => {
     const model = createReplayModel({
-      turns: [{ text: ["Look", "ing."], calls: [{ name: "list_files", args: { path: "." } }] }, { text: ["Done."] }],
+      turns: [
+        { text: ["Look", "ing."], calls: [{ name: "list_files", args: { path: "." } }] },
+        { text: ["Done."] },
+      ],
     });
     const request = { system: "", history: [], tools: [] };
     const first: ModelEvent[] = [];
@@ -100,7 +132,9 @@ describe("playing turns", () => {
   it("an aborted signal stops the replay with cancelled", async () => {
     const controller = new AbortController();
     controller.abort();
-    expect((await rejection(play({ turns: [{ text: ["x"] }] }, [], controller.signal))).code).toBe("cancelled");
+    expect((await rejection(play({ turns: [{ text: ["x"] }] }, [], controller.signal))).code).toBe(
+      "cancelled",
+    );
   });
 
   it("generateJson answers the scripted structured answers in order, then refuses", async () => {
@@ -113,20 +147,37 @@ describe("playing turns", () => {
 });
 
 describe("{{sha256:path}} placeholders", () => {
-  const patchCall = { name: "safe_patch", args: { file_path: "src/a.ts", base_content_sha256: "{{sha256:src/a.ts}}" } };
+  const patchCall = {
+    name: "safe_patch",
+    args: { file_path: "src/a.ts", base_content_sha256: "{{sha256:src/a.ts}}" },
+  };
 
   it.each<{ name: string; history: Message[]; expected: string }>([
-    { name: "from read_file data", history: answered({ name: "read_file", envelope: okEnvelope(state("src/a.ts", "v1")) }), expected: sha("v1") },
+    {
+      name: "from read_file data",
+      history: answered({ name: "read_file", envelope: okEnvelope(state("src/a.ts", "v1")) }),
+      expected: sha("v1"),
+    },
     {
       name: "from read_many_files files",
-      history: answered({ name: "read_many_files", envelope: okEnvelope({ files: [state("src/b.ts", "b"), state("src/a.ts", "many")], errors: [] }) }),
+      history: answered({
+        name: "read_many_files",
+        envelope: okEnvelope({ files: [state("src/b.ts", "b"), state("src/a.ts", "many")], errors: [] }),
+      }),
       expected: sha("many"),
     },
     {
       name: "from latest_file_state of a successful edit",
       history: answered(
         { name: "read_file", envelope: okEnvelope(state("src/a.ts", "v1")) },
-        { name: "safe_patch", envelope: okEnvelope({ message: "Patch applied successfully.", latest_file_state: state("src/a.ts", "v2"), applied: true }) },
+        {
+          name: "safe_patch",
+          envelope: okEnvelope({
+            message: "Patch applied successfully.",
+            latest_file_state: state("src/a.ts", "v2"),
+            applied: true,
+          }),
+        },
       ),
       expected: sha("v2"),
     },
@@ -134,7 +185,12 @@ describe("{{sha256:path}} placeholders", () => {
       name: "from latest_file_state of a state mismatch error",
       history: answered(
         { name: "read_file", envelope: okEnvelope(state("src/a.ts", "v1")) },
-        { name: "safe_patch", envelope: errorEnvelope("state_mismatch", "State Mismatch: changed.", [], { latest_file_state: state("src/a.ts", "user edit") }) },
+        {
+          name: "safe_patch",
+          envelope: errorEnvelope("state_mismatch", "State Mismatch: changed.", [], {
+            latest_file_state: state("src/a.ts", "user edit"),
+          }),
+        },
       ),
       expected: sha("user edit"),
     },
@@ -149,7 +205,12 @@ describe("{{sha256:path}} placeholders", () => {
     },
   ])("resolves $name", async ({ history, expected }) => {
     const events = await play({ turns: [{ calls: [patchCall] }] }, history);
-    expect(events).toEqual([{ type: "functionCall", call: { name: "safe_patch", args: { file_path: "src/a.ts", base_content_sha256: expected } } }]);
+    expect(events).toEqual([
+      {
+        type: "functionCall",
+        call: { name: "safe_patch", args: { file_path: "src/a.ts", base_content_sha256: expected } },
+      },
+    ]);
   });
 
   it("resolves inside args given as JSON text and in nested values", async () => {
@@ -174,7 +235,11 @@ describe("{{sha256:path}} placeholders", () => {
   });
 
   it.each<{ name: string; args: Record<string, unknown>; message: RegExp }>([
-    { name: "a path with no state yet", args: { base_content_sha256: "{{sha256:missing.ts}}" }, message: /missing\.ts.*no file state/ },
+    {
+      name: "a path with no state yet",
+      args: { base_content_sha256: "{{sha256:missing.ts}}" },
+      message: /missing\.ts.*no file state/,
+    },
     { name: "an unknown placeholder kind", args: { x: "{{version:a.txt}}" }, message: /unknown placeholder/ },
   ])("refuses $name", async ({ args, message }) => {
     const history = answered({ name: "read_file", envelope: okEnvelope(state("a.txt", "A")) });
@@ -201,22 +266,50 @@ describe("{{sha256:path}} placeholders", () => {
         const path = String(call.args["file_path"]);
         const content = files.get(path) ?? "";
         if (call.name === "read_file") return Promise.resolve(okEnvelope(state(path, content)));
-        if (call.args["base_content_sha256"] !== sha(content)) return Promise.resolve(errorEnvelope("state_mismatch", "State Mismatch: stale."));
+        if (call.args["base_content_sha256"] !== sha(content))
+          return Promise.resolve(errorEnvelope("state_mismatch", "State Mismatch: stale."));
         files.set(path, "const a = 2;\n");
-        return Promise.resolve(okEnvelope({ message: "Patch applied successfully.", latest_file_state: state(path, "const a = 2;\n"), applied: true }));
+        return Promise.resolve(
+          okEnvelope({
+            message: "Patch applied successfully.",
+            latest_file_state: state(path, "const a = 2;\n"),
+            applied: true,
+          }),
+        );
       },
     };
     const script = loadReplayScript({
       turns: [
         { text: ["Reading."], calls: [{ name: "read_file", args: { file_path: "src/a.ts" } }] },
-        { calls: [{ name: "safe_patch", args: { file_path: "src/a.ts", unified_diff: "...", base_content_sha256: "{{sha256:src/a.ts}}" } }] },
+        {
+          calls: [
+            {
+              name: "safe_patch",
+              args: {
+                file_path: "src/a.ts",
+                unified_diff: "...",
+                base_content_sha256: "{{sha256:src/a.ts}}",
+              },
+            },
+          ],
+        },
         { text: ["Changed a to 2."] },
       ],
     });
     if (!script.ok) throw new Error(script.error.message);
-    const result = await runTurnLoop({ model: createReplayModel(script.value), tools, system: "", history: [], prompt: [{ text: "set a to 2" }], signal: never() });
+    const result = await runTurnLoop({
+      model: createReplayModel(script.value),
+      tools,
+      system: "",
+      history: [],
+      prompt: [{ text: "set a to 2" }],
+      signal: never(),
+    });
     expect(result.status).toBe("done");
-    expect(result.toolCalls.map((call) => `${call.name}:${String(call.ok)}`)).toEqual(["read_file:true", "safe_patch:true"]);
+    expect(result.toolCalls.map((call) => `${call.name}:${String(call.ok)}`)).toEqual([
+      "read_file:true",
+      "safe_patch:true",
+    ]);
     expect(seen[1]?.args["base_content_sha256"]).toBe(sha("const a = 1;\n"));
     expect(files.get("src/a.ts")).toBe("const a = 2;\n");
     expect(result.text).toBe("Reading.\n\nChanged a to 2.");

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyEditBlock, parseEditBlocks, type EditBlock } from "../../../server/src/edit/blocks/edit-blocks.js";
+import {
+  applyEditBlock,
+  parseEditBlocks,
+  type EditBlock,
+} from "../../../server/src/edit/blocks/edit-blocks.js";
 
 /** Lines of a fixture, each ended by `\n`. */
 const text = (...lines: string[]) => lines.map((l) => l + "\n").join("");
@@ -47,7 +51,11 @@ describe("applyEditBlock", () => {
   it.each([
     {
       operation: "modify",
-      block: block("src/math.py", ["def multiply(a, b):", "    return a + b  # BUG"], ["def multiply(a, b):", "    return a * b"]),
+      block: block(
+        "src/math.py",
+        ["def multiply(a, b):", "    return a + b  # BUG"],
+        ["def multiply(a, b):", "    return a * b"],
+      ),
       after: MATH.replace("    return a + b  # BUG", "    return a * b"),
       landsOn: "    return a * b",
     },
@@ -59,7 +67,11 @@ describe("applyEditBlock", () => {
     },
     {
       operation: "delete lines",
-      block: block("src/math.py", ["import os", "import deprecated_module", "import sys"], ["import os", "import sys"]),
+      block: block(
+        "src/math.py",
+        ["import os", "import deprecated_module", "import sys"],
+        ["import os", "import sys"],
+      ),
       after: MATH.replace("import deprecated_module\n", ""),
       landsOn: "import sys",
     },
@@ -71,13 +83,21 @@ describe("applyEditBlock", () => {
     },
     {
       operation: "append at the end",
-      block: block("src/math.py", ["    return a + b  # BUG"], ["    return a + b  # BUG", "def sub(a, b):", "    return a - b"]),
+      block: block(
+        "src/math.py",
+        ["    return a + b  # BUG"],
+        ["    return a + b  # BUG", "def sub(a, b):", "    return a - b"],
+      ),
       after: MATH + text("def sub(a, b):", "    return a - b"),
       landsOn: "def sub(a, b):",
     },
     {
       operation: "delete the last line",
-      block: block("src/math.py", ["def multiply(a, b):", "    return a + b  # BUG"], ["def multiply(a, b):"]),
+      block: block(
+        "src/math.py",
+        ["def multiply(a, b):", "    return a + b  # BUG"],
+        ["def multiply(a, b):"],
+      ),
       after: MATH.replace("    return a + b  # BUG\n", ""),
       landsOn: "def multiply(a, b):", // nothing follows the anchor any more: the last line
     },
@@ -100,7 +120,11 @@ describe("applyEditBlock", () => {
   });
 
   it("applies two blocks in turn, the second anchored on the first's result", () => {
-    const first = block("src/app.py", ["def process():", "    step_one()"], ["def process():", "    step_one()", "    step_two()"]);
+    const first = block(
+      "src/app.py",
+      ["def process():", "    step_one()"],
+      ["def process():", "    step_one()", "    step_two()"],
+    );
     const second = block("src/app.py", ["    step_two()"], ["    step_two()", "    step_three()"]);
     const before = text("def process():", "    step_one()", "", "process()");
     expect(failure(before, second).code).toBe("not_found");
@@ -111,7 +135,12 @@ describe("applyEditBlock", () => {
   });
 
   it.each([
-    { change: "insert in the middle", edit: ["a", "b"], repl: ["a", "b", "new"], after: ["a", "b", "new", "c", ""] },
+    {
+      change: "insert in the middle",
+      edit: ["a", "b"],
+      repl: ["a", "b", "new"],
+      after: ["a", "b", "new", "c", ""],
+    },
     { change: "replace", edit: ["b"], repl: ["B1", "B2"], after: ["a", "B1", "B2", "c", ""] },
     { change: "append at the end", edit: ["c"], repl: ["c", "d"], after: ["a", "b", "c", "d", ""] },
     { change: "delete", edit: ["a", "b"], repl: ["a"], after: ["a", "c", ""] },
@@ -137,7 +166,10 @@ describe("applyEditBlock", () => {
   });
 
   it("reports an EDIT section that is nowhere in the file", () => {
-    const error = failure(MATH, block("src/math.py", ["class Vector:", "    pass"], ["class Vector:", "    x = 0"]));
+    const error = failure(
+      MATH,
+      block("src/math.py", ["class Vector:", "    pass"], ["class Vector:", "    x = 0"]),
+    );
     expect(error.code).toBe("not_found");
     expect(error.message).toMatch(/^Anchor not found: .*src\/math\.py/);
     expect(error.message).toContain("Re-read");
@@ -154,7 +186,9 @@ describe("applyEditBlock", () => {
     const before = text("if (a) {", "  return;", "}", "if (b) {", "  return;", "}");
     const error = failure(before, block("src/x.ts", ["  return;", "}"], ["  return null;", "}"]));
     expect(error.code).toBe("ambiguous");
-    expect(error.message).toContain(`lines ${lineOf(before, "  return;")}, ${lineOf(before, "if (b) {") + 1}`);
+    expect(error.message).toContain(
+      `lines ${lineOf(before, "  return;")}, ${lineOf(before, "if (b) {") + 1}`,
+    );
     expect(error.message).toContain("context");
   });
 
@@ -202,7 +236,14 @@ describe("applyEditBlock", () => {
   });
 
   it("names the nearest file line when a line was mistyped", () => {
-    const error = failure(MATH, block("src/math.py", ["def multiply(a, b):", "    retrun a + b  # BUG"], ["def multiply(a, b):", "    return a * b"]));
+    const error = failure(
+      MATH,
+      block(
+        "src/math.py",
+        ["def multiply(a, b):", "    retrun a + b  # BUG"],
+        ["def multiply(a, b):", "    return a * b"],
+      ),
+    );
     expect(error.code).toBe("not_found");
     expect(error.message).toMatch(/^Near match: /);
     expect(error.message).toContain(`Its first line matches line ${lineOf(MATH, "def multiply(a, b):")}`);
@@ -210,7 +251,10 @@ describe("applyEditBlock", () => {
   });
 
   it("names the nearest file line when the first line is off", () => {
-    const error = failure(MATH, block("src/math.py", ["def multiply(x, y):"], ["def multiply(x, y):", '    """Product."""']));
+    const error = failure(
+      MATH,
+      block("src/math.py", ["def multiply(x, y):"], ["def multiply(x, y):", '    """Product."""']),
+    );
     expect(error.message).toMatch(/^Near match: /);
     expect(error.message).toContain(`is line ${lineOf(MATH, "def multiply(a, b):")}`);
   });
@@ -229,14 +273,34 @@ describe("applyEditBlock", () => {
 
 describe("the file's shape", () => {
   it("anchors on the first line of a file with a byte order mark, and keeps the mark", () => {
-    expect(applied("\uFEFFimport a\nrun()\n", block("f.js", ["import a"], ["import b"])).content).toBe("\uFEFFimport b\nrun()\n");
+    expect(applied("\uFEFFimport a\nrun()\n", block("f.js", ["import a"], ["import b"])).content).toBe(
+      "\uFEFFimport b\nrun()\n",
+    );
   });
 
   it.each([
     { name: "a changed last line", content: "a\nb\nc", edit: ["c"], repl: ["C"], after: "a\nb\nC" },
-    { name: "lines added after the last line", content: "a\nb\nc", edit: ["c"], repl: ["c", "d"], after: "a\nb\nc\nd" },
-    { name: "the last lines replaced by fewer", content: "a\nb\nc", edit: ["b", "c"], repl: ["x"], after: "a\nx" },
-    { name: "CRLF, no final newline", content: "a\r\nb\r\nc", edit: ["c"], repl: ["c", "d"], after: "a\r\nb\r\nc\r\nd" },
+    {
+      name: "lines added after the last line",
+      content: "a\nb\nc",
+      edit: ["c"],
+      repl: ["c", "d"],
+      after: "a\nb\nc\nd",
+    },
+    {
+      name: "the last lines replaced by fewer",
+      content: "a\nb\nc",
+      edit: ["b", "c"],
+      repl: ["x"],
+      after: "a\nx",
+    },
+    {
+      name: "CRLF, no final newline",
+      content: "a\r\nb\r\nc",
+      edit: ["c"],
+      repl: ["c", "d"],
+      after: "a\r\nb\r\nc\r\nd",
+    },
   ])("no final newline stays absent: $name", ({ content, edit, repl, after }) => {
     expect(applied(content, block("src/f.txt", edit, repl)).content).toBe(after);
   });
@@ -246,19 +310,32 @@ describe("property: the string-search path for \\n files gives what the line-bas
   it("on the same file with \\r\\n endings, once those are read back as \\n", () => {
     const line = fc.constantFrom("a", "b", "c", "", "  d");
     fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.boolean(), fc.nat(), fc.nat({ max: 3 }), fc.array(line, { maxLength: 4 }), (lines, finalNewline, from, count, repl) => {
-        const content = lines.join("\n") + (finalNewline ? "\n" : "");
-        const start = from % lines.length;
-        const edit = lines.slice(start, start + Math.max(1, count));
-        const b: EditBlock = { index: 0, file_path: "f", old: edit.map((l) => l + "\n").join(""), new: repl.map((l) => l + "\n").join(""), line: 1 };
-        const lf = applyEditBlock(content, b);
-        const crlf = applyEditBlock(content.replace(/\n/g, "\r\n"), b);
-        expect(lf.ok).toBe(crlf.ok);
-        if (lf.ok && crlf.ok) {
-          expect(lf.value.content).toBe(crlf.value.content.replace(/\r\n/g, "\n"));
-          expect(lf.value.anchorLine).toBe(crlf.value.anchorLine);
-        } else if (!lf.ok && !crlf.ok) expect(lf.error.code).toBe(crlf.error.code);
-      }),
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        fc.nat(),
+        fc.nat({ max: 3 }),
+        fc.array(line, { maxLength: 4 }),
+        (lines, finalNewline, from, count, repl) => {
+          const content = lines.join("\n") + (finalNewline ? "\n" : "");
+          const start = from % lines.length;
+          const edit = lines.slice(start, start + Math.max(1, count));
+          const b: EditBlock = {
+            index: 0,
+            file_path: "f",
+            old: edit.map((l) => l + "\n").join(""),
+            new: repl.map((l) => l + "\n").join(""),
+            line: 1,
+          };
+          const lf = applyEditBlock(content, b);
+          const crlf = applyEditBlock(content.replace(/\n/g, "\r\n"), b);
+          expect(lf.ok).toBe(crlf.ok);
+          if (lf.ok && crlf.ok) {
+            expect(lf.value.content).toBe(crlf.value.content.replace(/\r\n/g, "\n"));
+            expect(lf.value.anchorLine).toBe(crlf.value.anchorLine);
+          } else if (!lf.ok && !crlf.ok) expect(lf.error.code).toBe(crlf.error.code);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

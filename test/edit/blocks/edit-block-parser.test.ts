@@ -101,28 +101,60 @@ describe("parseEditBlocks", () => {
   it.each([
     {
       operation: "modify",
-      source: text("src/a.ts", "««« EDIT", "function f() {", "  return 1;", "═══════ REPL", "function f() {", "  return 2;", "»»» EDIT END"),
+      source: text(
+        "src/a.ts",
+        "««« EDIT",
+        "function f() {",
+        "  return 1;",
+        "═══════ REPL",
+        "function f() {",
+        "  return 2;",
+        "»»» EDIT END",
+      ),
       old: text("function f() {", "  return 1;"),
       new: text("function f() {", "  return 2;"),
       create: false,
     },
     {
       operation: "create",
-      source: text("src/new_module.py", "««« EDIT", "═══════ REPL", "def hello():", "    pass", "»»» EDIT END"),
+      source: text(
+        "src/new_module.py",
+        "««« EDIT",
+        "═══════ REPL",
+        "def hello():",
+        "    pass",
+        "»»» EDIT END",
+      ),
       old: "",
       new: text("def hello():", "    pass"),
       create: true,
     },
     {
       operation: "insert after",
-      source: text("src/utils.py", "««« EDIT", "import os", "═══════ REPL", "import os", "import sys", "»»» EDIT END"),
+      source: text(
+        "src/utils.py",
+        "««« EDIT",
+        "import os",
+        "═══════ REPL",
+        "import os",
+        "import sys",
+        "»»» EDIT END",
+      ),
       old: text("import os"),
       new: text("import os", "import sys"),
       create: false,
     },
     {
       operation: "delete lines",
-      source: text("src/utils.py", "««« EDIT", "import os", "import gone", "═══════ REPL", "import os", "»»» EDIT END"),
+      source: text(
+        "src/utils.py",
+        "««« EDIT",
+        "import os",
+        "import gone",
+        "═══════ REPL",
+        "import os",
+        "»»» EDIT END",
+      ),
       old: text("import os", "import gone"),
       new: text("import os"),
       create: false,
@@ -136,7 +168,17 @@ describe("parseEditBlocks", () => {
     },
     {
       operation: "keep blank lines inside sections",
-      source: text("a/b.md", "««« EDIT", "# Title", "", "═══════ REPL", "# Title", "", "Body", "»»» EDIT END"),
+      source: text(
+        "a/b.md",
+        "««« EDIT",
+        "# Title",
+        "",
+        "═══════ REPL",
+        "# Title",
+        "",
+        "Body",
+        "»»» EDIT END",
+      ),
       old: text("# Title", ""),
       new: text("# Title", "", "Body"),
       create: false,
@@ -192,9 +234,20 @@ describe("parseEditBlocks", () => {
 
   it("needs the path right before the EDIT marker (a fence may sit between)", () => {
     const blankBetween = text("src/a.ts", "", "««« EDIT", "a", "═══════ REPL", "b", "»»» EDIT END");
-    const fenceBetween = text("src/a.ts", "```ts", "««« EDIT", "a", "═══════ REPL", "b", "»»» EDIT END", "```");
+    const fenceBetween = text(
+      "src/a.ts",
+      "```ts",
+      "««« EDIT",
+      "a",
+      "═══════ REPL",
+      "b",
+      "»»» EDIT END",
+      "```",
+    );
     expect(parseEditBlocks(blankBetween)).toEqual([]);
-    expect(parseEditBlocks(fenceBetween)).toMatchObject([{ file_path: "src/a.ts", old: "a\n", new: "b\n", line: 1 }]);
+    expect(parseEditBlocks(fenceBetween)).toMatchObject([
+      { file_path: "src/a.ts", old: "a\n", new: "b\n", line: 1 },
+    ]);
   });
 
   it("tolerates CRLF output and whitespace around markers", () => {
@@ -222,7 +275,9 @@ describe("EditBlockParser", () => {
     const parser = new EditBlockParser();
     expect(parser.push("src/a.ts\n««« EDIT\nold\n═══════ REPL\nnew\n»»» EDIT")).toEqual([]);
     expect(parser.push(" END")).toEqual([]); // the line might still go on
-    expect(parser.push("\nmore prose")).toMatchObject([{ file_path: "src/a.ts", old: "old\n", new: "new\n" }]);
+    expect(parser.push("\nmore prose")).toMatchObject([
+      { file_path: "src/a.ts", old: "old\n", new: "new\n" },
+    ]);
     expect(parser.finish()).toEqual({ blocks: [], unterminated: 0, malformed: 0 });
   });
 
@@ -241,17 +296,40 @@ describe("EditBlockParser", () => {
 
   it("recovers the next block when one lost its END marker", () => {
     const source = text(
-      "src/a.ts", "««« EDIT", "a", "═══════ REPL", "b",
-      "src/b.ts", "««« EDIT", "c", "═══════ REPL", "d", "»»» EDIT END",
+      "src/a.ts",
+      "««« EDIT",
+      "a",
+      "═══════ REPL",
+      "b",
+      "src/b.ts",
+      "««« EDIT",
+      "c",
+      "═══════ REPL",
+      "d",
+      "»»» EDIT END",
     );
     const { blocks, unterminated } = parseInPieces(source, []);
-    expect(blocks).toEqual([{ index: 0, file_path: "src/b.ts", old: "c\n", new: "d\n", line: lineOf(source, "src/b.ts") }]);
+    expect(blocks).toEqual([
+      { index: 0, file_path: "src/b.ts", old: "c\n", new: "d\n", line: lineOf(source, "src/b.ts") },
+    ]);
     expect(unterminated).toBe(1);
   });
 
   it("drops a block closed before its REPL marker and counts it as malformed", () => {
     const parser = new EditBlockParser();
-    const blocks = parser.push(text("src/a.ts", "««« EDIT", "a", "»»» EDIT END", "src/b.ts", "««« EDIT", "═══════ REPL", "b", "»»» EDIT END"));
+    const blocks = parser.push(
+      text(
+        "src/a.ts",
+        "««« EDIT",
+        "a",
+        "»»» EDIT END",
+        "src/b.ts",
+        "««« EDIT",
+        "═══════ REPL",
+        "b",
+        "»»» EDIT END",
+      ),
+    );
     expect(blocks).toMatchObject([{ index: 0, file_path: "src/b.ts" }]);
     expect(parser.finish()).toMatchObject({ unterminated: 0, malformed: 1 });
   });
@@ -280,8 +358,19 @@ describe("EditBlockParser", () => {
 
   it("gives the whole-text blocks for random split points (property)", () => {
     const fragment = fc.constantFrom(
-      "src/a.ts", "README.md", "# not/a/path.py", "// src/x.ts", "prose with words", "",
-      "««« EDIT", "═══════ REPL", "»»» EDIT END", "```", "  indented 🎉 line", "tab\tline\r", "世界",
+      "src/a.ts",
+      "README.md",
+      "# not/a/path.py",
+      "// src/x.ts",
+      "prose with words",
+      "",
+      "««« EDIT",
+      "═══════ REPL",
+      "»»» EDIT END",
+      "```",
+      "  indented 🎉 line",
+      "tab\tline\r",
+      "世界",
       text("src/b.py", "««« EDIT", "x = 1", "═══════ REPL", "x = 2 # 🎉", "»»» EDIT END"),
       text("**main.go**", "««« EDIT", "═══════ REPL", "package main", "»»» EDIT END").replace(/\n/g, "\r\n"),
     );
@@ -319,7 +408,16 @@ describe("aider's SEARCH/REPLACE form", () => {
   ].join("\n");
 
   it("gives the same block the ««« EDIT form gives, a fence between path and marker allowed", () => {
-    const edit = ["src/app.py", "««« EDIT", "def area(w, h):", "    return w * h", "═══════ REPL", "def area(w, h):", "    return h * w", "»»» EDIT END"].join("\n");
+    const edit = [
+      "src/app.py",
+      "««« EDIT",
+      "def area(w, h):",
+      "    return w * h",
+      "═══════ REPL",
+      "def area(w, h):",
+      "    return h * w",
+      "»»» EDIT END",
+    ].join("\n");
     const [a] = parseEditBlocks(aider);
     const [e] = parseEditBlocks(edit);
     expect(a).toMatchObject({ file_path: "src/app.py", old: e!.old, new: e!.new });

@@ -51,17 +51,21 @@ describe("multi-file unified diff", () => {
     const ops = parseMultiFileDiff(gitDiff);
     expect(ops.ok).toBe(true);
     if (!ops.ok) return;
-    expect(ops.value.map((o) => [o.op, o.path.path, o.op === "update" ? o.moveTo?.path : undefined])).toEqual([
-      ["update", "src/app.py", undefined],
-      ["add", "new.txt", undefined],
-      ["delete", "gone.txt", undefined],
-      ["update", "old name.txt", "new name.txt"],
-      ["update", "lib/a.c", "lib/b.c"],
-      ["add", "empty.txt", undefined],
-    ]);
+    expect(ops.value.map((o) => [o.op, o.path.path, o.op === "update" ? o.moveTo?.path : undefined])).toEqual(
+      [
+        ["update", "src/app.py", undefined],
+        ["add", "new.txt", undefined],
+        ["delete", "gone.txt", undefined],
+        ["update", "old name.txt", "new name.txt"],
+        ["update", "lib/a.c", "lib/b.c"],
+        ["add", "empty.txt", undefined],
+      ],
+    );
     const first = ops.value[0]!;
     // The hunk counts say the `---`/`+++` lines inside the hunk are content, not a new file's headers.
-    expect(first.op === "update" && first.body?.kind === "diff" && first.body.text.includes("+++ an added line")).toBe(true);
+    expect(
+      first.op === "update" && first.body?.kind === "diff" && first.body.text.includes("+++ an added line"),
+    ).toBe(true);
     const pureRename = ops.value[3]!;
     expect(pureRename.op === "update" && pureRename.body).toBe(null);
   });
@@ -88,15 +92,20 @@ describe("multi-file unified diff", () => {
   });
 
   it("reads header pairs without diff lines, prose around them ignored", () => {
-    const text = "Here is the change:\n\n--- a/x.ts\n+++ b/x.ts\n@@ @@\n-a\n+b\n--- a/y.ts\n+++ b/y.ts\n@@ @@\n-c\n+d\n\nThat is all.";
+    const text =
+      "Here is the change:\n\n--- a/x.ts\n+++ b/x.ts\n@@ @@\n-a\n+b\n--- a/y.ts\n+++ b/y.ts\n@@ @@\n-c\n+d\n\nThat is all.";
     const ops = parseMultiFileDiff(text);
     expect(ops.ok && ops.value.map((o) => o.path.path)).toEqual(["x.ts", "y.ts"]);
   });
 
   it("refuses what it cannot apply, naming it", () => {
-    const binary = parseMultiFileDiff("diff --git a/p.png b/p.png\nindex 1..2 100644\nBinary files a/p.png and b/p.png differ\n");
+    const binary = parseMultiFileDiff(
+      "diff --git a/p.png b/p.png\nindex 1..2 100644\nBinary files a/p.png and b/p.png differ\n",
+    );
     expect(!binary.ok && binary.error.message).toContain("binary");
-    const only = parseMultiFileDiff("Only in new: c.txt\ndiff -ru old/a new/a\n--- old/a\n+++ new/a\n@@ -1 +1 @@\n-x\n+y\n");
+    const only = parseMultiFileDiff(
+      "Only in new: c.txt\ndiff -ru old/a new/a\n--- old/a\n+++ new/a\n@@ -1 +1 @@\n-x\n+y\n",
+    );
     expect(!only.ok && only.error.message).toContain("Only in new: c.txt");
     const header = parseMultiFileDiff("--- a/x\n+++ b/x\n@@ --3,2 +-3,2 @@\n-a\n+b\n");
     expect(!header.ok && header.error.message).toContain("`@@ --3,2 +-3,2 @@` (line 3) is not a hunk header");
@@ -134,10 +143,19 @@ describe("apply_patch envelope", () => {
     const ops = parseEnvelope(text);
     expect(ops.ok).toBe(true);
     if (!ops.ok) return;
-    expect(ops.value[0]).toMatchObject({ op: "add", path: { path: "hello.txt" }, content: "Hello\n\nworld\n" });
+    expect(ops.value[0]).toMatchObject({
+      op: "add",
+      path: { path: "hello.txt" },
+      content: "Hello\n\nworld\n",
+    });
     const update = ops.value[1]!;
-    expect(update).toMatchObject({ op: "update", path: { path: "src/app.py" }, moveTo: { path: "src/main.py" } });
-    if (update.op !== "update" || update.body?.kind !== "anchored") throw new Error("expected anchored hunks");
+    expect(update).toMatchObject({
+      op: "update",
+      path: { path: "src/app.py" },
+      moveTo: { path: "src/main.py" },
+    });
+    if (update.op !== "update" || update.body?.kind !== "anchored")
+      throw new Error("expected anchored hunks");
     expect(update.body.hunks.map((h) => [h.anchors, h.lines.length, h.endOfFile])).toEqual([
       [["class Greeter", "    def greet(self):"], 2, false],
       [[], 3, true],

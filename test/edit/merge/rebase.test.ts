@@ -9,24 +9,55 @@ import { MovedText, placeAll } from "../../../server/src/edit/merge/rebase.js";
 const text = (...lines: string[]): string => lines.map((l) => `${l}\n`).join("");
 
 /** Replaces lines [start, end) of `lines` by `by`. */
-const splice = (lines: readonly string[], start: number, end: number, by: readonly string[]): string[] => [...lines.slice(0, start), ...by, ...lines.slice(end)];
+const splice = (lines: readonly string[], start: number, end: number, by: readonly string[]): string[] => [
+  ...lines.slice(0, start),
+  ...by,
+  ...lines.slice(end),
+];
 
 describe("changeHunks", () => {
   it("cuts a change into hunks that, all applied, give the new text back, shape included", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("a", "b", "c", "", "  d", "e\r"), { maxLength: 30 }), fc.array(fc.constantFrom("a", "b", "x", "", "  d", "y"), { maxLength: 30 }), fc.boolean(), (x, y, finalNewline) => {
-        const before = x.join("\n") + (finalNewline ? "\n" : "");
-        const after = y.join("\n");
-        expect(placeAll(before, before, changeHunks(before, after))).toEqual({ ok: true, text: after });
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("a", "b", "c", "", "  d", "e\r"), { maxLength: 30 }),
+        fc.array(fc.constantFrom("a", "b", "x", "", "  d", "y"), { maxLength: 30 }),
+        fc.boolean(),
+        (x, y, finalNewline) => {
+          const before = x.join("\n") + (finalNewline ? "\n" : "");
+          const after = y.join("\n");
+          expect(placeAll(before, before, changeHunks(before, after))).toEqual({ ok: true, text: after });
+        },
+      ),
     );
   });
 
   it("groups changes closer than twice the context, and shows each hunk as a unified diff", () => {
-    const before = text("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18");
+    const before = text(
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+      "10",
+      "11",
+      "12",
+      "13",
+      "14",
+      "15",
+      "16",
+      "17",
+      "18",
+    );
     const after = before.replace("2\n", "two\n").replace("5\n", "five\n").replace("17\n", "");
     const hunks = changeHunks(before, after);
-    expect(hunks.map((h) => [h.start, h.end])).toEqual([[1, 5], [16, 17]]);
+    expect(hunks.map((h) => [h.start, h.end])).toEqual([
+      [1, 5],
+      [16, 17],
+    ]);
     expect(hunkDiff(hunks[1]!)).toBe("@@ -14,5 +14,4 @@\n 14\n 15\n 16\n-17\n 18\n");
     expect(hunkSummary(hunks[1]!)).toBe("+0 −1: − 17");
     expect(hunkSummary(hunks[0]!)).toBe("+4 −4: two");
@@ -71,7 +102,9 @@ describe("MovedText.place", () => {
 
   it("property: the merge of both edits, or a refusal exactly when the edits touch", () => {
     const edit = (n: number) =>
-      fc.tuple(fc.nat({ max: n }), fc.nat({ max: 3 }), fc.nat({ max: 3 })).map(([s, len, added]) => ({ start: s, end: Math.min(n, s + len), added }));
+      fc
+        .tuple(fc.nat({ max: n }), fc.nat({ max: 3 }), fc.nat({ max: 3 }))
+        .map(([s, len, added]) => ({ start: s, end: Math.min(n, s + len), added }));
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 25 }).chain((n) => fc.tuple(fc.constant(n), edit(n), edit(n))),

@@ -23,35 +23,83 @@ describe("unifiedDiff", () => {
   it("is headers alone for equal texts, and the package's diff for a few changed lines", () => {
     expect(check("a\nb\n", "a\nb\n")).toBe("--- src/a.ts\n+++ src/a.ts\n");
     const before = Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join("");
-    const after = before.replace("line 3\n", "LINE 3\n").replace("line 9\n", "").replace("line 20\n", "line 20\nnew\n");
-    expect(check(before, after)).toBe(formatPatch(structuredPatch("src/a.ts", "src/a.ts", before, after, "", "", { context: 3 }), FILE_HEADERS_ONLY));
+    const after = before
+      .replace("line 3\n", "LINE 3\n")
+      .replace("line 9\n", "")
+      .replace("line 20\n", "line 20\nnew\n");
+    expect(check(before, after)).toBe(
+      formatPatch(
+        structuredPatch("src/a.ts", "src/a.ts", before, after, "", "", { context: 3 }),
+        FILE_HEADERS_ONLY,
+      ),
+    );
   });
 
   it("marks a last line without a newline on either side, and counts lines where a side is empty", () => {
-    for (const [before, after] of [["a\nb", "a\nc"], ["a\nb", "a\nb\n"], ["a\nb\n", "a\nb"], ["", "x\ny"], ["x\ny\n", ""], ["a\r\nb\r\n", "a\r\nB\r\n"]] as const) {
-      expect(check(before, after)).toBe(formatPatch(structuredPatch("src/a.ts", "src/a.ts", before, after, "", "", { context: 3 }), FILE_HEADERS_ONLY));
+    for (const [before, after] of [
+      ["a\nb", "a\nc"],
+      ["a\nb", "a\nb\n"],
+      ["a\nb\n", "a\nb"],
+      ["", "x\ny"],
+      ["x\ny\n", ""],
+      ["a\r\nb\r\n", "a\r\nB\r\n"],
+    ] as const) {
+      expect(check(before, after)).toBe(
+        formatPatch(
+          structuredPatch("src/a.ts", "src/a.ts", before, after, "", "", { context: 3 }),
+          FILE_HEADERS_ONLY,
+        ),
+      );
     }
   });
 
   it("property: applied by the diff package it gives the new text, for texts of repeated and unique lines", () => {
-    const line = fc.constantFrom("a\n", "b\n", "}\n", "\n", "\r\n", "x\r\n", "u1\n", "u2\n", "u3\n", "😀\n", "\r", "tail");
+    const line = fc.constantFrom(
+      "a\n",
+      "b\n",
+      "}\n",
+      "\n",
+      "\r\n",
+      "x\r\n",
+      "u1\n",
+      "u2\n",
+      "u3\n",
+      "😀\n",
+      "\r",
+      "tail",
+    );
     const text = fc.array(line, { maxLength: 40 }).map((parts) => parts.join(""));
-    fc.assert(fc.property(text, text, (before, after) => void check(before, after)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, text, (before, after) => void check(before, after)),
+      { numRuns: 2000 },
+    );
   });
 
   it("property: on a file of unique lines with a few lines changed, inserted or removed, it is the package's diff byte for byte", () => {
     const lines = Array.from({ length: 60 }, (_, i) => `line ${i}\n`);
     const edit = fc.record({ at: fc.nat(59), kind: fc.constantFrom("change", "insert", "remove") });
     fc.assert(
-      fc.property(fc.uniqueArray(edit, { maxLength: 6, selector: (e) => e.at }), fc.nat(3), (edits, context) => {
-        const copy: string[][] = lines.map((l) => [l]);
-        for (const e of edits) copy[e.at] = e.kind === "remove" ? [] : e.kind === "insert" ? [`new ${e.at}\n`, lines[e.at]!] : [`changed ${e.at}\n`];
-        const before = lines.join("");
-        const after = copy.flat().join("");
-        const ours = unifiedDiff("f", before, after, context).diff;
-        expect(applyPatch(before, ours)).toBe(after);
-        expect(ours).toBe(formatPatch(structuredPatch("f", "f", before, after, "", "", { context }), FILE_HEADERS_ONLY));
-      }),
+      fc.property(
+        fc.uniqueArray(edit, { maxLength: 6, selector: (e) => e.at }),
+        fc.nat(3),
+        (edits, context) => {
+          const copy: string[][] = lines.map((l) => [l]);
+          for (const e of edits)
+            copy[e.at] =
+              e.kind === "remove"
+                ? []
+                : e.kind === "insert"
+                  ? [`new ${e.at}\n`, lines[e.at]!]
+                  : [`changed ${e.at}\n`];
+          const before = lines.join("");
+          const after = copy.flat().join("");
+          const ours = unifiedDiff("f", before, after, context).diff;
+          expect(applyPatch(before, ours)).toBe(after);
+          expect(ours).toBe(
+            formatPatch(structuredPatch("f", "f", before, after, "", "", { context }), FILE_HEADERS_ONLY),
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });

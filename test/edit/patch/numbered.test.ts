@@ -22,7 +22,11 @@ function edited(text: string, after: number, inserted: string[], changed?: numbe
 /** A -U0 diff; with git's index line (blob hashes, abbreviated as git does) when asked. */
 function u0(pre: string, post: string, index = false): string {
   const body = createPatch("f.txt", pre, post, "", "", { context: 0 }).split("\n").slice(2).join("\n");
-  return (index ? `diff --git a/f.txt b/f.txt\nindex ${gitBlobHash(pre).slice(0, 7)}..${gitBlobHash(post).slice(0, 7)} 100644\n` : "") + body;
+  return (
+    (index
+      ? `diff --git a/f.txt b/f.txt\nindex ${gitBlobHash(pre).slice(0, 7)}..${gitBlobHash(post).slice(0, 7)} 100644\n`
+      : "") + body
+  );
 }
 
 function apply(content: string, diff: string, options: PatchOptions = {}) {
@@ -30,13 +34,20 @@ function apply(content: string, diff: string, options: PatchOptions = {}) {
 }
 
 /** Rewrites the header of hunk `n` (0-based) with `edit`. */
-function reheader(diff: string, n: number, edit: (h: { a: number; o: number; b: number; c: number }) => { a: number; o: number; b: number; c: number }): string {
+function reheader(
+  diff: string,
+  n: number,
+  edit: (h: { a: number; o: number; b: number; c: number }) => { a: number; o: number; b: number; c: number },
+): string {
   let k = -1;
-  return diff.replace(/^@@ -(\d+),(\d+) \+(\d+),(\d+) @@/gm, (whole, a: string, o: string, b: string, c: string) => {
-    if (++k !== n) return whole;
-    const h = edit({ a: Number(a), o: Number(o), b: Number(b), c: Number(c) });
-    return `@@ -${h.a},${h.o} +${h.b},${h.c} @@`;
-  });
+  return diff.replace(
+    /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@/gm,
+    (whole, a: string, o: string, b: string, c: string) => {
+      if (++k !== n) return whole;
+      const h = edit({ a: Number(a), o: Number(o), b: Number(b), c: Number(c) });
+      return `@@ -${h.a},${h.o} +${h.b},${h.c} @@`;
+    },
+  );
 }
 
 const POST = edited(PRE, 10, ["NEW A", "NEW B"], 20);
@@ -49,8 +60,13 @@ describe("git's blob hash", () => {
   });
 
   it("is read from the diff's index line, for the section it heads", () => {
-    const parsed = parseUnifiedDiff(`diff --git a/x b/x\nindex 1111111..2222222 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n`);
-    expect(parsed.ok && parsed.value.map((p) => p.index)).toEqual([{ old: "1111111", new: "2222222" }, undefined]);
+    const parsed = parseUnifiedDiff(
+      `diff --git a/x b/x\nindex 1111111..2222222 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n`,
+    );
+    expect(parsed.ok && parsed.value.map((p) => p.index)).toEqual([
+      { old: "1111111", new: "2222222" },
+      undefined,
+    ]);
   });
 });
 
@@ -61,7 +77,11 @@ describe("a zero-context insertion lands at its header's line on evidence", () =
 
   it("(a) holds for the only hunk, after the first line, in the middle and at the end of a file with CRLF and a BOM", () => {
     const text = "\uFEFFa\r\nb\r\nc\r\n";
-    for (const post of [text.replace("b\r\n", "b\r\nx\r\n"), text + "z\r\n", text.replace("a\r\n", "a\r\ny\r\n")]) {
+    for (const post of [
+      text.replace("b\r\n", "b\r\nx\r\n"),
+      text + "z\r\n",
+      text.replace("a\r\n", "a\r\ny\r\n"),
+    ]) {
       expect(apply(text, u0(text, post, true))).toMatchObject({ ok: true, value: { content: post } });
     }
   });
@@ -70,7 +90,10 @@ describe("a zero-context insertion lands at its header's line on evidence", () =
     const crlf = (t: string): string => t.replace(/\n/g, "\r\n");
     expect(apply(crlf(PRE), GIT)).toMatchObject({ ok: true, value: { content: crlf(POST) } });
     const shifted = reheader(GIT, 0, (h) => ({ ...h, a: h.a + 1, b: h.b + 1 }));
-    expect(apply(crlf(PRE), shifted)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/its numbers do not describe this file/) as string } });
+    expect(apply(crlf(PRE), shifted)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/its numbers do not describe this file/) as string },
+    });
   });
 
   it("(a) places it by number: the report says so", () => {
@@ -84,37 +107,68 @@ describe("a zero-context insertion lands at its header's line on evidence", () =
   it("without the index line, refuses even when every other hunk lands at its header line, and says what would settle it", () => {
     const result = apply(PRE, PLAIN);
     expect(result).toMatchObject({ ok: false, error: { code: "invalid_diff" } });
-    expect(!result.ok && result.error.message).toMatch(/hunk 1 of 2 .* has only added lines and no context.*no git `index OLD\.\.NEW` line.*a matching base sha256 does not/);
-    expect(!result.ok && result.error.suggestions.join(" ")).toMatch(/Add 3 unchanged lines of context.*`index OLD\.\.NEW`/);
+    expect(!result.ok && result.error.message).toMatch(
+      /hunk 1 of 2 .* has only added lines and no context.*no git `index OLD\.\.NEW` line.*a matching base sha256 does not/,
+    );
+    expect(!result.ok && result.error.suggestions.join(" ")).toMatch(
+      /Add 3 unchanged lines of context.*`index OLD\.\.NEW`/,
+    );
   });
 });
 
 describe("inputs that would make the rule lie are refused", () => {
   const refused = (content: string, diff: string, options: PatchOptions, why: RegExp): void => {
     const result = apply(content, diff, options);
-    expect(result.ok, result.ok ? `applied: ${JSON.stringify(result.value.content.slice(0, 200))}` : "").toBe(false);
+    expect(result.ok, result.ok ? `applied: ${JSON.stringify(result.value.content.slice(0, 200))}` : "").toBe(
+      false,
+    );
     if (!result.ok) expect(result.error.message).toMatch(why);
   };
 
   const noIndex = /no git `index OLD\.\.NEW` line/;
 
   it.each([1, 2, 3, -1, -2, -3])("no index line, the checkable hunk's numbers off by %i", (d) => {
-    refused(PRE, reheader(PLAIN, 1, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, noIndex);
+    refused(
+      PRE,
+      reheader(PLAIN, 1, (h) => ({ ...h, a: h.a + d, b: h.b + d })),
+      {},
+      noIndex,
+    );
   });
 
   it.each([1, 2, 3, -1, -2, -3])("no index line, the insertion's old-side number alone off by %i", (d) => {
-    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d })), {}, noIndex);
+    refused(
+      PRE,
+      reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d })),
+      {},
+      noIndex,
+    );
   });
 
-  it.each([1, 2, 3])("no index line, numbers counted on another text (%i lines more above the insertion)", (extra) => {
-    const other = edited(PRE, 2, Array.from({ length: extra }, (_, i) => `old ${i}`));
-    refused(PRE, u0(other, edited(other, 10 + extra, ["NEW A", "NEW B"], 20 + extra)), {}, noIndex);
-  });
+  it.each([1, 2, 3])(
+    "no index line, numbers counted on another text (%i lines more above the insertion)",
+    (extra) => {
+      const other = edited(
+        PRE,
+        2,
+        Array.from({ length: extra }, (_, i) => `old ${i}`),
+      );
+      refused(PRE, u0(other, edited(other, 10 + extra, ["NEW A", "NEW B"], 20 + extra)), {}, noIndex);
+    },
+  );
 
-  it.each([1, 2, 3, -1, -2, -3])("no index line, the insertion shifted by %i on both sides while every other hunk lands at its header line", (d) => {
-    // Read alone, this is a correct diff of another change: only the index line's blobs could tell, so it is refused.
-    refused(PRE, reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, noIndex);
-  });
+  it.each([1, 2, 3, -1, -2, -3])(
+    "no index line, the insertion shifted by %i on both sides while every other hunk lands at its header line",
+    (d) => {
+      // Read alone, this is a correct diff of another change: only the index line's blobs could tell, so it is refused.
+      refused(
+        PRE,
+        reheader(PLAIN, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })),
+        {},
+        noIndex,
+      );
+    },
+  );
 
   it("no index line, the only hunk is a zero-context insertion", () => {
     refused(PRE, u0(PRE, edited(PRE, 10, ["NEW"])), {}, noIndex);
@@ -128,19 +182,47 @@ describe("inputs that would make the rule lie are refused", () => {
     refused(PRE, GIT.replace(/\.\.([0-9a-f]{7})/, "..0123456"), {}, /the diff's `index` line says 0123456/);
   });
 
-  it.each([1, 2, 3, -1, -2, -3])("(a) the insertion shifted by %i on both sides: OLD still matches, NEW does not", (d) => {
-    refused(PRE, reheader(GIT, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })), {}, /result's blob is .*, so its numbers do not describe this file/);
-  });
+  it.each([1, 2, 3, -1, -2, -3])(
+    "(a) the insertion shifted by %i on both sides: OLD still matches, NEW does not",
+    (d) => {
+      refused(
+        PRE,
+        reheader(GIT, 0, (h) => ({ ...h, a: h.a + d, b: h.b + d })),
+        {},
+        /result's blob is .*, so its numbers do not describe this file/,
+      );
+    },
+  );
 
   it("(a) OLD names another text", () => {
     const other = edited(PRE, 0, ["old 0"]);
-    refused(PRE, u0(other, edited(other, 11, ["NEW A", "NEW B"], 21), true), {}, /names blob .* the diff was made on another text/);
+    refused(
+      PRE,
+      u0(other, edited(other, 11, ["NEW A", "NEW B"], 21), true),
+      {},
+      /names blob .* the diff was made on another text/,
+    );
   });
 });
 
 describe("property: a -U0 diff, true or lying, gives its intended text or a refusal", () => {
-  type Lie = "none" | "checked-shift" | "insert-old-shift" | "insert-shift" | "other-text" | "index-new" | "insert-shift-index";
-  const lies: Lie[] = ["none", "checked-shift", "insert-old-shift", "insert-shift", "other-text", "index-new", "insert-shift-index"];
+  type Lie =
+    | "none"
+    | "checked-shift"
+    | "insert-old-shift"
+    | "insert-shift"
+    | "other-text"
+    | "index-new"
+    | "insert-shift-index";
+  const lies: Lie[] = [
+    "none",
+    "checked-shift",
+    "insert-old-shift",
+    "insert-shift",
+    "other-text",
+    "index-new",
+    "insert-shift-index",
+  ];
 
   it("never writes a wrong text", () => {
     /** Per lie, how many diffs landed with an insertion placed by its numbers: the property is not vacuous. */
@@ -148,7 +230,14 @@ describe("property: a -U0 diff, true or lying, gives its intended text or a refu
     fc.assert(
       fc.property(
         fc.integer({ min: 5, max: 60 }),
-        fc.array(fc.record({ at: fc.nat(), kind: fc.constantFrom("insert", "change", "delete"), n: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 5 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            kind: fc.constantFrom("insert", "change", "delete"),
+            n: fc.integer({ min: 1, max: 3 }),
+          }),
+          { minLength: 1, maxLength: 5 },
+        ),
         fc.constantFrom(...lies),
         fc.constantFrom(1, 2, 3, -1, -2, -3),
         fc.boolean(),
@@ -170,9 +259,20 @@ describe("property: a -U0 diff, true or lying, gives its intended text or a refu
           const hunks = [...diff.matchAll(/^@@ -(\d+),(\d+)/gm)].map((m) => Number(m[2]));
           const insertion = hunks.findIndex((o) => o === 0);
           const checked = hunks.findIndex((o) => o > 0);
-          if (lie === "checked-shift" && checked >= 0) diff = reheader(diff, checked, (h) => ({ ...h, a: Math.max(0, h.a + d), b: Math.max(0, h.b + d) }));
-          if (lie === "insert-old-shift" && insertion >= 0) diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d) }));
-          if ((lie === "insert-shift" || lie === "insert-shift-index") && insertion >= 0) diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d), b: Math.max(1, h.b + d) }));
+          if (lie === "checked-shift" && checked >= 0)
+            diff = reheader(diff, checked, (h) => ({
+              ...h,
+              a: Math.max(0, h.a + d),
+              b: Math.max(0, h.b + d),
+            }));
+          if (lie === "insert-old-shift" && insertion >= 0)
+            diff = reheader(diff, insertion, (h) => ({ ...h, a: Math.max(0, h.a + d) }));
+          if ((lie === "insert-shift" || lie === "insert-shift-index") && insertion >= 0)
+            diff = reheader(diff, insertion, (h) => ({
+              ...h,
+              a: Math.max(0, h.a + d),
+              b: Math.max(1, h.b + d),
+            }));
           if (lie === "index-new") diff = diff.replace(/\.\.([0-9a-f]{7})/, "..0000000");
           let content = before;
           if (lie === "other-text") content = ["extra", ...pre].join("\n") + "\n"; // the base "matches", the numbers were counted on `before`
@@ -196,8 +296,14 @@ describe("property: a -U0 diff, true or lying, gives its intended text or a refu
 });
 
 describe("a hunk header whose numbers cannot be read", () => {
-  it.each(["@@ ... @@", "@@ -2,3 +2,3 @", "@@ --1,3 +1,3 @@"])("%s opens a bare hunk: its lines are placed by content, never dropped", (first) => {
-    const diff = `--- a/f.txt\n+++ b/f.txt\n${first}\n line 1\n-line 2\n+LINE 2\n line 3\n@@ -15,3 +15,3 @@\n line 15\n-line 16\n+LINE 16\n line 17\n`;
-    expect(apply(PRE, diff)).toMatchObject({ ok: true, value: { content: PRE.replace("line 2\n", "LINE 2\n").replace("line 16\n", "LINE 16\n") } });
-  });
+  it.each(["@@ ... @@", "@@ -2,3 +2,3 @", "@@ --1,3 +1,3 @@"])(
+    "%s opens a bare hunk: its lines are placed by content, never dropped",
+    (first) => {
+      const diff = `--- a/f.txt\n+++ b/f.txt\n${first}\n line 1\n-line 2\n+LINE 2\n line 3\n@@ -15,3 +15,3 @@\n line 15\n-line 16\n+LINE 16\n line 17\n`;
+      expect(apply(PRE, diff)).toMatchObject({
+        ok: true,
+        value: { content: PRE.replace("line 2\n", "LINE 2\n").replace("line 16\n", "LINE 16\n") },
+      });
+    },
+  );
 });

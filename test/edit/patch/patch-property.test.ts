@@ -13,7 +13,13 @@ const modules = fileURLToPath(new URL("../../../node_modules/", import.meta.url)
 
 /** A few real files nobody here wrote: JavaScript from installed packages. */
 function corpus(): string[] {
-  const picks = ["diff/libesm/patch/apply.js", "diff/libesm/patch/parse.js", "zod/v4/core/util.js", "vscode-jsonrpc/lib/common/connection.js", "tinyglobby/dist/index.mjs"];
+  const picks = [
+    "diff/libesm/patch/apply.js",
+    "diff/libesm/patch/parse.js",
+    "zod/v4/core/util.js",
+    "vscode-jsonrpc/lib/common/connection.js",
+    "tinyglobby/dist/index.mjs",
+  ];
   return picks
     .map((p) => path.join(modules, p))
     .filter((p) => {
@@ -50,7 +56,15 @@ function perturb(diff: string, kind: Perturbation, shift: number): string {
     case "crlf-file":
       return diff;
     case "shift":
-      return lines.map((l) => l.replace(/^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/, (_m, a: string, b = "", c: string, d = "") => `@@ -${Math.max(1, Number(a) + shift)}${b} +${Math.max(1, Number(c) + shift)}${d} @@`)).join("\n");
+      return lines
+        .map((l) =>
+          l.replace(
+            /^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/,
+            (_m, a: string, b = "", c: string, d = "") =>
+              `@@ -${Math.max(1, Number(a) + shift)}${b} +${Math.max(1, Number(c) + shift)}${d} @@`,
+          ),
+        )
+        .join("\n");
     case "bare":
       return lines.map((l) => (l.startsWith("@@") ? "@@ @@" : l)).join("\n");
     case "counts":
@@ -58,7 +72,11 @@ function perturb(diff: string, kind: Perturbation, shift: number): string {
     case "trailing":
       return lines.map((l, i) => (l.startsWith(" ") && i % 2 === 0 ? l + "  " : l)).join("\n");
     case "fence":
-      return "Here is the change:\n```diff\n" + lines.filter((l) => !l.startsWith("Index:") && !l.startsWith("===")).join("\n") + "\n```\n";
+      return (
+        "Here is the change:\n```diff\n" +
+        lines.filter((l) => !l.startsWith("Index:") && !l.startsWith("===")).join("\n") +
+        "\n```\n"
+      );
   }
 }
 
@@ -70,8 +88,19 @@ describe("applyModelPatch on real files", () => {
   it("gives the exact expected text or a clean refusal", () => {
     const arbitrary = fc.record({
       file: fc.nat({ max: files.length - 1 }),
-      edits: fc.array(fc.record({ at: fc.nat(), remove: fc.nat({ max: 3 }), insert: fc.array(fc.nat(), { maxLength: 3 }) }), { minLength: 1, maxLength: 4 }),
-      kind: fc.constantFrom<Perturbation>("none", "shift", "bare", "counts", "trailing", "crlf-file", "fence"),
+      edits: fc.array(
+        fc.record({ at: fc.nat(), remove: fc.nat({ max: 3 }), insert: fc.array(fc.nat(), { maxLength: 3 }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
+      kind: fc.constantFrom<Perturbation>(
+        "none",
+        "shift",
+        "bare",
+        "counts",
+        "trailing",
+        "crlf-file",
+        "fence",
+      ),
       shift: fc.integer({ min: -60, max: 60 }),
       context: fc.constantFrom(3, 10),
     });
@@ -85,7 +114,11 @@ describe("applyModelPatch on real files", () => {
         for (const e of edits) {
           const at = floor + (e.at % Math.max(1, Math.floor(lines.length / (edits.length + 1))));
           if (at + e.remove >= lines.length) break;
-          spaced.push({ at, remove: e.remove, insert: e.insert.map((n) => `${lines[n % lines.length]!} // changed ${n}`) });
+          spaced.push({
+            at,
+            remove: e.remove,
+            insert: e.insert.map((n) => `${lines[n % lines.length]!} // changed ${n}`),
+          });
           floor = at + e.remove + 1;
         }
         fc.pre(spaced.some((e) => e.remove > 0 || e.insert.length > 0));

@@ -3,12 +3,14 @@ import { applyModelPatch } from "../../../server/src/edit/patch/patch.js";
 
 /** Fixtures are written as readable text; `|` marks the left edge so indentation is visible. */
 function text(strings: TemplateStringsArray): string {
-  return strings
-    .join("")
-    .split("\n")
-    .slice(1, -1)
-    .map((l) => l.replace(/^\s*\|/, ""))
-    .join("\n") + "\n";
+  return (
+    strings
+      .join("")
+      .split("\n")
+      .slice(1, -1)
+      .map((l) => l.replace(/^\s*\|/, ""))
+      .join("\n") + "\n"
+  );
 }
 
 const source = text`
@@ -98,7 +100,7 @@ const applies: Case[] = [
   },
   {
     name: "trailing spaces on context lines",
-    diff: "@@ -4,4 +4,4 @@\n     const raw = readFile(path);  \n     if (!raw) { \n-        return null;\n+        throw new Error(\"empty file: \" + path);\n     }\n",
+    diff: '@@ -4,4 +4,4 @@\n     const raw = readFile(path);  \n     if (!raw) { \n-        return null;\n+        throw new Error("empty file: " + path);\n     }\n',
     after: expectedAfter,
   },
   {
@@ -151,7 +153,7 @@ const applies: Case[] = [
       |     writeFile(path, raw);
     `,
     after: source
-      .replace('import { readFile }', "import { readFile, writeFile }")
+      .replace("import { readFile }", "import { readFile, writeFile }")
       .replace("JSON.stringify(value)", "JSON.stringify(value, null, 2)"),
   },
   {
@@ -212,11 +214,23 @@ describe("applyModelPatch refuses", () => {
     { name: "an empty diff", diff: "", code: "invalid_diff" },
     { name: "prose without a diff", diff: "I changed the function to throw.", code: "invalid_diff" },
     { name: "headers only", diff: "--- a/f\n+++ b/f\n", code: "invalid_diff" },
-    { name: "a removed line that is not in the file", diff: "@@ @@\n     if (!raw) {\n-        return undefined;\n+        throw new Error();\n     }\n", code: "invalid_diff" },
-    { name: "a hunk from another file", diff: "@@ -1,3 +1,3 @@\n def main():\n-    print('hi')\n+    print('hello')\n", code: "invalid_diff" },
+    {
+      name: "a removed line that is not in the file",
+      diff: "@@ @@\n     if (!raw) {\n-        return undefined;\n+        throw new Error();\n     }\n",
+      code: "invalid_diff",
+    },
+    {
+      name: "a hunk from another file",
+      diff: "@@ -1,3 +1,3 @@\n def main():\n-    print('hi')\n+    print('hello')\n",
+      code: "invalid_diff",
+    },
     { name: "a diff with only context", diff: "@@ @@\n     if (!raw) {\n", code: "no_change" },
     { name: "an insertion without context", diff: "@@ -3,0 +4,1 @@\n+// note\n", code: "invalid_diff" },
-    { name: "hunks out of order", diff: "@@ @@\n export function save(path, value) {\n-    const raw = JSON.stringify(value);\n+    const raw = String(value);\n@@ @@\n export function load(path) {\n-    const raw = readFile(path);\n+    const raw = readFileSync(path);\n", code: "invalid_diff" },
+    {
+      name: "hunks out of order",
+      diff: "@@ @@\n export function save(path, value) {\n-    const raw = JSON.stringify(value);\n+    const raw = String(value);\n@@ @@\n export function load(path) {\n-    const raw = readFile(path);\n+    const raw = readFileSync(path);\n",
+      code: "invalid_diff",
+    },
   ])("$name → $code", ({ diff, code }) => {
     const result = applyModelPatch(source, diff);
     expect(result.ok).toBe(false);
@@ -243,7 +257,11 @@ describe("applyModelPatch refuses", () => {
 
   it("a diff whose header names another file that exists is refused, naming it", () => {
     const exists = (p: string): boolean => p === "lib/other.py";
-    const result = applyModelPatch(source, "--- a/lib/other.py\n+++ b/lib/other.py\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n", { filePath: "src/io.js", fileExists: exists });
+    const result = applyModelPatch(
+      source,
+      "--- a/lib/other.py\n+++ b/lib/other.py\n@@ @@\n     if (!raw) {\n-        return null;\n+        return 0;\n",
+      { filePath: "src/io.js", fileExists: exists },
+    );
     expect(!result.ok && result.error.code).toBe("invalid_diff");
     expect(!result.ok && result.error.message).toContain("`lib/other.py`, not `src/io.js`");
   });
@@ -269,11 +287,16 @@ describe("applyModelPatch refuses", () => {
   });
 
   it("names the nearest candidate line when a hunk does not match", () => {
-    const result = applyModelPatch(source, "@@ @@\n     const raw = readFile(path);\n     if (!raw) {\n-        return undefined;\n+        return 0;\n     }\n");
+    const result = applyModelPatch(
+      source,
+      "@@ @@\n     const raw = readFile(path);\n     if (!raw) {\n-        return undefined;\n+        return 0;\n     }\n",
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.message).toContain("Nearest candidate: lines 4-7");
-    expect(result.error.message).toContain('expects "        return undefined;" at line 6, but the file has "        return null;"');
+    expect(result.error.message).toContain(
+      'expects "        return undefined;" at line 6, but the file has "        return null;"',
+    );
   });
 });
 
@@ -283,13 +306,16 @@ describe("the corrected diff", () => {
     if (!result.ok) throw new Error(result.error.message);
     expect(result.value.diff).toContain("@@ -4,5 +4,5 @@");
     expect(result.value.diff).toContain("\n     const raw = readFile(path);\n");
-    expect(result.value.hunks).toEqual([{ index: 0, line: 4, claimedLine: 4, tier: "whitespace", contextMismatches: 0 }]);
+    expect(result.value.hunks).toEqual([
+      { index: 0, line: 4, claimedLine: 4, tier: "whitespace", contextMismatches: 0 },
+    ]);
   });
 });
 
 describe("never wrong", () => {
   it("a fix written into a context line beside an identical -/+ pair is refused, naming the line", () => {
-    const diff = "@@ @@\n     const raw = readFile(path);\n-    if (!raw) {\n+    if (!raw) {\n         return undefined;\n     }\n";
+    const diff =
+      "@@ @@\n     const raw = readFile(path);\n-    if (!raw) {\n+    if (!raw) {\n         return undefined;\n     }\n";
     const result = applyModelPatch(source, diff);
     expect(!result.ok && result.error.code).toBe("invalid_diff");
     expect(!result.ok && result.error.message).toContain('"return undefined;"');
@@ -308,7 +334,8 @@ describe("never wrong", () => {
 
   it("an 'already applied' diff proven only by fuzzy context is not no_change", () => {
     const after = source.replace("return null;", "return 0;");
-    const diff = "@@ @@\n     const raw = readFile(path);\n     if (!raw) {\n-        return undefined;\n+        return 0;\n     }\n     return JSON.parse(raw, reviver);\n }\n";
+    const diff =
+      "@@ @@\n     const raw = readFile(path);\n     if (!raw) {\n-        return undefined;\n+        return 0;\n     }\n     return JSON.parse(raw, reviver);\n }\n";
     const result = applyModelPatch(after, diff);
     expect(!result.ok && result.error.code).toBe("invalid_diff");
   });

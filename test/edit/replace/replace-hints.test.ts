@@ -6,8 +6,18 @@ import { apply, block, failure, file } from "./replace-cases.js";
 describe("no_change", () => {
   it.each([
     { name: "old_string equals new_string", before: file("a"), old: "a", new: "a" },
-    { name: "old_string gone, new_string already there once", before: file("const rate = 0.075;"), old: "const rate = 0.05;", new: "const rate = 0.075;" },
-    { name: "the replacement only re-creates the same text", before: file("    x();"), old: "x();  ", new: "x();" },
+    {
+      name: "old_string gone, new_string already there once",
+      before: file("const rate = 0.075;"),
+      old: "const rate = 0.05;",
+      new: "const rate = 0.075;",
+    },
+    {
+      name: "the replacement only re-creates the same text",
+      before: file("    x();"),
+      old: "x();  ",
+      new: "x();",
+    },
   ])("$name", ({ before, old, new: replacement }) => {
     const error = failure(before, { old_string: old, new_string: replacement }, "no_change");
     expect(error.message).toMatch(/already/);
@@ -29,7 +39,10 @@ describe("placeholders", () => {
     const before = file("function f() {", "  a();", "}");
     const error = failure(
       before,
-      { old_string: block("function f() {", "  a();"), new_string: block("function f() {", "  b();", placeholder) },
+      {
+        old_string: block("function f() {", "  a();"),
+        new_string: block("function f() {", "  b();", placeholder),
+      },
       "invalid_argument",
     );
     expect(error.message).toContain(placeholder.trim());
@@ -37,9 +50,24 @@ describe("placeholders", () => {
   });
 
   it.each([
-    { name: "the placeholder is in old_string", before: file("x", "// ...", "y"), old: block("x", "// ..."), new: block("z", "// ...") },
-    { name: "the placeholder is in the file", before: file("def f():", "    ...", "g = 1"), old: "g = 1", new: block("g = 2", "    ...") },
-    { name: "an ordinary comment", before: file("x"), old: "x", new: block("// restore the previous value", "x") },
+    {
+      name: "the placeholder is in old_string",
+      before: file("x", "// ...", "y"),
+      old: block("x", "// ..."),
+      new: block("z", "// ..."),
+    },
+    {
+      name: "the placeholder is in the file",
+      before: file("def f():", "    ...", "g = 1"),
+      old: "g = 1",
+      new: block("g = 2", "    ..."),
+    },
+    {
+      name: "an ordinary comment",
+      before: file("x"),
+      old: "x",
+      new: block("// restore the previous value", "x"),
+    },
     { name: "a section comment", before: file("x"), old: "x", new: block("// Methods", "x") },
     { name: "a spread", before: file("f(a)"), old: "f(a)", new: "f(...a)" },
   ])("allows it when $name", ({ before, old, new: replacement }) => {
@@ -50,7 +78,10 @@ describe("placeholders", () => {
 describe("over-escaped strings", () => {
   it("unescapes old_string and new_string when the literal form matches nothing", () => {
     const before = file("function hi() {", '  say("hi");', "}");
-    const result = apply(before, { old_string: '  say(\\"hi\\");\\n}', new_string: '  say(\\"hello\\");\\n}' });
+    const result = apply(before, {
+      old_string: '  say(\\"hi\\");\\n}',
+      new_string: '  say(\\"hello\\");\\n}',
+    });
     expect(result.content).toBe(file("function hi() {", '  say("hello");', "}"));
     expect(result.unescaped).toBe(true);
   });
@@ -77,7 +108,10 @@ describe("over-escaped strings", () => {
 
   it("reads an escaped backslash before n as a backslash and an n", () => {
     const before = file('path = "C:\\new"');
-    const result = apply(before, { old_string: 'path = \\"C:\\\\new\\"', new_string: 'path = \\"D:\\\\new\\"' });
+    const result = apply(before, {
+      old_string: 'path = \\"C:\\\\new\\"',
+      new_string: 'path = \\"D:\\\\new\\"',
+    });
     expect(result.content).toBe(file('path = "D:\\new"'));
     expect(result.unescaped).toBe(true);
   });
@@ -95,7 +129,12 @@ describe("empty old_string", () => {
 });
 
 describe("not found", () => {
-  const before = file("function total(items) {", "  const taxRate = 0.05;", "  return sum(items) * (1 + taxRate);", "}");
+  const before = file(
+    "function total(items) {",
+    "  const taxRate = 0.05;",
+    "  return sum(items) * (1 + taxRate);",
+    "}",
+  );
 
   it.each([
     {

@@ -14,7 +14,11 @@ interface Case {
 
 function checkTier(strategy: ReplaceStrategy, cases: Case[]): void {
   it.each(cases)("$name", (c) => {
-    const result = apply(c.before, { old_string: c.old, new_string: c.new, expected_replacements: c.expected_replacements });
+    const result = apply(c.before, {
+      old_string: c.old,
+      new_string: c.new,
+      expected_replacements: c.expected_replacements,
+    });
     expect(result.content).toBe(c.after);
     expect(result.strategy).toBe(strategy);
     expect(result.unescaped).toBe(false);
@@ -23,7 +27,13 @@ function checkTier(strategy: ReplaceStrategy, cases: Case[]): void {
 
 describe("exact tier", () => {
   checkTier("exact", [
-    { name: "a word inside a line", before: file("let x = 1;"), old: "1", new: "2", after: file("let x = 2;") },
+    {
+      name: "a word inside a line",
+      before: file("let x = 1;"),
+      old: "1",
+      new: "2",
+      after: file("let x = 2;"),
+    },
     {
       name: "a block of lines",
       before: file("a", "b", "c", "d"),
@@ -38,8 +48,20 @@ describe("exact tier", () => {
       new: "",
       after: file("keep", "keep too"),
     },
-    { name: "$& inserted literally", before: file("price"), old: "price", new: "$&.00", after: file("$&.00") },
-    { name: "$1 and $$ inserted literally", before: file("a(b)"), old: "a(b)", new: "$1 + $$ + $'", after: file("$1 + $$ + $'") },
+    {
+      name: "$& inserted literally",
+      before: file("price"),
+      old: "price",
+      new: "$&.00",
+      after: file("$&.00"),
+    },
+    {
+      name: "$1 and $$ inserted literally",
+      before: file("a(b)"),
+      old: "a(b)",
+      new: "$1 + $$ + $'",
+      after: file("$1 + $$ + $'"),
+    },
     {
       name: "a match after the indentation is literal: new_string's next lines keep their own indentation",
       before: file("  a", "  b", "  c"),
@@ -47,7 +69,13 @@ describe("exact tier", () => {
       new: "B\n  B2\n",
       after: file("  a", "  B", "  B2", "  c"),
     },
-    { name: "regex characters in old_string", before: file("if (x > 10) { y(); }"), old: "(x > 10)", new: "(x > 11)", after: file("if (x > 11) { y(); }") },
+    {
+      name: "regex characters in old_string",
+      before: file("if (x > 10) { y(); }"),
+      old: "(x > 10)",
+      new: "(x > 11)",
+      after: file("if (x > 11) { y(); }"),
+    },
   ]);
 });
 
@@ -58,7 +86,16 @@ describe("whitespace-flexible tier", () => {
       before: file("class A {", "    run() {", "        go();", "    }", "}"),
       old: block("run() {", "    go();", "}"),
       new: block("run() {", "    go();", "    if (done) {", "        stop();", "    }", "}"),
-      after: file("class A {", "    run() {", "        go();", "        if (done) {", "            stop();", "        }", "    }", "}"),
+      after: file(
+        "class A {",
+        "    run() {",
+        "        go();",
+        "        if (done) {",
+        "            stop();",
+        "        }",
+        "    }",
+        "}",
+      ),
     },
     {
       name: "file indented shallower: the replacement moves left",
@@ -158,8 +195,20 @@ describe("token-tolerant tier", () => {
 
 describe("counting matches", () => {
   it.each([
-    { name: "overlapping exact matches (`aa` in `aaa`)", before: file("aaa"), old: "aa", count: 2, lines: "line 1 (2 matches)" },
-    { name: "two exact matches on different lines", before: file("x();", "y();", "x();"), old: "x();", count: 2, lines: "lines 1 and 3" },
+    {
+      name: "overlapping exact matches (`aa` in `aaa`)",
+      before: file("aaa"),
+      old: "aa",
+      count: 2,
+      lines: "line 1 (2 matches)",
+    },
+    {
+      name: "two exact matches on different lines",
+      before: file("x();", "y();", "x();"),
+      old: "x();",
+      count: 2,
+      lines: "lines 1 and 3",
+    },
     {
       name: "overlapping whole-line windows",
       before: file("  step();", "  step();", "  step();"),
@@ -177,25 +226,41 @@ describe("counting matches", () => {
   });
 
   it("replaces every match when expected_replacements equals the count", () => {
-    const result = apply(file("x();", "y();", "x();"), { old_string: "x();", new_string: "w();", expected_replacements: 2 });
+    const result = apply(file("x();", "y();", "x();"), {
+      old_string: "x();",
+      new_string: "w();",
+      expected_replacements: 2,
+    });
     expect(result.content).toBe(file("w();", "y();", "w();"));
     expect(result.occurrences).toBe(2);
   });
 
   it("re-indents each match on its own when replacing several", () => {
     const before = file("if (a) {", "  go();", "}", "    go();");
-    const result = apply(before, { old_string: "go();  ", new_string: block("go();", "done();"), expected_replacements: 2 });
+    const result = apply(before, {
+      old_string: "go();  ",
+      new_string: block("go();", "done();"),
+      expected_replacements: 2,
+    });
     expect(result.strategy).toBe("flexible");
     expect(result.content).toBe(file("if (a) {", "  go();", "  done();", "}", "    go();", "    done();"));
   });
 
   it("refuses overlapping matches even when their count is the one expected", () => {
-    const error = failure(file("aaa"), { old_string: "aa", new_string: "b", expected_replacements: 2 }, "ambiguous");
+    const error = failure(
+      file("aaa"),
+      { old_string: "aa", new_string: "b", expected_replacements: 2 },
+      "ambiguous",
+    );
     expect(error.message).toMatch(/overlap/);
   });
 
   it("reports fewer matches than expected", () => {
-    const error = failure(file("x();", "y();"), { old_string: "x();", new_string: "w();", expected_replacements: 3 }, "ambiguous");
+    const error = failure(
+      file("x();", "y();"),
+      { old_string: "x();", new_string: "w();", expected_replacements: 3 },
+      "ambiguous",
+    );
     expect(error.message).toContain("matches 1 place");
     expect(error.message).toContain("expected_replacements is 3");
   });

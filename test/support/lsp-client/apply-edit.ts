@@ -12,7 +12,14 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ResponseError } from "vscode-jsonrpc/node.js";
-import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult, CreateFile, DeleteFile, TextDocumentEdit, WorkspaceEdit } from "vscode-languageserver-protocol";
+import type {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditResult,
+  CreateFile,
+  DeleteFile,
+  TextDocumentEdit,
+  WorkspaceEdit,
+} from "vscode-languageserver-protocol";
 import { languageOf, type EditorBuffer, type EditorBuffers } from "./buffers.js";
 import type { EditorStyle } from "./options.js";
 
@@ -26,18 +33,33 @@ export interface ApplyEditRecord {
 }
 
 /** Applies `edit` to the buffers as `style` does; the record (of an applyEdit request) gets the skipped edits. */
-export async function applyWorkspaceEdit(buffers: EditorBuffers, style: EditorStyle, edit: WorkspaceEdit, record?: ApplyEditRecord): Promise<ApplyWorkspaceEditResult> {
+export async function applyWorkspaceEdit(
+  buffers: EditorBuffers,
+  style: EditorStyle,
+  edit: WorkspaceEdit,
+  record?: ApplyEditRecord,
+): Promise<ApplyWorkspaceEditResult> {
   const changes: (TextDocumentEdit | CreateFile | { kind: string })[] =
-    edit.documentChanges ?? Object.entries(edit.changes ?? {}).map(([uri, edits]) => ({ textDocument: { uri, version: null }, edits }));
+    edit.documentChanges ??
+    Object.entries(edit.changes ?? {}).map(([uri, edits]) => ({
+      textDocument: { uri, version: null },
+      edits,
+    }));
   for (let index = 0; index < changes.length; index++) {
     const change = changes[index]!;
     if ("kind" in change) {
-      if (style === "eglot") throw new ResponseError(-32603, `Unsupported resource operation: ${change.kind}`);
+      if (style === "eglot")
+        throw new ResponseError(-32603, `Unsupported resource operation: ${change.kind}`);
       if (change.kind === "delete") {
         await deleteFile(buffers, change as DeleteFile);
         continue;
       }
-      if (change.kind !== "create") return { applied: false, failureReason: `the test client does not do ${change.kind}`, failedChange: index };
+      if (change.kind !== "create")
+        return {
+          applied: false,
+          failureReason: `the test client does not do ${change.kind}`,
+          failedChange: index,
+        };
       await createFile(style, change as CreateFile);
       continue;
     }
@@ -47,10 +69,17 @@ export async function applyWorkspaceEdit(buffers: EditorBuffers, style: EditorSt
     const wanted = docEdit.textDocument.version;
     if (wanted !== null && wanted !== undefined) {
       if (style === "helix" && wanted !== buffer.version) {
-        return { applied: false, failureReason: `Document ${buffer.rel} changed: the edit is for version ${wanted}, the document is at version ${buffer.version}`, failedChange: index };
+        return {
+          applied: false,
+          failureReason: `Document ${buffer.rel} changed: the edit is for version ${wanted}, the document is at version ${buffer.version}`,
+          failedChange: index,
+        };
       }
       if (style === "eglot" && wanted !== buffer.version) {
-        throw new ResponseError(-32603, `Edits on \`${abs}' require version ${wanted}, you have ${buffer.version}`);
+        throw new ResponseError(
+          -32603,
+          `Edits on \`${abs}' require version ${wanted}, you have ${buffer.version}`,
+        );
       }
       if (style === "neovim" && index === 0 && wanted > 0 && buffer.version > wanted) {
         record?.skipped.push(docEdit);
@@ -92,7 +121,10 @@ async function createFile(style: EditorStyle, change: CreateFile): Promise<void>
   const opts = change.options ?? {};
   const exists = existsSync(abs);
   // Neovim 0.7: truncates unless ignoreIfExists (without overwrite); Helix: skips an existing file when ignoreIfExists.
-  const write = style === "neovim" ? !opts.ignoreIfExists || opts.overwrite === true : !exists || opts.overwrite === true || !opts.ignoreIfExists;
+  const write =
+    style === "neovim"
+      ? !opts.ignoreIfExists || opts.overwrite === true
+      : !exists || opts.overwrite === true || !opts.ignoreIfExists;
   if (write) {
     await fs.mkdir(path.dirname(abs), { recursive: true });
     await fs.writeFile(abs, "");

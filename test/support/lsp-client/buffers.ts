@@ -38,7 +38,17 @@ export interface EditorBuffer extends BufferView {
   onSent: (() => void)[];
 }
 
-const LANGUAGES: Record<string, string> = { ".ts": "typescript", ".js": "javascript", ".py": "python", ".md": "markdown", ".diff": "diff", ".patch": "diff", ".go": "go", ".rs": "rust", ".json": "json" };
+const LANGUAGES: Record<string, string> = {
+  ".ts": "typescript",
+  ".js": "javascript",
+  ".py": "python",
+  ".md": "markdown",
+  ".diff": "diff",
+  ".patch": "diff",
+  ".go": "go",
+  ".rs": "rust",
+  ".json": "json",
+};
 
 export function languageOf(rel: string): string {
   return LANGUAGES[path.extname(rel)] ?? "plaintext";
@@ -94,7 +104,14 @@ export class EditorBuffers {
 
   attach(buffer: EditorBuffer): void {
     buffer.attached = true;
-    this.host.notify("textDocument/didOpen", { textDocument: { uri: buffer.uri, languageId: buffer.languageId, version: buffer.version, text: buffer.text } });
+    this.host.notify("textDocument/didOpen", {
+      textDocument: {
+        uri: buffer.uri,
+        languageId: buffer.languageId,
+        version: buffer.version,
+        text: buffer.text,
+      },
+    });
   }
 
   /** Drops the buffer; the server hears didClose if it was attached. */
@@ -125,7 +142,10 @@ export class EditorBuffers {
     buffer.timer = undefined;
     if (buffer.unsent.length > 0 && buffer.attached) {
       const contentChanges = buffer.unsent.splice(0);
-      this.host.notify("textDocument/didChange", { textDocument: { uri: buffer.uri, version: buffer.version }, contentChanges });
+      this.host.notify("textDocument/didChange", {
+        textDocument: { uri: buffer.uri, version: buffer.version },
+        contentChanges,
+      });
     }
     for (const resolve of buffer.onSent.splice(0)) resolve();
   }
@@ -136,7 +156,11 @@ export class EditorBuffers {
 
   /** Resolves when no didChange is waiting on a timer. */
   async settled(): Promise<void> {
-    await Promise.all(this.all().filter((b) => b.timer !== undefined).map((b) => new Promise<void>((resolve) => b.onSent.push(resolve))));
+    await Promise.all(
+      this.all()
+        .filter((b) => b.timer !== undefined)
+        .map((b) => new Promise<void>((resolve) => b.onSent.push(resolve))),
+    );
   }
 
   clearTimers(): void {

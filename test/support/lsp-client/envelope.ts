@@ -11,7 +11,8 @@ export type { Data, Envelope, FileState };
 export function stateOf(envelope: Envelope): FileState {
   const data = envelope.data;
   const state = data && "latest_file_state" in data ? data["latest_file_state"] : data;
-  if (typeof state !== "object" || state === null || !("sha256" in state)) throw new Error(`no file state in ${JSON.stringify(envelope)}`);
+  if (typeof state !== "object" || state === null || !("sha256" in state))
+    throw new Error(`no file state in ${JSON.stringify(envelope)}`);
   return state as FileState;
 }
 

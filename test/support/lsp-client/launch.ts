@@ -17,7 +17,10 @@ export async function cleanup(): Promise<void> {
 }
 
 /** A workspace holding `files` and a server started on it. */
-export async function launch(files: Record<string, string | Uint8Array>, options: Omit<StartOptions, "root">): Promise<TestClient> {
+export async function launch(
+  files: Record<string, string | Uint8Array>,
+  options: Omit<StartOptions, "root">,
+): Promise<TestClient> {
   return startServer({ ...options, root: await createWorkspace(files) });
 }
 

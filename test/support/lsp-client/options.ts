@@ -3,7 +3,12 @@
 // (facts from the shared EDITORS.md), and the script the server runs from.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { ApplyWorkspaceEditParams, ClientCapabilities, MessageActionItem, ShowMessageRequestParams } from "vscode-languageserver-protocol";
+import type {
+  ApplyWorkspaceEditParams,
+  ClientCapabilities,
+  MessageActionItem,
+  ShowMessageRequestParams,
+} from "vscode-languageserver-protocol";
 import type { TestClient } from "./test-client.js";
 
 export type EditorStyle = "helix" | "neovim" | "eglot" | "no-apply-edit";
@@ -41,27 +46,66 @@ export function capabilitiesFor(options: StartOptions): ClientCapabilities {
   const progress = options.workDoneProgress ?? (style === "helix" || style === "neovim");
   const window: NonNullable<ClientCapabilities["window"]> = {
     workDoneProgress: progress,
-    ...(options.showMessageRequest ? { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } } : {}),
+    ...(options.showMessageRequest
+      ? { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } }
+      : {}),
     ...(style === "helix" ? { showDocument: { support: true } } : {}),
   };
   const codeAction = {
     dynamicRegistration: false,
-    codeActionLiteralSupport: { codeActionKind: { valueSet: ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports"] } },
+    codeActionLiteralSupport: {
+      codeActionKind: {
+        valueSet: [
+          "",
+          "quickfix",
+          "refactor",
+          "refactor.extract",
+          "refactor.inline",
+          "refactor.rewrite",
+          "source",
+          "source.organizeImports",
+        ],
+      },
+    },
   };
   const textDocument: ClientCapabilities["textDocument"] = {
-    synchronization: { dynamicRegistration: false, didSave: true, willSave: style === "eglot", willSaveWaitUntil: style === "eglot" },
-    codeAction: style === "helix" ? { ...codeAction, isPreferredSupport: true, disabledSupport: true, dataSupport: true, resolveSupport: { properties: ["edit", "command"] } } : codeAction,
+    synchronization: {
+      dynamicRegistration: false,
+      didSave: true,
+      willSave: style === "eglot",
+      willSaveWaitUntil: style === "eglot",
+    },
+    codeAction:
+      style === "helix"
+        ? {
+            ...codeAction,
+            isPreferredSupport: true,
+            disabledSupport: true,
+            dataSupport: true,
+            resolveSupport: { properties: ["edit", "command"] },
+          }
+        : codeAction,
     publishDiagnostics: { relatedInformation: true },
   };
   const configuration = options.configuration !== undefined;
   if (style === "no-apply-edit") {
     return { workspace: { workspaceFolders: true, configuration }, textDocument, window };
   }
-  const resourceOperations = style === "eglot" ? undefined : style === "helix" ? ["create", "rename", "delete"] : ["rename", "create", "delete"];
+  const resourceOperations =
+    style === "eglot"
+      ? undefined
+      : style === "helix"
+        ? ["create", "rename", "delete"]
+        : ["rename", "create", "delete"];
   return {
     workspace: {
       applyEdit: true,
-      workspaceEdit: { documentChanges: true, ...(resourceOperations ? { resourceOperations: resourceOperations as ("create" | "rename" | "delete")[] } : {}) },
+      workspaceEdit: {
+        documentChanges: true,
+        ...(resourceOperations
+          ? { resourceOperations: resourceOperations as ("create" | "rename" | "delete")[] }
+          : {}),
+      },
       executeCommand: { dynamicRegistration: false },
       workspaceFolders: true,
       configuration,
@@ -70,7 +114,12 @@ export function capabilitiesFor(options: StartOptions): ClientCapabilities {
     textDocument,
     window,
     ...(options.saveFiles || options.approve
-      ? { experimental: { ...(options.saveFiles ? { lockstep: { saveFiles: true } } : {}), ...(options.approve ? { lockstepApproval: true } : {}) } }
+      ? {
+          experimental: {
+            ...(options.saveFiles ? { lockstep: { saveFiles: true } } : {}),
+            ...(options.approve ? { lockstepApproval: true } : {}),
+          },
+        }
       : {}),
     ...(style === "helix" ? { general: { positionEncodings: ["utf-8", "utf-32", "utf-16"] } } : {}),
   };

@@ -8,7 +8,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
+import {
+  createMessageConnection,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from "vscode-jsonrpc/node.js";
 import type {
   ApplyWorkspaceEditParams,
   ApplyWorkspaceEditResult,
@@ -122,10 +128,15 @@ export class TestClient {
     this.process.stdin.on("error", () => undefined);
     this.process.stdout.on("error", () => undefined);
     this.process.stderr.on("data", (chunk: Buffer | string) => (this.stderrText += chunk.toString()));
-    this.connection = createMessageConnection(new StreamMessageReader(this.process.stdout), new StreamMessageWriter(this.process.stdin));
+    this.connection = createMessageConnection(
+      new StreamMessageReader(this.process.stdout),
+      new StreamMessageWriter(this.process.stdin),
+    );
     this.connection.onNotification((method, params) => this.received(this.notifications, { method, params }));
     // vscode-jsonrpc routes $/progress apart from other notifications.
-    this.connection.onUnhandledProgress((params) => this.received(this.notifications, { method: "$/progress", params }));
+    this.connection.onUnhandledProgress((params) =>
+      this.received(this.notifications, { method: "$/progress", params }),
+    );
     this.connection.onRequest((method, params) => this.answer(method, params));
     this.connection.onError(() => undefined);
     this.connection.listen();
@@ -160,12 +171,19 @@ export class TestClient {
       rootPath: this.root,
       workspaceFolders: [{ uri: rootUri, name: path.basename(this.root) }],
       capabilities: capabilitiesFor(this.options),
-      ...(this.options.initializationOptions ? { initializationOptions: this.options.initializationOptions } : {}),
+      ...(this.options.initializationOptions
+        ? { initializationOptions: this.options.initializationOptions }
+        : {}),
     };
     const died = this.exited.then((code) => {
-      throw new Error(`the server exited (${String(code)}) before answering initialize; stderr:\n${this.stderrText}`);
+      throw new Error(
+        `the server exited (${String(code)}) before answering initialize; stderr:\n${this.stderrText}`,
+      );
     });
-    this.initializeResult = await Promise.race([this.connection.sendRequest<InitializeResult>("initialize", params), died]);
+    this.initializeResult = await Promise.race([
+      this.connection.sendRequest<InitializeResult>("initialize", params),
+      died,
+    ]);
     this.notify("initialized", {});
     return this.initializeResult;
   }
@@ -247,7 +265,11 @@ export class TestClient {
 
   async command(name: string, arg?: unknown, options: { flush?: boolean } = {}): Promise<Envelope> {
     const command = name.includes(".") ? name : `lockstep.${name}`;
-    return this.request<Envelope>("workspace/executeCommand", arg === undefined ? { command } : { command, arguments: [arg] }, options);
+    return this.request<Envelope>(
+      "workspace/executeCommand",
+      arg === undefined ? { command } : { command, arguments: [arg] },
+      options,
+    );
   }
 
   /** A raw request. Neovim first sends its pending didChanges, unless `flush: false`. */
@@ -261,7 +283,11 @@ export class TestClient {
     }
   }
 
-  async codeActions(rel: string, range?: Range, diagnostics: Diagnostic[] = []): Promise<(CodeAction | Command)[]> {
+  async codeActions(
+    rel: string,
+    range?: Range,
+    diagnostics: Diagnostic[] = [],
+  ): Promise<(CodeAction | Command)[]> {
     const buffer = this.buffers.mustGet(rel);
     const result = await this.request<(CodeAction | Command)[] | null>("textDocument/codeAction", {
       textDocument: { uri: buffer.uri },
@@ -276,7 +302,10 @@ export class TestClient {
     if ("edit" in action && action.edit) await applyWorkspaceEdit(this.buffers, this.style, action.edit);
     const command = typeof action.command === "string" ? (action as Command) : action.command;
     if (!command) return undefined;
-    return this.request<Envelope>("workspace/executeCommand", { command: command.command, arguments: command.arguments ?? [] });
+    return this.request<Envelope>("workspace/executeCommand", {
+      command: command.command,
+      arguments: command.arguments ?? [],
+    });
   }
 
   notify(method: string, params: unknown): void {
@@ -285,11 +314,21 @@ export class TestClient {
     this.connection.sendNotification(method, params).catch(() => undefined);
   }
 
-  waitForNotification(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<Message> {
+  waitForNotification(
+    method: string,
+    predicate: (params: unknown) => boolean = () => true,
+    timeoutMs = WAIT_MS,
+    from = 0,
+  ): Promise<Message> {
     return this.waitFor(this.notifications, method, predicate, timeoutMs, from, "notification");
   }
 
-  waitForRequest(method: string, predicate: (params: unknown) => boolean = () => true, timeoutMs = WAIT_MS, from = 0): Promise<RequestRecord> {
+  waitForRequest(
+    method: string,
+    predicate: (params: unknown) => boolean = () => true,
+    timeoutMs = WAIT_MS,
+    from = 0,
+  ): Promise<RequestRecord> {
     return this.waitFor(this.requests, method, predicate, timeoutMs, from, "request");
   }
 
@@ -341,8 +380,16 @@ export class TestClient {
     });
   }
 
-  private waitFor<T extends { method: string; params: unknown }>(list: T[], method: string, predicate: (params: unknown) => boolean, timeoutMs: number, from: number, what: string): Promise<T> {
-    const find = (): T | undefined => list.slice(from).find((m) => m.method === method && predicate(m.params));
+  private waitFor<T extends { method: string; params: unknown }>(
+    list: T[],
+    method: string,
+    predicate: (params: unknown) => boolean,
+    timeoutMs: number,
+    from: number,
+    what: string,
+  ): Promise<T> {
+    const find = (): T | undefined =>
+      list.slice(from).find((m) => m.method === method && predicate(m.params));
     const found = new Promise<T>((resolve) => {
       const check = (): void => {
         const hit = find();
@@ -351,7 +398,11 @@ export class TestClient {
       };
       check();
     });
-    return withTimeout(found, timeoutMs, () => `the ${what} ${method}; received: ${list.map((m) => m.method).join(", ") || "nothing"}`);
+    return withTimeout(
+      found,
+      timeoutMs,
+      () => `the ${what} ${method}; received: ${list.map((m) => m.method).join(", ") || "nothing"}`,
+    );
   }
 
   private async answer(method: string, params: unknown): Promise<unknown> {
@@ -370,7 +421,8 @@ export class TestClient {
   private handle(method: string, params: unknown): unknown {
     switch (method) {
       case "workspace/applyEdit":
-        if (this.style === "no-apply-edit") throw new ResponseError(-32601, "Unhandled method workspace/applyEdit");
+        if (this.style === "no-apply-edit")
+          throw new ResponseError(-32601, "Unhandled method workspace/applyEdit");
         return this.onApplyEdit(params as ApplyWorkspaceEditParams);
       case "workspace/configuration":
         return (params as ConfigurationParams).items.map((item) => lookup(this.configuration, item.section));
@@ -378,7 +430,8 @@ export class TestClient {
         if (!this.options.approve) throw new ResponseError(-32601, "Unhandled method lockstep/approve");
         return this.options.approve(params);
       case "window/showMessageRequest":
-        if (!this.options.showMessageRequest) throw new ResponseError(-32601, "Unhandled method window/showMessageRequest");
+        if (!this.options.showMessageRequest)
+          throw new ResponseError(-32601, "Unhandled method window/showMessageRequest");
         return this.options.showMessageRequest(params as ShowMessageRequestParams);
       case "lockstep/saveFiles":
         if (!this.options.saveFiles) throw new ResponseError(-32601, "Unhandled method lockstep/saveFiles");

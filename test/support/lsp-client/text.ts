@@ -3,7 +3,12 @@
 // edits the way the LSP says (every range refers to the text before any edit).
 // The buffers use the span helpers to apply an edit and to state the same
 // edit as didChange content changes.
-import type { Position, Range, TextDocumentContentChangeEvent, TextEdit } from "vscode-languageserver-protocol";
+import type {
+  Position,
+  Range,
+  TextDocumentContentChangeEvent,
+  TextEdit,
+} from "vscode-languageserver-protocol";
 
 /** An edit as offsets into the text it applies to. */
 export interface Span {
@@ -54,7 +59,8 @@ export function rangeOf(text: string, find: string, occurrence = 0): Range {
   let at = -1;
   for (let i = 0; i <= occurrence; i++) {
     at = text.indexOf(find, at + 1);
-    if (at === -1) throw new Error(`${JSON.stringify(find)} does not occur ${occurrence + 1} time(s) in the text`);
+    if (at === -1)
+      throw new Error(`${JSON.stringify(find)} does not occur ${occurrence + 1} time(s) in the text`);
   }
   const starts = lineStarts(text);
   return { start: positionAt(text, at, starts), end: positionAt(text, at + find.length, starts) };
@@ -66,13 +72,21 @@ export function wholeRange(text: string): Range {
 
 /** Edits in order of position (ties keep their given order), each as offsets into `text`. */
 export function sortedOffsets(text: string, edits: readonly TextEdit[], starts = lineStarts(text)): Span[] {
-  const spans = edits.map((e, i) => ({ start: offsetAt(text, e.range.start, starts), end: offsetAt(text, e.range.end, starts), newText: e.newText, i }));
+  const spans = edits.map((e, i) => ({
+    start: offsetAt(text, e.range.start, starts),
+    end: offsetAt(text, e.range.end, starts),
+    newText: e.newText,
+    i,
+  }));
   spans.sort((a, b) => a.start - b.start || a.i - b.i);
   for (let k = 0; k < spans.length; k++) {
     const s = spans[k]!;
     if (s.end < s.start) throw new Error(`text edit with end before start: ${JSON.stringify(edits[s.i])}`);
     const next = spans[k + 1];
-    if (next && next.start < s.end) throw new Error(`overlapping text edits: ${JSON.stringify(edits[s.i])} and ${JSON.stringify(edits[next.i])}`);
+    if (next && next.start < s.end)
+      throw new Error(
+        `overlapping text edits: ${JSON.stringify(edits[s.i])} and ${JSON.stringify(edits[next.i])}`,
+      );
   }
   return spans;
 }
@@ -97,8 +111,13 @@ export function applySpans(text: string, spans: readonly Span[]): string {
  * The same edits as didChange content changes, which apply one after another:
  * last position first, so each range is still valid when its turn comes.
  */
-export function contentChangesFor(text: string, spans: readonly Span[], starts: number[]): TextDocumentContentChangeEvent[] {
-  return [...spans]
-    .reverse()
-    .map((s) => ({ range: { start: positionAt(text, s.start, starts), end: positionAt(text, s.end, starts) }, text: s.newText }));
+export function contentChangesFor(
+  text: string,
+  spans: readonly Span[],
+  starts: number[],
+): TextDocumentContentChangeEvent[] {
+  return [...spans].reverse().map((s) => ({
+    range: { start: positionAt(text, s.start, starts), end: positionAt(text, s.end, starts) },
+    text: s.newText,
+  }));
 }

@@ -8,7 +8,10 @@ import path from "node:path";
 const workspaces = new Set<string>();
 
 /** A fresh temporary directory (real path) holding `files`; cleanup() removes it. */
-export async function createWorkspace(files: Record<string, string | Uint8Array> = {}, prefix = "lockstep-lsp-"): Promise<string> {
+export async function createWorkspace(
+  files: Record<string, string | Uint8Array> = {},
+  prefix = "lockstep-lsp-",
+): Promise<string> {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   workspaces.add(root);
   for (const [rel, content] of Object.entries(files)) {

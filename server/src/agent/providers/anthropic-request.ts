@@ -10,7 +10,13 @@
 // - thinking is signed for the model that wrote it: another model's (a session resumed with a
 //   different `model`) is left out, which the API accepts for the turns before the last.
 import type Anthropic from "@anthropic-ai/sdk";
-import { isReasoningPart, type FunctionDeclaration, type GenerateRequest, type Message, type Part } from "../model.js";
+import {
+  isReasoningPart,
+  type FunctionDeclaration,
+  type GenerateRequest,
+  type Message,
+  type Part,
+} from "../model.js";
 
 type ContentBlock = Anthropic.Messages.ContentBlockParam;
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -30,7 +36,10 @@ export interface RequestShape {
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-export function buildMessagesRequest(request: GenerateRequest, shape: RequestShape): Anthropic.Messages.MessageCreateParamsStreaming {
+export function buildMessagesRequest(
+  request: GenerateRequest,
+  shape: RequestShape,
+): Anthropic.Messages.MessageCreateParamsStreaming {
   const tools = request.tools.map(toTool);
   const last = tools[tools.length - 1];
   if (shape.cache && last !== undefined) tools[tools.length - 1] = { ...last, cache_control: EPHEMERAL };
@@ -41,25 +50,46 @@ export function buildMessagesRequest(request: GenerateRequest, shape: RequestSha
     max_tokens: shape.maxOutputTokens,
     stream: true,
     messages,
-    ...(request.system === "" ? {} : { system: [{ type: "text", text: request.system, ...(shape.cache ? { cache_control: EPHEMERAL } : {}) }] }),
+    ...(request.system === ""
+      ? {}
+      : {
+          system: [
+            { type: "text", text: request.system, ...(shape.cache ? { cache_control: EPHEMERAL } : {}) },
+          ],
+        }),
     ...(tools.length === 0 ? {} : { tools }),
     ...thinkingParams(shape),
   };
 }
 
 /** What the settings ask of the model's thinking; nothing at all when unset (the model's default). */
-export function thinkingParams(shape: Pick<RequestShape, "thinking" | "effort">): { thinking?: Anthropic.Messages.ThinkingConfigParam; output_config?: Anthropic.Messages.OutputConfig } {
+export function thinkingParams(shape: Pick<RequestShape, "thinking" | "effort">): {
+  thinking?: Anthropic.Messages.ThinkingConfigParam;
+  output_config?: Anthropic.Messages.OutputConfig;
+} {
   const { thinking, effort } = shape;
   const config: Anthropic.Messages.ThinkingConfigParam | undefined =
-    thinking === undefined ? undefined : thinking === "off" ? { type: "disabled" } : thinking === "adaptive" ? { type: "adaptive" } : { type: "enabled", budget_tokens: thinking };
-  return { ...(config === undefined ? {} : { thinking: config }), ...(effort === undefined ? {} : { output_config: { effort } }) };
+    thinking === undefined
+      ? undefined
+      : thinking === "off"
+        ? { type: "disabled" }
+        : thinking === "adaptive"
+          ? { type: "adaptive" }
+          : { type: "enabled", budget_tokens: thinking };
+  return {
+    ...(config === undefined ? {} : { thinking: config }),
+    ...(effort === undefined ? {} : { output_config: { effort } }),
+  };
 }
 
 function toTool(declaration: FunctionDeclaration): Anthropic.Messages.Tool {
   return {
     name: declaration.name,
     description: declaration.description,
-    input_schema: { type: "object", ...declaration.parametersJsonSchema } as Anthropic.Messages.Tool.InputSchema,
+    input_schema: {
+      type: "object",
+      ...declaration.parametersJsonSchema,
+    } as Anthropic.Messages.Tool.InputSchema,
   };
 }
 
@@ -87,7 +117,10 @@ export function toMessages(history: readonly Message[], model: string): MessageP
     if (previous?.role === role) {
       // One message per role in a row; tool results stay first in a user message.
       const merged = [...(previous.content as ContentBlock[]), ...blocks];
-      previous.content = role === "user" ? [...merged.filter(isToolResult), ...merged.filter((b) => !isToolResult(b))] : merged;
+      previous.content =
+        role === "user"
+          ? [...merged.filter(isToolResult), ...merged.filter((b) => !isToolResult(b))]
+          : merged;
     } else {
       out.push({ role, content: blocks });
     }

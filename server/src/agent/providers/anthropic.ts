@@ -7,11 +7,24 @@
 // itself; an overloaded error inside a stream that has shown nothing yet is retried here.
 import { setTimeout as sleep } from "node:timers/promises";
 import type Anthropic from "@anthropic-ai/sdk";
-import { ModelError, type FunctionCall, type GenerateRequest, type JsonRequest, type Model, type ModelEvent, type Usage } from "../model.js";
+import {
+  ModelError,
+  type FunctionCall,
+  type GenerateRequest,
+  type JsonRequest,
+  type Model,
+  type ModelEvent,
+  type Usage,
+} from "../model.js";
 import { classifyAnthropicError, type ErrorContext } from "./anthropic-errors.js";
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_MAX_OUTPUT_TOKENS } from "../../config/provider-facts.js";
-import { buildMessagesRequest, thinkingParams, type Effort, type RequestShape, type ThinkingSetting } from "./anthropic-request.js";
-
+import {
+  buildMessagesRequest,
+  thinkingParams,
+  type Effort,
+  type RequestShape,
+  type ThinkingSetting,
+} from "./anthropic-request.js";
 
 export interface AnthropicModelOptions {
   model?: string;
@@ -58,8 +71,14 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
   const getClient = async (): Promise<Anthropic> => {
     if (client) return client;
     if (apiKey === undefined) {
-      const named = options.apiKeyEnv === undefined ? `set ${keyName} (an Anthropic API key, from console.anthropic.com)` : `apiKeyEnv names ${keyName}, which is not set or empty: set it`;
-      throw new ModelError("no_api_key", `No Anthropic API key: ${named} in the environment of the lockstep server (nothing was sent).`);
+      const named =
+        options.apiKeyEnv === undefined
+          ? `set ${keyName} (an Anthropic API key, from console.anthropic.com)`
+          : `apiKeyEnv names ${keyName}, which is not set or empty: set it`;
+      throw new ModelError(
+        "no_api_key",
+        `No Anthropic API key: ${named} in the environment of the lockstep server (nothing was sent).`,
+      );
     }
     // Loaded on first use, from node_modules: most sessions never call a model.
     const { default: AnthropicClient } = await import("@anthropic-ai/sdk");
@@ -108,7 +127,10 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
           {
             model,
             // A short answer, but above a thinking budget (the API wants max_tokens over it).
-            max_tokens: Math.min(shape.maxOutputTokens, Math.max(8_192, typeof shape.thinking === "number" ? shape.thinking + 4_096 : 0)),
+            max_tokens: Math.min(
+              shape.maxOutputTokens,
+              Math.max(8_192, typeof shape.thinking === "number" ? shape.thinking + 4_096 : 0),
+            ),
             system: `${request.system}\nAnswer with one JSON object that follows this JSON Schema, and nothing else:\n${JSON.stringify(request.schema)}`,
             messages: [{ role: "user", content: request.prompt }],
             ...thinkingParams(shape),
@@ -118,7 +140,11 @@ export function createAnthropicModel(options: AnthropicModelOptions = {}): Model
         const text = response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
         return JSON.parse(text.trim().replace(/^```(?:json)?\s*|\s*```$/g, "")) as unknown;
       } catch (error) {
-        if (error instanceof SyntaxError) throw new ModelError("bad_response", `Claude's structured answer is not valid JSON: ${error.message}`);
+        if (error instanceof SyntaxError)
+          throw new ModelError(
+            "bad_response",
+            `Claude's structured answer is not valid JSON: ${error.message}`,
+          );
         throw classifyAnthropicError(error, signal, ctx).error;
       }
     },
@@ -182,8 +208,13 @@ class StreamReader {
       }
       case "content_block_stop": {
         const block = this.blocks.get(event.index);
-        if (block?.type === "thinking") yield { type: "reasoning", part: { thinking: block.thinking, signature: block.signature, model: this.model } };
-        else if (block?.type === "redacted_thinking") yield { type: "reasoning", part: { redactedThinking: block.data, model: this.model } };
+        if (block?.type === "thinking")
+          yield {
+            type: "reasoning",
+            part: { thinking: block.thinking, signature: block.signature, model: this.model },
+          };
+        else if (block?.type === "redacted_thinking")
+          yield { type: "reasoning", part: { redactedThinking: block.data, model: this.model } };
         else if (block?.type === "tool_use") {
           const call = parseCall(block);
           if (call === undefined) this.broken ??= block.name;
@@ -202,14 +233,24 @@ class StreamReader {
 
   *end(): Generator<ModelEvent> {
     if (this.stopReason === "max_tokens") {
-      const dropped = this.broken === undefined ? "" : ` The call to ${this.broken} it was writing was dropped.`;
-      yield this.show({ type: "text", text: `\n\n(The answer was cut off: it reached maxOutputTokens, ${this.maxOutputTokens} tokens, thinking included.${dropped} Raise \`maxOutputTokens\`, or ask for less.)` });
+      const dropped =
+        this.broken === undefined ? "" : ` The call to ${this.broken} it was writing was dropped.`;
+      yield this.show({
+        type: "text",
+        text: `\n\n(The answer was cut off: it reached maxOutputTokens, ${this.maxOutputTokens} tokens, thinking included.${dropped} Raise \`maxOutputTokens\`, or ask for less.)`,
+      });
     } else if (this.stopReason === "model_context_window_exceeded") {
-      yield this.show({ type: "text", text: "\n\n(The answer was cut off: the conversation filled the model's context. Start a new session, or mention fewer files.)" });
+      yield this.show({
+        type: "text",
+        text: "\n\n(The answer was cut off: the conversation filled the model's context. Start a new session, or mention fewer files.)",
+      });
     } else if (this.stopReason === "refusal") {
       yield this.show({ type: "text", text: "\n\n(Claude declined to continue this request.)" });
     } else if (this.broken !== undefined) {
-      throw new ModelError("bad_response", `The model sent arguments for ${this.broken} that are not a JSON object.`);
+      throw new ModelError(
+        "bad_response",
+        `The model sent arguments for ${this.broken} that are not a JSON object.`,
+      );
     }
     yield { type: "usage", usage: this.usage };
   }
@@ -235,7 +276,13 @@ interface SdkUsage {
 function usageOf(u: SdkUsage, before?: Usage): Usage {
   const read = u.cache_read_input_tokens ?? before?.cache_read_input_tokens ?? 0;
   const written = u.cache_creation_input_tokens ?? before?.cache_creation_input_tokens ?? 0;
-  const fresh = u.input_tokens ?? (before === undefined ? 0 : before.input_tokens - (before.cache_read_input_tokens ?? 0) - (before.cache_creation_input_tokens ?? 0));
+  const fresh =
+    u.input_tokens ??
+    (before === undefined
+      ? 0
+      : before.input_tokens -
+        (before.cache_read_input_tokens ?? 0) -
+        (before.cache_creation_input_tokens ?? 0));
   return {
     input_tokens: fresh + read + written,
     output_tokens: u.output_tokens ?? before?.output_tokens ?? 0,

@@ -33,16 +33,31 @@ export class ModelFactory {
   async current(): Promise<Model> {
     const s = this.settings();
     // Keyed by every setting that shapes a model, as a whole: a change to any of them builds a new one.
-    const key = JSON.stringify([s.provider, s.model, s.baseUrl, s.apiKeyEnv, s.modelTimeoutMs, s.replay, s.replayDelayMs, s.maxOutputTokens, s.thinking, s.effort]);
+    const key = JSON.stringify([
+      s.provider,
+      s.model,
+      s.baseUrl,
+      s.apiKeyEnv,
+      s.modelTimeoutMs,
+      s.replay,
+      s.replayDelayMs,
+      s.maxOutputTokens,
+      s.thinking,
+      s.effort,
+    ]);
     if (this.cached?.key === key) return this.cached.model;
     let model: Model;
     if (s.replay) {
       // Through the bounded reader: a FIFO or a device is refused at once, never waited on; a giant file is refused.
       const read = readBoundedFile(s.replay, { maxBytes: REPLAY_MAX_BYTES });
       const hint = "Give a JSON file recorded by lockstep, such as demo/session.json.";
-      if (read.kind === "absent") throw new Error(`The replay script ${s.replay} cannot be read: no such file. ${hint}`);
+      if (read.kind === "absent")
+        throw new Error(`The replay script ${s.replay} cannot be read: no such file. ${hint}`);
       if (read.kind === "refused") throw new Error(`The replay script ${read.message}. ${hint}`);
-      if (nestingPastLimit(read.text, REPLAY_MAX_DEPTH) !== undefined) throw new Error(`The replay script ${s.replay} is nested deeper than ${REPLAY_MAX_DEPTH} levels. ${hint}`);
+      if (nestingPastLimit(read.text, REPLAY_MAX_DEPTH) !== undefined)
+        throw new Error(
+          `The replay script ${s.replay} is nested deeper than ${REPLAY_MAX_DEPTH} levels. ${hint}`,
+        );
       let json: unknown;
       try {
         json = JSON.parse(read.text);
@@ -57,11 +72,21 @@ export class ModelFactory {
       const { createAnthropicModel } = await import("./anthropic.js");
       model = createAnthropicModel({
         timeoutMs: s.modelTimeoutMs,
-        ...definedOnly({ model: s.model, baseUrl: s.baseUrl, apiKeyEnv: s.apiKeyEnv, maxOutputTokens: s.maxOutputTokens, thinking: s.thinking, effort: s.effort }),
+        ...definedOnly({
+          model: s.model,
+          baseUrl: s.baseUrl,
+          apiKeyEnv: s.apiKeyEnv,
+          maxOutputTokens: s.maxOutputTokens,
+          thinking: s.thinking,
+          effort: s.effort,
+        }),
       });
     } else if (isOpenAiCompatible(s.provider)) {
       if (s.model === undefined) {
-        throw new ModelError("bad_response", `The ${s.provider} provider needs the model named: set \`model\` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).`);
+        throw new ModelError(
+          "bad_response",
+          `The ${s.provider} provider needs the model named: set \`model\` (e.g. qwen2.5-coder:7b on Ollama, gpt-4.1-mini on OpenAI).`,
+        );
       }
       const { createOpenAiModel } = await import("./openai.js");
       const baseUrl = baseUrlInUse(s);
@@ -76,9 +101,16 @@ export class ModelFactory {
       const apiKey = s.apiKeyEnv === undefined ? undefined : process.env[s.apiKeyEnv]?.trim();
       // A variable named on purpose and empty is a mistake, not a cue to fall back on another key.
       if (s.apiKeyEnv !== undefined && !apiKey) {
-        throw new ModelError("no_api_key", `apiKeyEnv names ${s.apiKeyEnv}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`);
+        throw new ModelError(
+          "no_api_key",
+          `apiKeyEnv names ${s.apiKeyEnv}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`,
+        );
       }
-      model = createGeminiModel({ ...(s.model === undefined ? {} : { model: s.model }), timeoutMs: s.modelTimeoutMs, ...(apiKey ? { apiKey } : {}) });
+      model = createGeminiModel({
+        ...(s.model === undefined ? {} : { model: s.model }),
+        timeoutMs: s.modelTimeoutMs,
+        ...(apiKey ? { apiKey } : {}),
+      });
     }
     this.cached = { key, model };
     return model;
@@ -86,6 +118,10 @@ export class ModelFactory {
 }
 
 /** The entries whose value is set (exactOptionalPropertyTypes: an option is absent, not undefined). */
-function definedOnly<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+function definedOnly<T extends Record<string, unknown>>(
+  values: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

@@ -7,7 +7,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { Content, GenerateContentResponse, Part as SdkPart } from "@google/genai";
 import { isReasoningPart, ModelError } from "../model.js";
-import type { GenerateRequest, JsonRequest, Message, Model, ModelEvent, Part, ReasoningPart } from "../model.js";
+import type {
+  GenerateRequest,
+  JsonRequest,
+  Message,
+  Model,
+  ModelEvent,
+  Part,
+  ReasoningPart,
+} from "../model.js";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -41,7 +49,8 @@ export function createGeminiModel(options: GeminiModelOptions = {}): Model {
     baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS,
   };
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const scrub = (text: string): string => (apiKey === undefined ? text : text.split(apiKey).join("[redacted]"));
+  const scrub = (text: string): string =>
+    apiKey === undefined ? text : text.split(apiKey).join("[redacted]");
 
   // Built on first use, so that code paths which never call the model (the CLI's
   // patch commands, the replay demo) work without a key.
@@ -189,7 +198,10 @@ function eventsOf(chunk: GenerateContentResponse): ModelEvent[] {
   // The last chunk carries the request's totals.
   const usage = chunk.usageMetadata;
   if (candidate.finishReason !== undefined && usage?.promptTokenCount !== undefined) {
-    events.push({ type: "usage", usage: { input_tokens: usage.promptTokenCount, output_tokens: usage.candidatesTokenCount ?? 0 } });
+    events.push({
+      type: "usage",
+      usage: { input_tokens: usage.promptTokenCount, output_tokens: usage.candidatesTokenCount ?? 0 },
+    });
   }
   return events;
 }
@@ -206,7 +218,10 @@ function parseJsonAnswer(response: GenerateContentResponse): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ModelError("bad_response", `Gemini's structured answer is not valid JSON: ${text.slice(0, 200)}`);
+    throw new ModelError(
+      "bad_response",
+      `Gemini's structured answer is not valid JSON: ${text.slice(0, 200)}`,
+    );
   }
 }
 
@@ -260,22 +275,41 @@ interface Classified {
 function classify(error: unknown, deadline: Deadline, scrub: (text: string) => string): Classified {
   // Our own signal decides first: after an abort the SDK throws whatever the
   // interrupted read produced, and that is not the cause.
-  if (deadline.caller.aborted) return { error: new ModelError("cancelled", "The model request was cancelled."), retryable: false };
+  if (deadline.caller.aborted)
+    return { error: new ModelError("cancelled", "The model request was cancelled."), retryable: false };
   if (deadline.timedOut()) {
     const seconds = Math.round(deadline.timeoutMs / 1000);
-    return { error: new ModelError("timeout", `Gemini did not finish within ${seconds} s. Try again or raise the timeout.`), retryable: false };
+    return {
+      error: new ModelError(
+        "timeout",
+        `Gemini did not finish within ${seconds} s. Try again or raise the timeout.`,
+      ),
+      retryable: false,
+    };
   }
   if (error instanceof ModelError) return { error, retryable: false };
   if (error instanceof MalformedCall) {
-    return { error: new ModelError("bad_response", "Gemini produced a malformed function call."), retryable: true };
+    return {
+      error: new ModelError("bad_response", "Gemini produced a malformed function call."),
+      retryable: true,
+    };
   }
   if (error instanceof ApiError) return classifyHttp(error, scrub);
   const message = scrub(error instanceof Error ? error.message : String(error));
   // fetch reports refused connections, resets and truncated bodies as TypeError.
   if (error instanceof TypeError || (error instanceof Error && error.name === "AbortError")) {
-    return { error: new ModelError("network", `Could not reach Gemini: ${message}. Check the network or GOOGLE_GEMINI_BASE_URL.`), retryable: true };
+    return {
+      error: new ModelError(
+        "network",
+        `Could not reach Gemini: ${message}. Check the network or GOOGLE_GEMINI_BASE_URL.`,
+      ),
+      retryable: true,
+    };
   }
-  return { error: new ModelError("bad_response", `Unexpected answer from Gemini: ${message}`), retryable: false };
+  return {
+    error: new ModelError("bad_response", `Unexpected answer from Gemini: ${message}`),
+    retryable: false,
+  };
 }
 
 function classifyHttp(error: ApiError, scrub: (text: string) => string): Classified {
@@ -283,12 +317,29 @@ function classifyHttp(error: ApiError, scrub: (text: string) => string): Classif
   const status = error.status;
   const base = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (status === 429) {
-    return { error: new ModelError("rate_limited", `Gemini rate limit reached (HTTP 429): ${message} Wait a minute, or use a key with more quota.`), retryable: true, ...base };
+    return {
+      error: new ModelError(
+        "rate_limited",
+        `Gemini rate limit reached (HTTP 429): ${message} Wait a minute, or use a key with more quota.`,
+      ),
+      retryable: true,
+      ...base,
+    };
   }
   if (status >= 500 || status === 408) {
-    return { error: new ModelError("server", `Gemini failed on its side (HTTP ${status}): ${message} Try again shortly.`), retryable: true, ...base };
+    return {
+      error: new ModelError(
+        "server",
+        `Gemini failed on its side (HTTP ${status}): ${message} Try again shortly.`,
+      ),
+      retryable: true,
+      ...base,
+    };
   }
-  return { error: new ModelError("bad_response", `Gemini rejected the request (HTTP ${status}): ${message}`), retryable: false };
+  return {
+    error: new ModelError("bad_response", `Gemini rejected the request (HTTP ${status}): ${message}`),
+    retryable: false,
+  };
 }
 
 /**
@@ -329,7 +380,13 @@ interface RetryPolicy {
 }
 
 /** Waits before the next attempt, or throws when the failure is final. */
-async function backoff(failure: Classified, attempt: number, policy: RetryPolicy, deadline: Deadline, scrub: (text: string) => string): Promise<void> {
+async function backoff(
+  failure: Classified,
+  attempt: number,
+  policy: RetryPolicy,
+  deadline: Deadline,
+  scrub: (text: string) => string,
+): Promise<void> {
   if (!failure.retryable || attempt >= policy.maxRetries) throw failure.error;
   const exponential = Math.min(MAX_RETRY_DELAY_MS, policy.baseDelayMs * 2 ** attempt);
   // Jitter keeps parallel clients from retrying in step.

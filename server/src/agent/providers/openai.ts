@@ -6,7 +6,15 @@
 // each call's result sent back as one `tool` message per call id, and every
 // failure a ModelError whose message never contains the key.
 import type OpenAI from "openai";
-import { ModelError, type FunctionCall, type GenerateRequest, type JsonRequest, type Message, type Model, type ModelEvent } from "../model.js";
+import {
+  ModelError,
+  type FunctionCall,
+  type GenerateRequest,
+  type JsonRequest,
+  type Message,
+  type Model,
+  type ModelEvent,
+} from "../model.js";
 import { shownUrl } from "../../config/shown-url.js";
 
 export interface OpenAiModelOptions {
@@ -26,7 +34,8 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
   const env = options.env ?? process.env;
   const keyName = options.apiKeyEnv ?? "OPENAI_API_KEY";
   const apiKey = env[keyName]?.trim() || undefined;
-  const scrub = (text: string): string => (apiKey === undefined ? text : text.split(apiKey).join("[redacted]"));
+  const scrub = (text: string): string =>
+    apiKey === undefined ? text : text.split(apiKey).join("[redacted]");
   const where = options.baseUrl !== undefined ? shownUrl(options.baseUrl) : "the OpenAI API";
 
   let client: OpenAI | undefined;
@@ -34,10 +43,16 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     if (client) return client;
     // A variable named on purpose and empty is a mistake, said before anything is sent (not a request with no key).
     if (apiKey === undefined && options.apiKeyEnv !== undefined) {
-      throw new ModelError("no_api_key", `apiKeyEnv names ${keyName}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`);
+      throw new ModelError(
+        "no_api_key",
+        `apiKeyEnv names ${keyName}, which is not set or empty in the environment of the lockstep server: set it there (nothing was sent).`,
+      );
     }
     if (apiKey === undefined && options.baseUrl === undefined) {
-      throw new ModelError("no_api_key", `No API key: set ${keyName} in the environment of the lockstep server, or set baseUrl to a local endpoint that needs none.`);
+      throw new ModelError(
+        "no_api_key",
+        `No API key: set ${keyName} in the environment of the lockstep server, or set baseUrl to a local endpoint that needs none.`,
+      );
     }
     // Loaded on first use, from node_modules: most sessions never call a model.
     const { default: OpenAiClient } = await import("openai");
@@ -52,7 +67,8 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     return client;
   };
 
-  const fail = (error: unknown, signal: AbortSignal): ModelError => classify(error, signal, scrub, where, apiKey !== undefined);
+  const fail = (error: unknown, signal: AbortSignal): ModelError =>
+    classify(error, signal, scrub, where, apiKey !== undefined);
 
   return {
     name: options.model,
@@ -70,7 +86,16 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
             stream_options: { include_usage: true },
             ...(request.tools.length === 0
               ? {}
-              : { tools: request.tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parametersJsonSchema } })) }),
+              : {
+                  tools: request.tools.map((t) => ({
+                    type: "function" as const,
+                    function: {
+                      name: t.name,
+                      description: t.description,
+                      parameters: t.parametersJsonSchema,
+                    },
+                  })),
+                }),
           },
           { signal },
         );
@@ -82,7 +107,14 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
       let usage: ModelEvent | undefined;
       try {
         for await (const chunk of stream) {
-          if (chunk.usage) usage = { type: "usage", usage: { input_tokens: chunk.usage.prompt_tokens, output_tokens: chunk.usage.completion_tokens } };
+          if (chunk.usage)
+            usage = {
+              type: "usage",
+              usage: {
+                input_tokens: chunk.usage.prompt_tokens,
+                output_tokens: chunk.usage.completion_tokens,
+              },
+            };
           const delta = chunk.choices[0]?.delta;
           if (!delta) continue;
           if (delta.content) yield { type: "text", text: delta.content };
@@ -109,7 +141,10 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
           {
             model: options.model,
             messages: [
-              { role: "system", content: `${request.system}\nAnswer with one JSON object that follows this JSON Schema, and nothing else:\n${JSON.stringify(request.schema)}` },
+              {
+                role: "system",
+                content: `${request.system}\nAnswer with one JSON object that follows this JSON Schema, and nothing else:\n${JSON.stringify(request.schema)}`,
+              },
               { role: "user", content: request.prompt },
             ],
             response_format: { type: "json_object" },
@@ -131,9 +166,13 @@ function parseCall(call: { id: string; name: string; args: string }, index: numb
   try {
     args = call.args.trim() === "" ? {} : JSON.parse(call.args);
   } catch {
-    throw new ModelError("bad_response", `The model sent arguments for ${call.name || "a tool"} that are not JSON.`);
+    throw new ModelError(
+      "bad_response",
+      `The model sent arguments for ${call.name || "a tool"} that are not JSON.`,
+    );
   }
-  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new ModelError("bad_response", `The model sent arguments for ${call.name} that are not an object.`);
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    throw new ModelError("bad_response", `The model sent arguments for ${call.name} that are not an object.`);
   return { id: call.id || `call_${index}`, name: call.name, args: args as Record<string, unknown> };
 }
 
@@ -148,14 +187,33 @@ function fromMessage(message: Message): ChatMessage[] {
   if (message.role === "assistant") {
     const text = message.parts.flatMap((p) => ("text" in p ? [p.text] : [])).join("");
     const calls = message.parts.flatMap((p, i) =>
-      "functionCall" in p ? [{ id: p.functionCall.id ?? `call_${i}`, type: "function" as const, function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args) } }] : [],
+      "functionCall" in p
+        ? [
+            {
+              id: p.functionCall.id ?? `call_${i}`,
+              type: "function" as const,
+              function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args) },
+            },
+          ]
+        : [],
     );
-    return [{ role: "assistant", content: text === "" ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+    return [
+      {
+        role: "assistant",
+        content: text === "" ? null : text,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      },
+    ];
   }
   const out: ChatMessage[] = [];
   const text = message.parts.flatMap((p) => ("text" in p ? [p.text] : [])).join("");
   message.parts.forEach((p, i) => {
-    if ("functionResponse" in p) out.push({ role: "tool", tool_call_id: p.functionResponse.id ?? `call_${i}`, content: JSON.stringify(p.functionResponse.response) });
+    if ("functionResponse" in p)
+      out.push({
+        role: "tool",
+        tool_call_id: p.functionResponse.id ?? `call_${i}`,
+        content: JSON.stringify(p.functionResponse.response),
+      });
   });
   if (text !== "") out.push({ role: "user", content: text });
   return out;
@@ -165,33 +223,66 @@ function fromMessage(message: Message): ChatMessage[] {
 function unreachable(where: string, error: unknown, message: string): string {
   // fetch wraps the socket's error: APIConnectionError → TypeError "fetch failed" → the Error (or, for a name with two addresses, an AggregateError) with the code.
   const chain: unknown[] = [];
-  for (let e: unknown = error; e !== undefined && e !== null && chain.length < 4; e = (e as { cause?: unknown }).cause) chain.push(e, ...((e as { errors?: unknown[] }).errors ?? []));
+  for (
+    let e: unknown = error;
+    e !== undefined && e !== null && chain.length < 4;
+    e = (e as { cause?: unknown }).cause
+  )
+    chain.push(e, ...((e as { errors?: unknown[] }).errors ?? []));
   const refused = chain.some((e) => (e as { code?: unknown }).code === "ECONNREFUSED");
-  if (!refused) return `Could not reach ${where}: ${message}. Check that the server runs and baseUrl is right.`;
-  const ollama = /:11434\b/.test(where) ? " For Ollama: run `ollama serve`, and `ollama pull MODEL` for the model named in `model`." : " Start the model server (Ollama: `ollama serve`, and the model pulled with `ollama pull MODEL`), or correct baseUrl.";
+  if (!refused)
+    return `Could not reach ${where}: ${message}. Check that the server runs and baseUrl is right.`;
+  const ollama = /:11434\b/.test(where)
+    ? " For Ollama: run `ollama serve`, and `ollama pull MODEL` for the model named in `model`."
+    : " Start the model server (Ollama: `ollama serve`, and the model pulled with `ollama pull MODEL`), or correct baseUrl.";
   return `Nothing answered at ${where} (connection refused): no server is listening there.${ollama}`;
 }
 
-function classify(error: unknown, signal: AbortSignal, scrub: (text: string) => string, where: string, keySent: boolean): ModelError {
+function classify(
+  error: unknown,
+  signal: AbortSignal,
+  scrub: (text: string) => string,
+  where: string,
+  keySent: boolean,
+): ModelError {
   if (signal.aborted) return new ModelError("cancelled", "The model request was cancelled.");
   if (error instanceof ModelError) return error;
   const e = error as { status?: number; name?: string; message?: string };
   const message = scrub(String(e.message ?? error));
   // The SDK's errors keep the name "Error": their class tells them apart.
   const kind = (error as { constructor?: { name?: string } }).constructor?.name ?? e.name;
-  if (kind === "APIConnectionTimeoutError" || e.name === "APIConnectionTimeoutError") return new ModelError("timeout", `${where} did not answer in time. Try again, or raise modelTimeoutMs.`);
-  if ([kind, e.name].some((n) => n === "APIConnectionError" || n === "APIUserAbortError")) return new ModelError("network", unreachable(where, error, message));
+  if (kind === "APIConnectionTimeoutError" || e.name === "APIConnectionTimeoutError")
+    return new ModelError("timeout", `${where} did not answer in time. Try again, or raise modelTimeoutMs.`);
+  if ([kind, e.name].some((n) => n === "APIConnectionError" || n === "APIUserAbortError"))
+    return new ModelError("network", unreachable(where, error, message));
   if (typeof e.status === "number") {
     if (e.status === 401 || e.status === 403) {
-      const sent = keySent ? "Check the key in the environment variable apiKeyEnv names." : "No key was sent: set apiKeyEnv to the environment variable that holds the endpoint's key (e.g. OPENROUTER_API_KEY).";
-      return new ModelError("no_api_key", `${where} refused the request (HTTP ${e.status}): ${message}. ${sent}`);
+      const sent = keySent
+        ? "Check the key in the environment variable apiKeyEnv names."
+        : "No key was sent: set apiKeyEnv to the environment variable that holds the endpoint's key (e.g. OPENROUTER_API_KEY).";
+      return new ModelError(
+        "no_api_key",
+        `${where} refused the request (HTTP ${e.status}): ${message}. ${sent}`,
+      );
     }
     // Ollama: "… does not support tools"; vLLM and others say it in their own words, all with "tool".
-    if (e.status === 400 && /\btools?\b/i.test(message) && /support|not enabled|unsupported|not available/i.test(message)) {
+    if (
+      e.status === 400 &&
+      /\btools?\b/i.test(message) &&
+      /support|not enabled|unsupported|not available/i.test(message)
+    ) {
       return new ModelError("tools_unsupported", `${where} says the model cannot call tools: ${message}`);
     }
-    if (e.status === 429) return new ModelError("rate_limited", `${where} rate limit reached (HTTP 429) after retries: ${message}. Wait, or use a key with more quota.`);
-    if (e.status >= 500) return new ModelError("server", `${where} failed on its side (HTTP ${e.status}) after retries: ${message}. Try again shortly.`);
+    if (e.status === 429)
+      return new ModelError(
+        "rate_limited",
+        `${where} rate limit reached (HTTP 429) after retries: ${message}. Wait, or use a key with more quota.`,
+      );
+    if (e.status >= 500)
+      return new ModelError(
+        "server",
+        `${where} failed on its side (HTTP ${e.status}) after retries: ${message}. Try again shortly.`,
+      );
     return new ModelError("bad_response", `${where} rejected the request (HTTP ${e.status}): ${message}`);
   }
   return new ModelError("bad_response", `Unexpected answer from ${where}: ${message}`);

@@ -17,7 +17,9 @@ const replayCallSchema = z.object({
   // A string is JSON text, for scripts that keep the arguments as one literal.
   args: z.union([
     z.record(z.string(), z.unknown()),
-    z.string().refine(isJsonObjectText, { message: "args given as a string must be a JSON object (placeholders allowed)" }),
+    z.string().refine(isJsonObjectText, {
+      message: "args given as a string must be a JSON object (placeholders allowed)",
+    }),
   ]),
 });
 
@@ -43,7 +45,9 @@ export interface ReplayOptions {
 export function loadReplayScript(json: unknown): Outcome<ReplayScript> {
   const parsed = replayScriptSchema.safeParse(json);
   if (parsed.success) return succeed(parsed.data);
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`,
+  );
   return fail("invalid_argument", `Invalid replay script: ${problems.join("; ")}`, [
     'Expected { "turns": [{ "text": ["..."], "calls": [{ "name": "read_file", "args": { ... } }] }] }.',
   ]);
@@ -64,7 +68,10 @@ export function createReplayModel(script: ReplayScript, options: ReplayOptions =
       const index = nextTurn++;
       const turn = script.turns[index];
       if (turn === undefined) {
-        throw new ModelError("bad_response", `The replay script has ${script.turns.length} turns; the agent asked for turn ${index + 1}.`);
+        throw new ModelError(
+          "bad_response",
+          `The replay script has ${script.turns.length} turns; the agent asked for turn ${index + 1}.`,
+        );
       }
       const states = latestFileStates(request.history);
       for (const text of turn.text ?? []) {
@@ -80,10 +87,16 @@ export function createReplayModel(script: ReplayScript, options: ReplayOptions =
     },
 
     generateJson(_request: JsonRequest, signal: AbortSignal): Promise<unknown> {
-      if (signal.aborted) return Promise.reject(new ModelError("cancelled", "The model request was cancelled."));
+      if (signal.aborted)
+        return Promise.reject(new ModelError("cancelled", "The model request was cancelled."));
       const answers = script.json ?? [];
       if (nextJson >= answers.length) {
-        return Promise.reject(new ModelError("bad_response", `The replay script has ${answers.length} structured answers; the agent asked for one more.`));
+        return Promise.reject(
+          new ModelError(
+            "bad_response",
+            `The replay script has ${answers.length} structured answers; the agent asked for one more.`,
+          ),
+        );
       }
       return Promise.resolve(answers[nextJson++]);
     },
@@ -119,7 +132,10 @@ export function latestFileStates(history: Message[]): Map<string, string> {
   return states;
 }
 
-function resolveArgs(args: Record<string, unknown> | string, states: Map<string, string>): Record<string, unknown> {
+function resolveArgs(
+  args: Record<string, unknown> | string,
+  states: Map<string, string>,
+): Record<string, unknown> {
   if (typeof args === "string") return JSON.parse(resolveText(args, states)) as Record<string, unknown>;
   return resolveValue(args, states) as Record<string, unknown>;
 }
@@ -127,14 +143,18 @@ function resolveArgs(args: Record<string, unknown> | string, states: Map<string,
 function resolveValue(value: unknown, states: Map<string, string>): unknown {
   if (typeof value === "string") return resolveText(value, states);
   if (Array.isArray(value)) return value.map((item) => resolveValue(item, states));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveValue(item, states)]));
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveValue(item, states)]));
   return value;
 }
 
 function resolveText(text: string, states: Map<string, string>): string {
   return text.replace(PLACEHOLDER, (_match, kind: string, path: string) => {
     if (kind !== "sha256") {
-      throw new ModelError("bad_response", `Replay script: unknown placeholder {{${kind}:${path}}}; only {{sha256:path}} exists.`);
+      throw new ModelError(
+        "bad_response",
+        `Replay script: unknown placeholder {{${kind}:${path}}}; only {{sha256:path}} exists.`,
+      );
     }
     const sha = states.get(normalisePath(path.trim()));
     if (sha === undefined) {

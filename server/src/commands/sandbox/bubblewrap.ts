@@ -16,7 +16,13 @@ import type { SandboxBackend, SandboxPolicy, SandboxProbe, SandboxedStart } from
 
 /** The arguments that run `argv` in `cwd` under `policy`. */
 export function bubblewrapArgs(argv: readonly string[], cwd: string, policy: SandboxPolicy): string[] {
-  const args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+  const args = [
+    "--die-with-parent",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+  ];
   if (!policy.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   args.push("--bind", policy.root, policy.root);
@@ -30,7 +36,11 @@ export function bubblewrapBackend(bwrap: string): SandboxBackend {
     name: "bubblewrap",
     wrap(argv, cwd, policy): SandboxedStart {
       // The home stays read-only: caches that tools write there go to the private /tmp instead.
-      return { file: bwrap, args: bubblewrapArgs(argv, cwd, policy), env: { TMPDIR: "/tmp", XDG_CACHE_HOME: "/tmp/.cache" } };
+      return {
+        file: bwrap,
+        args: bubblewrapArgs(argv, cwd, policy),
+        env: { TMPDIR: "/tmp", XDG_CACHE_HOME: "/tmp/.cache" },
+      };
     },
   };
 }
@@ -38,10 +48,16 @@ export function bubblewrapBackend(bwrap: string): SandboxBackend {
 /** `bwrap` on the PATH, tried once: installed is not enough (a kernel may refuse its namespaces). */
 export async function probeBubblewrap(env: NodeJS.ProcessEnv = process.env): Promise<SandboxProbe> {
   const bwrap = onPath("bwrap", env.PATH ?? "");
-  if (bwrap === undefined) return { kind: "none", reason: "bubblewrap (bwrap) is not installed: install it (e.g. apt-get install bubblewrap) for a sandbox" };
+  if (bwrap === undefined)
+    return {
+      kind: "none",
+      reason:
+        "bubblewrap (bwrap) is not installed: install it (e.g. apt-get install bubblewrap) for a sandbox",
+    };
   const trial = bubblewrapArgs(["true"], "/", { root: "/tmp", readOnly: [], network: false });
   const failure = await runTrial(bwrap, trial);
-  if (failure !== undefined) return { kind: "none", reason: `bubblewrap is installed but cannot make a sandbox here: ${failure}` };
+  if (failure !== undefined)
+    return { kind: "none", reason: `bubblewrap is installed but cannot make a sandbox here: ${failure}` };
   return { kind: "available", backend: bubblewrapBackend(bwrap) };
 }
 

@@ -27,6 +27,4 @@ export interface SandboxBackend {
   wrap(argv: readonly string[], cwd: string, policy: SandboxPolicy): SandboxedStart;
 }
 
-export type SandboxProbe =
-  | { kind: "available"; backend: SandboxBackend }
-  | { kind: "none"; reason: string };
+export type SandboxProbe = { kind: "available"; backend: SandboxBackend } | { kind: "none"; reason: string };

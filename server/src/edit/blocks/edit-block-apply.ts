@@ -31,7 +31,9 @@ function applyToBody(content: string, block: EditBlock): Outcome<BlockApplied> {
         "invalid_argument",
         `File exists: ${path} already has content, and a block with an empty EDIT section only creates files. ` +
           "Put the lines to change, copied from the file, in the EDIT section.",
-        ["Copy the lines to change from the file into the EDIT section and repeat them, changed, in the REPL section."],
+        [
+          "Copy the lines to change from the file into the EDIT section and repeat them, changed, in the REPL section.",
+        ],
       );
     }
     return succeed({ content: block.new, anchorLine: 1 });
@@ -45,7 +47,10 @@ function applyToBody(content: string, block: EditBlock): Outcome<BlockApplied> {
     if (spliced.kind === "one") {
       const prefix = commonPrefix(oldLines, newLines);
       const lastLine = spliced.startLine + newLines.length + (spliced.linesAfter ? 1 : 0);
-      return succeed({ content: spliced.content, anchorLine: Math.max(1, Math.min(spliced.startLine + prefix + 1, lastLine)) });
+      return succeed({
+        content: spliced.content,
+        anchorLine: Math.max(1, Math.min(spliced.startLine + prefix + 1, lastLine)),
+      });
     }
   }
   const file = splitLines(content);
@@ -79,7 +84,7 @@ function applyToBody(content: string, block: EditBlock): Outcome<BlockApplied> {
   // Only the last line may lack a terminator, and only if the file's last line did.
   for (let i = 0; i < eols.length - 1; i++) if (eols[i] === "") eols[i] = eol;
   const endsWithNewline = file.eols[file.eols.length - 1] !== "";
-  if (eols.length > 0) eols[eols.length - 1] = endsWithNewline ? (eols[eols.length - 1] || eol) : "";
+  if (eols.length > 0) eols[eols.length - 1] = endsWithNewline ? eols[eols.length - 1] || eol : "";
 
   let out = "";
   for (let i = 0; i < lines.length; i++) out += lines[i]! + eols[i]!;
@@ -132,7 +137,8 @@ function ambiguous(starts: number[], path: string): Outcome<never> {
 // ---------------------------------------------------------------------------
 // Why the EDIT section was not found: whitespace, a near line, or nothing alike.
 
-const RETRY = "Copy the lines from the file exactly (re-read it if it may have changed) and send the block again.";
+const RETRY =
+  "Copy the lines from the file exactly (re-read it if it may have changed) and send the block again.";
 
 function notFound(fileLines: readonly string[], section: readonly string[], path: string): Outcome<never> {
   return { ok: false, error: diagnoseMiss(fileLines, section, path) };
@@ -188,7 +194,14 @@ function diagnoseMiss(fileLines: readonly string[], section: readonly string[], 
         : `${head} in ${alignedAt.length} places, then it departs from the file. `;
   const ordinal = `line ${matched + 1} of the EDIT section (${show(target)})`;
 
-  const near = target.trim() === "" ? undefined : nearestLine(fileLines, target, alignedAt.map((i) => i + matched));
+  const near =
+    target.trim() === ""
+      ? undefined
+      : nearestLine(
+          fileLines,
+          target,
+          alignedAt.map((i) => i + matched),
+        );
   if (near !== undefined) {
     return failure(
       `Near match: the EDIT section for ${path} is not in the file. ${where}` +
@@ -198,7 +211,8 @@ function diagnoseMiss(fileLines: readonly string[], section: readonly string[], 
   }
   if (matched > 0 && alignedAt.length === 1) {
     const next = alignedAt[0]! + matched;
-    const there = next < fileLines.length ? `line ${next + 1} is ${show(fileLines[next]!)}` : "the file ends there";
+    const there =
+      next < fileLines.length ? `line ${next + 1} is ${show(fileLines[next]!)}` : "the file ends there";
     return failure(
       `Near match: the EDIT section for ${path} is not in the file. ${where}` +
         `Nothing in the file resembles ${ordinal}; ${there}. ${RETRY}`,

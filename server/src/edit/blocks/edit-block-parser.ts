@@ -118,10 +118,15 @@ export class EditBlockParser {
     if (state.kind === "scanning") {
       const format = openingFormat(marker);
       if (format !== undefined) {
-        this.state = state.path ? { kind: "old", format, ...state.path, old: [], new: [] } : { kind: "scanning" };
+        this.state = state.path
+          ? { kind: "old", format, ...state.path, old: [], new: [] }
+          : { kind: "scanning" };
       } else if (!isFence(marker)) {
         const file_path = pathFromLine(line);
-        this.state = file_path === undefined ? { kind: "scanning" } : { kind: "scanning", path: { file_path, line: this.lineNo } };
+        this.state =
+          file_path === undefined
+            ? { kind: "scanning" }
+            : { kind: "scanning", path: { file_path, line: this.lineNo } };
       }
       return;
     }
@@ -133,9 +138,10 @@ export class EditBlockParser {
       this.unterminated++;
       const previous = lines.pop();
       const file_path = previous === undefined ? undefined : pathFromLine(previous);
-      this.state = file_path === undefined
-        ? { kind: "scanning" }
-        : { kind: "old", format: state.format, file_path, line: this.lineNo - 1, old: [], new: [] };
+      this.state =
+        file_path === undefined
+          ? { kind: "scanning" }
+          : { kind: "old", format: state.format, file_path, line: this.lineNo - 1, old: [], new: [] };
     } else if (markers.middle.test(marker) && state.kind === "old") {
       state.kind = "new";
     } else if (markers.middle.test(marker) && state.format === "edit") {

@@ -31,7 +31,12 @@ export function spliceLf(text: string, oldLines: readonly string[], newLines: re
     const end = at + needle.length;
     // Ending at the end of a text that ends with a line break would take the empty line after it: not a line.
     const phantom = end === text.length && text.endsWith("\n");
-    if ((at === 0 || text.charCodeAt(at - 1) === 10) && (end === text.length || text.charCodeAt(end) === 10) && !phantom) found.push(at);
+    if (
+      (at === 0 || text.charCodeAt(at - 1) === 10) &&
+      (end === text.length || text.charCodeAt(end) === 10) &&
+      !phantom
+    )
+      found.push(at);
     if (at === text.length) break;
   }
   if (found.length === 0) return { kind: "none" };
@@ -47,5 +52,10 @@ export function spliceLf(text: string, oldLines: readonly string[], newLines: re
     else if (before.endsWith("\n")) before = before.slice(0, -1);
     return { kind: "one", content: before + after, startLine: lineOf(at), linesAfter: after !== "" };
   }
-  return { kind: "one", content: before + newLines.join("\n") + after, startLine: lineOf(at), linesAfter: after.length > 1 };
+  return {
+    kind: "one",
+    content: before + newLines.join("\n") + after,
+    startLine: lineOf(at),
+    linesAfter: after.length > 1,
+  };
 }

@@ -16,7 +16,11 @@ const indentOf = (line: string): number => /^[ \t]*/.exec(line)![0].length;
 /** Lines in [lo, hi) the anchor names: the same text, else a line starting with it, else one containing it; the first kind that has any. */
 function anchorLines(lines: readonly string[], anchor: string, lo: number, hi: number): number[] {
   const want = anchor.trim();
-  const tests = [(l: string) => l === want, (l: string) => l.startsWith(want), (l: string) => l.includes(want)];
+  const tests = [
+    (l: string) => l === want,
+    (l: string) => l.startsWith(want),
+    (l: string) => l.includes(want),
+  ];
   for (const test of tests) {
     const hits: number[] = [];
     for (let i = lo; i < hi; i++) if (test(bare(lines[i]!).trim())) hits.push(i);
@@ -69,9 +73,11 @@ function plan(lines: readonly string[], hunk: AnchoredHunk, index: number, path:
   const hasOld = hunk.lines.some((l) => l.op !== "+");
   if (!hasOld) {
     if (hunk.anchors.length > 0) {
-      return fail("invalid_diff", `Invalid Diff: ${who} adds lines with no context, so nothing says where under the anchor they go. Nothing was applied.`, [
-        "Add 3 unchanged lines around the new ones (each starting with a space), copied from the file.",
-      ]);
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: ${who} adds lines with no context, so nothing says where under the anchor they go. Nothing was applied.`,
+        ["Add 3 unchanged lines around the new ones (each starting with a space), copied from the file."],
+      );
     }
     // Added lines alone go at the end of the file: the file's last lines become their context.
     const k = Math.min(3, n);
@@ -83,9 +89,11 @@ function plan(lines: readonly string[], hunk: AnchoredHunk, index: number, path:
     const at = n - oldCount;
     const fits = at >= 0 ? placeIn(lines, hunk, at, n) : fail("invalid_diff", "");
     if (!fits.ok) {
-      return fail("invalid_diff", `Invalid Diff: ${who} is marked \`*** End of File\`, but its old lines are not the file's last ${oldCount} lines. Nothing was applied.`, [
-        "Copy the file's last lines exactly, or drop the `*** End of File` line.",
-      ]);
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: ${who} is marked \`*** End of File\`, but its old lines are not the file's last ${oldCount} lines. Nothing was applied.`,
+        ["Copy the file's last lines exactly, or drop the `*** End of File` line."],
+      );
     }
     return succeed({ lines: hunk.lines, at });
   }
@@ -95,14 +103,23 @@ function plan(lines: readonly string[], hunk: AnchoredHunk, index: number, path:
   for (const anchor of hunk.anchors) {
     const hits = anchorLines(lines, anchor, lo, hi);
     if (hits.length === 0) {
-      return fail("invalid_diff", `Invalid Diff: the anchor \`@@ ${anchor.trim()}\` of ${who} is not in the file${lo > 0 ? " under the anchor before it" : ""}. Nothing was applied.`, [
-        "Copy the anchor line (a class or function line) exactly from the latest file state, or leave it out and give the hunk more context.",
-      ]);
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: the anchor \`@@ ${anchor.trim()}\` of ${who} is not in the file${lo > 0 ? " under the anchor before it" : ""}. Nothing was applied.`,
+        [
+          "Copy the anchor line (a class or function line) exactly from the latest file state, or leave it out and give the hunk more context.",
+        ],
+      );
     }
     if (hits.length > 1) {
-      return fail("ambiguous", `Ambiguous: the anchor \`@@ ${anchor.trim()}\` of ${who} matches lines ${hits.slice(0, 5).map((h) => h + 1).join(", ")}. Nothing was applied.`, [
-        "Add an outer anchor (`@@ class …` before `@@ def …`) or copy the anchor line whole.",
-      ]);
+      return fail(
+        "ambiguous",
+        `Ambiguous: the anchor \`@@ ${anchor.trim()}\` of ${who} matches lines ${hits
+          .slice(0, 5)
+          .map((h) => h + 1)
+          .join(", ")}. Nothing was applied.`,
+        ["Add an outer anchor (`@@ class …` before `@@ def …`) or copy the anchor line whole."],
+      );
     }
     lo = hits[0]! + 1;
     hi = blockEnd(lines, hits[0]!, hi);
@@ -111,24 +128,37 @@ function plan(lines: readonly string[], hunk: AnchoredHunk, index: number, path:
   let placed = placeIn(lines, hunk, lo, hi);
   if (!placed.ok && placed.error.code === "invalid_diff" && hi < n) placed = placeIn(lines, hunk, lo, n);
   if (!placed.ok) {
-    const why = inPatchTerms(placed.error, [hunk]).message.replace(/^[A-Za-z ]+: /, "").replace(/hunk 1 \(line \d+ of the patch\)/, "it");
-    return fail(placed.error.code, `${placed.error.code === "ambiguous" ? "Ambiguous" : "Invalid Diff"}: ${who}, looked for after its anchor: ${why}`, placed.error.suggestions);
+    const why = inPatchTerms(placed.error, [hunk])
+      .message.replace(/^[A-Za-z ]+: /, "")
+      .replace(/hunk 1 \(line \d+ of the patch\)/, "it");
+    return fail(
+      placed.error.code,
+      `${placed.error.code === "ambiguous" ? "Ambiguous" : "Invalid Diff"}: ${who}, looked for after its anchor: ${why}`,
+      placed.error.suggestions,
+    );
   }
   return succeed({ lines: hunk.lines, at: placed.value });
 }
 
 /** The engine's words for a hunk of the diff built here, turned into the patch's own hunk and line. */
 function inPatchTerms(error: Failure, hunks: readonly AnchoredHunk[], single?: number): Failure {
-  const message = error.message.replace(/hunk (\d+) of \d+( \(the @@ header on line \d+ of the diff\))?/g, (_, n: string) => {
-    const i = single ?? Number(n) - 1;
-    const h = hunks[i];
-    return h ? `hunk ${i + 1} (line ${h.line} of the patch)` : `hunk ${n}`;
-  });
+  const message = error.message.replace(
+    /hunk (\d+) of \d+( \(the @@ header on line \d+ of the diff\))?/g,
+    (_, n: string) => {
+      const i = single ?? Number(n) - 1;
+      const h = hunks[i];
+      return h ? `hunk ${i + 1} (line ${h.line} of the patch)` : `hunk ${n}`;
+    },
+  );
   return { ...error, message };
 }
 
 /** Applies an update's hunks to `content`; every hunk lands, each where its anchor says, or nothing does. */
-export function applyAnchoredHunks(content: string, hunks: readonly AnchoredHunk[], path: string): Outcome<PatchResult> {
+export function applyAnchoredHunks(
+  content: string,
+  hunks: readonly AnchoredHunk[],
+  path: string,
+): Outcome<PatchResult> {
   const lines = linesWithEol(content);
   const planned: Planned[] = [];
   for (let h = 0; h < hunks.length; h++) {
@@ -137,14 +167,19 @@ export function applyAnchoredHunks(content: string, hunks: readonly AnchoredHunk
     planned.push(p.value);
   }
   const diff = planned.map((p) => diffOf(p.lines, p.at === undefined ? undefined : p.at + 1)).join("");
-  const applied = applyModelPatch(content, `--- a/${path}\n+++ b/${path}\n${diff}`, { filePath: path, fileExists: () => false });
+  const applied = applyModelPatch(content, `--- a/${path}\n+++ b/${path}\n${diff}`, {
+    filePath: path,
+    fileExists: () => false,
+  });
   if (!applied.ok) return { ok: false, error: inPatchTerms(applied.error, hunks) };
   for (const report of applied.value.hunks) {
     const want = planned[report.index]?.at;
     if (want !== undefined && report.line !== want + 1) {
-      return fail("ambiguous", `Ambiguous: ${name(hunks[report.index]!, report.index, path)} fits line ${want + 1} under its anchor, but fits line ${report.line} as well. Nothing was applied.`, [
-        "Give the hunk more unchanged context lines so it matches one place only.",
-      ]);
+      return fail(
+        "ambiguous",
+        `Ambiguous: ${name(hunks[report.index]!, report.index, path)} fits line ${want + 1} under its anchor, but fits line ${report.line} as well. Nothing was applied.`,
+        ["Give the hunk more unchanged context lines so it matches one place only."],
+      );
     }
   }
   return applied;

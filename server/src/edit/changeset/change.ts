@@ -28,7 +28,12 @@ export type UpdateBody = { kind: "diff"; text: string } | { kind: "anchored"; hu
 export type FileOperation =
   | { op: "update"; path: PathRef; moveTo?: PathRef; body: UpdateBody | null; line: number }
   | { op: "add"; path: PathRef; content: string | { diff: string }; line: number }
-  | { op: "delete"; path: PathRef; /** The diff's removed lines, checked against the file. */ diff?: string; line: number };
+  | {
+      op: "delete";
+      path: PathRef;
+      /** The diff's removed lines, checked against the file. */ diff?: string;
+      line: number;
+    };
 
 export type ChangeFormat = "unified" | "apply_patch";
 

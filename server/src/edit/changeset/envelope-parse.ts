@@ -27,7 +27,11 @@ export function hasEnvelope(text: string): boolean {
 }
 
 function invalid(line: number, what: string, next: string): Outcome<never> {
-  return fail("invalid_diff", `Invalid Diff: apply_patch envelope, line ${line}: ${what}. Nothing was applied.`, [next]);
+  return fail(
+    "invalid_diff",
+    `Invalid Diff: apply_patch envelope, line ${line}: ${what}. Nothing was applied.`,
+    [next],
+  );
 }
 
 function pathAfter(marker: string, line: string): string {
@@ -43,7 +47,12 @@ export function parseEnvelope(text: string): Outcome<FileOperation[]> {
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   const ops: FileOperation[] = [];
   let i = lines.findIndex((l) => l.trim() === BEGIN);
-  if (i === -1) return invalid(1, "no `*** Begin Patch` line", "Start the patch with `*** Begin Patch` and end it with `*** End Patch`.");
+  if (i === -1)
+    return invalid(
+      1,
+      "no `*** Begin Patch` line",
+      "Start the patch with `*** Begin Patch` and end it with `*** End Patch`.",
+    );
   while (i !== -1) {
     const read = readEnvelope(lines, i + 1, ops);
     if (!read.ok) return read;
@@ -51,7 +60,12 @@ export function parseEnvelope(text: string): Outcome<FileOperation[]> {
     const next = lines.slice(after).findIndex((l) => l.trim() === BEGIN);
     i = next === -1 ? -1 : after + next;
   }
-  if (ops.length === 0) return invalid(1, "the envelope holds no file operation", "Add `*** Update File: PATH`, `*** Add File: PATH` or `*** Delete File: PATH` sections.");
+  if (ops.length === 0)
+    return invalid(
+      1,
+      "the envelope holds no file operation",
+      "Add `*** Update File: PATH`, `*** Add File: PATH` or `*** Delete File: PATH` sections.",
+    );
   return succeed(ops);
 }
 
@@ -73,43 +87,74 @@ function readEnvelope(lines: string[], start: number, ops: FileOperation[]): Out
       const content: string[] = [];
       i++;
       while (i < lines.length && lines[i]!.startsWith("+")) content.push(lines[i++]!.slice(1));
-      ops.push({ op: "add", path: { path }, content: content.length > 0 ? content.join("\n") + "\n" : "", line: no });
+      ops.push({
+        op: "add",
+        path: { path },
+        content: content.length > 0 ? content.join("\n") + "\n" : "",
+        line: no,
+      });
       continue;
     }
     if (line.startsWith(MARKERS.delete)) {
       const path = pathAfter(MARKERS.delete, line);
-      if (path === "") return invalid(no, "`*** Delete File:` names no path", "Write `*** Delete File: PATH`.");
+      if (path === "")
+        return invalid(no, "`*** Delete File:` names no path", "Write `*** Delete File: PATH`.");
       ops.push({ op: "delete", path: { path }, line: no });
       i++;
       continue;
     }
     if (line.startsWith(MARKERS.update)) {
       const path = pathAfter(MARKERS.update, line);
-      if (path === "") return invalid(no, "`*** Update File:` names no path", "Write `*** Update File: PATH`.");
+      if (path === "")
+        return invalid(no, "`*** Update File:` names no path", "Write `*** Update File: PATH`.");
       i++;
       let moveTo: string | undefined;
       if (lines[i]?.trim().startsWith(MARKERS.move)) {
         moveTo = pathAfter(MARKERS.move, lines[i]!);
-        if (moveTo === "") return invalid(i + 1, "`*** Move to:` names no path", "Write `*** Move to: NEW_PATH`.");
+        if (moveTo === "")
+          return invalid(i + 1, "`*** Move to:` names no path", "Write `*** Move to: NEW_PATH`.");
         i++;
       }
       const hunks = readHunks(lines, i, path);
       if (!hunks.ok) return hunks;
       i = hunks.value.next;
       if (hunks.value.hunks.length === 0 && moveTo === undefined) {
-        return invalid(no, `the update of ${path} has no hunks`, "Give it `@@` hunks with context, - and + lines, or leave it out.");
+        return invalid(
+          no,
+          `the update of ${path} has no hunks`,
+          "Give it `@@` hunks with context, - and + lines, or leave it out.",
+        );
       }
-      const body = hunks.value.hunks.length > 0 ? { kind: "anchored" as const, hunks: hunks.value.hunks } : null;
-      ops.push({ op: "update", path: { path }, ...(moveTo !== undefined ? { moveTo: { path: moveTo } } : {}), body, line: no });
+      const body =
+        hunks.value.hunks.length > 0 ? { kind: "anchored" as const, hunks: hunks.value.hunks } : null;
+      ops.push({
+        op: "update",
+        path: { path },
+        ...(moveTo !== undefined ? { moveTo: { path: moveTo } } : {}),
+        body,
+        line: no,
+      });
       continue;
     }
-    return invalid(no, `\`${line.slice(0, 80)}\` is not a file operation`, "Each section starts with `*** Update File: PATH`, `*** Add File: PATH` or `*** Delete File: PATH`.");
+    return invalid(
+      no,
+      `\`${line.slice(0, 80)}\` is not a file operation`,
+      "Each section starts with `*** Update File: PATH`, `*** Add File: PATH` or `*** Delete File: PATH`.",
+    );
   }
-  return invalid(lines.length, "no `*** End Patch` line (the patch looks cut off)", "Send the whole patch, ending with `*** End Patch`.");
+  return invalid(
+    lines.length,
+    "no `*** End Patch` line (the patch looks cut off)",
+    "Send the whole patch, ending with `*** End Patch`.",
+  );
 }
 
 /** One update's hunks, up to the next `***` line. */
-function readHunks(lines: string[], start: number, path: string): Outcome<{ hunks: AnchoredHunk[]; next: number }> {
+function readHunks(
+  lines: string[],
+  start: number,
+  path: string,
+): Outcome<{ hunks: AnchoredHunk[]; next: number }> {
   const hunks: AnchoredHunk[] = [];
   let current: AnchoredHunk | undefined;
   let anchors: string[] = [];
@@ -127,7 +172,12 @@ function readHunks(lines: string[], start: number, path: string): Outcome<{ hunk
     const raw = lines[i]!;
     const trimmed = raw.trim();
     if (trimmed === MARKERS.eof) {
-      if (!current || current.lines.length === 0) return invalid(i + 1, `\`*** End of File\` follows no hunk lines in ${path}`, "Put `*** End of File` after the last hunk's lines.");
+      if (!current || current.lines.length === 0)
+        return invalid(
+          i + 1,
+          `\`*** End of File\` follows no hunk lines in ${path}`,
+          "Put `*** End of File` after the last hunk's lines.",
+        );
       current.lines.length -= blanks;
       current.endOfFile = true;
       blanks = 0;
@@ -153,13 +203,23 @@ function readHunks(lines: string[], start: number, path: string): Outcome<{ hunk
       if (raw === "" && (!current || current.lines.length === 0)) continue;
       if (!current) current = { anchors: [], lines: [], endOfFile: false, line: i + 1 };
       blanks = raw === "" ? blanks + 1 : 0;
-      const line: HunkLine = raw === "" ? { op: " ", text: "" } : { op: op as HunkLine["op"], text: raw.slice(1) };
+      const line: HunkLine =
+        raw === "" ? { op: " ", text: "" } : { op: op as HunkLine["op"], text: raw.slice(1) };
       current.lines.push(line);
       continue;
     }
-    return invalid(i + 1, `\`${raw.slice(0, 80)}\` in the update of ${path} starts with none of space, -, + or @@`, "Start every hunk line with a space (context), - (removed) or + (added).");
+    return invalid(
+      i + 1,
+      `\`${raw.slice(0, 80)}\` in the update of ${path} starts with none of space, -, + or @@`,
+      "Start every hunk line with a space (context), - (removed) or + (added).",
+    );
   }
-  if (current && current.lines.length === 0) return invalid(current.line, `the \`@@\` hunk in ${path} has no lines`, "Give the hunk its context, - and + lines, or remove the `@@` line.");
+  if (current && current.lines.length === 0)
+    return invalid(
+      current.line,
+      `the \`@@\` hunk in ${path} has no lines`,
+      "Give the hunk its context, - and + lines, or remove the `@@` line.",
+    );
   close();
   return succeed({ hunks, next: i });
 }

@@ -36,7 +36,8 @@ function gitLinePaths(line: string): [string, string] | undefined {
   if (!m) return undefined;
   // With spaces in names the split is ambiguous: prefer the one where both halves are equal.
   const half = (rest.length - 1) / 2;
-  if (Number.isInteger(half) && rest.slice(2, half) === rest.slice(half + 3)) return [rest.slice(2, half), rest.slice(half + 3)];
+  if (Number.isInteger(half) && rest.slice(2, half) === rest.slice(half + 3))
+    return [rest.slice(2, half), rest.slice(half + 3)];
   return [m[1]!, m[2]!];
 }
 
@@ -61,7 +62,14 @@ function sections(lines: string[]): Section[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const inHunk = oldLeft > 0 || newLeft > 0;
-    if (inHunk && (line.startsWith(" ") || line === "" || line.startsWith("-") || line.startsWith("+") || line.startsWith("\\"))) {
+    if (
+      inHunk &&
+      (line.startsWith(" ") ||
+        line === "" ||
+        line.startsWith("-") ||
+        line.startsWith("+") ||
+        line.startsWith("\\"))
+    ) {
       if (!line.startsWith("\\")) {
         if (line.startsWith("-")) oldLeft--;
         else if (line.startsWith("+")) newLeft--;
@@ -97,7 +105,8 @@ function sections(lines: string[]): Section[] {
 function operationOf(section: Section, texts: string[]): Outcome<FileOperation> {
   const lines = section.lines;
   const line = section.start + 1;
-  const git = section.git || lines.some((l) => /^--- a\//.test(l)) || lines.some((l) => /^\+\+\+ b\//.test(l));
+  const git =
+    section.git || lines.some((l) => /^--- a\//.test(l)) || lines.some((l) => /^\+\+\+ b\//.test(l));
   let oldRaw: string | undefined;
   let newRaw: string | undefined;
   let oldNull = false;
@@ -113,9 +122,11 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
     if (l.startsWith("@@")) {
       // A header the engine cannot read would leave its hunk's lines out: refused, not dropped.
       if (!HUNK_HEADER.test(l) && !/^@@+\s*(@@+.*)?$/.test(l)) {
-        return fail("invalid_diff", `Invalid Diff: \`${l.slice(0, 80)}\` (line ${section.start + i + 1}) is not a hunk header; nothing was applied.`, [
-          "Write each hunk header as `@@ -OLD,COUNT +NEW,COUNT @@`, or `@@ @@` without numbers.",
-        ]);
+        return fail(
+          "invalid_diff",
+          `Invalid Diff: \`${l.slice(0, 80)}\` (line ${section.start + i + 1}) is not a hunk header; nothing was applied.`,
+          ["Write each hunk header as `@@ -OLD,COUNT +NEW,COUNT @@`, or `@@ @@` without numbers."],
+        );
       }
       hunks++;
       continue;
@@ -132,11 +143,17 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
     else if (l.startsWith("new file mode")) newMode = true;
     else if (l.startsWith("deleted file mode")) deletedMode = true;
     else if (l.startsWith("copy from ") || l.startsWith("copy to ")) {
-      return fail("invalid_diff", `Invalid Diff: the section at line ${line} copies a file (\`copy from\`/\`copy to\`), which lockstep does not apply.`, [
-        "Send the copy as a new file (`--- /dev/null`, `+++ b/PATH` with every line added).",
-      ]);
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: the section at line ${line} copies a file (\`copy from\`/\`copy to\`), which lockstep does not apply.`,
+        ["Send the copy as a new file (`--- /dev/null`, `+++ b/PATH` with every line added)."],
+      );
     } else if (l.startsWith("Binary files ") || l === "GIT binary patch") {
-      return fail("invalid_diff", `Invalid Diff: the section at line ${line} is a binary change, which a text diff cannot carry.`, ["Leave binary files out of the diff."]);
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: the section at line ${line} is a binary change, which a text diff cannot carry.`,
+        ["Leave binary files out of the diff."],
+      );
     }
   }
   const fromGitLine = lines[0]?.startsWith("diff --git ") ? gitLinePaths(lines[0]) : undefined;
@@ -145,7 +162,11 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
   const text = texts.join("\n") + "\n";
   const body = hunks > 0 ? { kind: "diff" as const, text } : null;
   const named = (raw: string | undefined, name: string | undefined): PathRef | undefined =>
-    renameFrom !== undefined || renameTo !== undefined || raw === undefined ? (name !== undefined ? { path: name } : undefined) : ref(raw, git);
+    renameFrom !== undefined || renameTo !== undefined || raw === undefined
+      ? name !== undefined
+        ? { path: name }
+        : undefined
+      : ref(raw, git);
 
   // A plain diff -N marks a file that is not there by the epoch and a `-0,0` hunk.
   const soleHunk = lines.map((l) => HUNK_HEADER.exec(l)).filter((m) => m !== null);
@@ -153,18 +174,34 @@ function operationOf(section: Section, texts: string[]): Outcome<FileOperation> 
   const deletesByHunk = !git && soleHunk.length === 1 && soleHunk[0]![3] === "0" && soleHunk[0]![4] === "0";
   if (newMode || oldNull || createsByHunk) {
     const path = named(newRaw, newName);
-    if (!path) return fail("invalid_diff", `Invalid Diff: the section at line ${line} creates a file but names none.`, ["Head it with `+++ b/PATH`."]);
+    if (!path)
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: the section at line ${line} creates a file but names none.`,
+        ["Head it with `+++ b/PATH`."],
+      );
     return succeed({ op: "add", path, content: body ? { diff: text } : "", line });
   }
   if (deletedMode || newNull || deletesByHunk) {
     const path = named(oldRaw, oldName);
-    if (!path) return fail("invalid_diff", `Invalid Diff: the section at line ${line} deletes a file but names none.`, ["Head it with `--- a/PATH`."]);
+    if (!path)
+      return fail(
+        "invalid_diff",
+        `Invalid Diff: the section at line ${line} deletes a file but names none.`,
+        ["Head it with `--- a/PATH`."],
+      );
     return succeed({ op: "delete", path, ...(body ? { diff: text } : {}), line });
   }
   const from = named(oldRaw, oldName) ?? named(newRaw, newName);
-  if (!from) return fail("invalid_diff", `Invalid Diff: the section at line ${line} names no file.`, ["Head each file's section with `--- a/PATH` and `+++ b/PATH`."]);
+  if (!from)
+    return fail("invalid_diff", `Invalid Diff: the section at line ${line} names no file.`, [
+      "Head each file's section with `--- a/PATH` and `+++ b/PATH`.",
+    ]);
   const to = renameTo !== undefined ? { path: renameTo } : undefined;
-  if (!body && !to) return fail("invalid_diff", `Invalid Diff: the section for ${from.path} (line ${line}) has no hunks.`, ["Give it `@@` hunks, or leave it out."]);
+  if (!body && !to)
+    return fail("invalid_diff", `Invalid Diff: the section for ${from.path} (line ${line}) has no hunks.`, [
+      "Give it `@@` hunks, or leave it out.",
+    ]);
   return succeed({ op: "update", path: from, ...(to ? { moveTo: to } : {}), body, line });
 }
 
@@ -177,20 +214,32 @@ export function parseMultiFileDiff(text: string): Outcome<FileOperation[]> {
   if (lines[lines.length - 1] === "") lines.pop();
   const found = sections(lines);
   if (found.length === 0) {
-    return fail("invalid_diff", "Invalid Diff: no file sections found; a diff across files has a `diff --git` line or `---`/`+++` header pair per file.", [
-      "Send `git diff` output, or head each file's hunks with `--- a/PATH` and `+++ b/PATH`.",
-    ]);
+    return fail(
+      "invalid_diff",
+      "Invalid Diff: no file sections found; a diff across files has a `diff --git` line or `---`/`+++` header pair per file.",
+      ["Send `git diff` output, or head each file's hunks with `--- a/PATH` and `+++ b/PATH`."],
+    );
   }
   const only = lines.find((l) => l.startsWith("Only in "));
   if (only !== undefined) {
-    return fail("invalid_diff", `Invalid Diff: the diff says \`${only}\` without that file's content, so it cannot be created or deleted from it.`, [
-      "Make the diff with `diff -ruN` (or `git diff`), which writes new and removed files in full.",
-    ]);
+    return fail(
+      "invalid_diff",
+      `Invalid Diff: the diff says \`${only}\` without that file's content, so it cannot be created or deleted from it.`,
+      ["Make the diff with `diff -ruN` (or `git diff`), which writes new and removed files in full."],
+    );
   }
   const ops: FileOperation[] = [];
   for (const s of found) {
     // A `diff` line of prose, or a section with nothing in it, carries no change.
-    if (!s.lines.some((l) => l.startsWith("--- ") || l.startsWith("@@") || /^(rename|new file|deleted file|copy|Binary|GIT binary)/.test(l))) continue;
+    if (
+      !s.lines.some(
+        (l) =>
+          l.startsWith("--- ") ||
+          l.startsWith("@@") ||
+          /^(rename|new file|deleted file|copy|Binary|GIT binary)/.test(l),
+      )
+    )
+      continue;
     const op = operationOf(s, s.lines);
     if (!op.ok) return op;
     ops.push(op.value);

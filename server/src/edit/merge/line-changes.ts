@@ -23,7 +23,11 @@ const MAX_EDIT_LENGTH = 4000;
 const MAX_DEPTH = 32;
 
 /** `maxEditLength` bounds Myers in a gap without anchors (the editor's edits give up sooner: one edit is still correct). */
-export function lineChanges(before: readonly string[], after: readonly string[], maxEditLength = MAX_EDIT_LENGTH): LineChange[] {
+export function lineChanges(
+  before: readonly string[],
+  after: readonly string[],
+  maxEditLength = MAX_EDIT_LENGTH,
+): LineChange[] {
   const changes: LineChange[] = [];
   diffRange(before, after, { a0: 0, a1: before.length, b0: 0, b1: after.length }, changes, 0, maxEditLength);
   return changes;
@@ -37,7 +41,14 @@ interface Range {
 }
 
 /** Appends the changes of a[a0, a1) → b[b0, b1) to `out`, in order. */
-function diffRange(a: readonly string[], b: readonly string[], r: Range, out: LineChange[], depth: number, bound: number): void {
+function diffRange(
+  a: readonly string[],
+  b: readonly string[],
+  r: Range,
+  out: LineChange[],
+  depth: number,
+  bound: number,
+): void {
   let { a0, a1, b0, b1 } = r;
   for (; a0 < a1 && b0 < b1 && a[a0] === b[b0]; b0++) a0++;
   for (; a0 < a1 && b0 < b1 && a[a1 - 1] === b[b1 - 1]; b1--) a1--;
@@ -91,7 +102,8 @@ function longestIncreasing(pairs: readonly [number, number][]): [number, number]
     tails[lo] = k;
   }
   const chain: [number, number][] = [];
-  for (let k = tails.length > 0 ? tails[tails.length - 1]! : -1; k !== -1; k = previous[k]!) chain.push(pairs[k]!);
+  for (let k = tails.length > 0 ? tails[tails.length - 1]! : -1; k !== -1; k = previous[k]!)
+    chain.push(pairs[k]!);
   return chain.reverse();
 }
 

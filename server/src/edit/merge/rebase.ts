@@ -43,7 +43,8 @@ export class MovedText {
     this.now = typeof now === "string" ? linesWithEol(now) : now;
     this.changes = lineChanges(this.base, this.now);
     this.shiftBefore = [0];
-    for (const c of this.changes) this.shiftBefore.push(this.shiftBefore.at(-1)! + c.lines.length - (c.end - c.start));
+    for (const c of this.changes)
+      this.shiftBefore.push(this.shiftBefore.at(-1)! + c.lines.length - (c.end - c.start));
   }
 
   /** Where the hunk's old lines are in the now-text, or why it cannot land there. */
@@ -60,17 +61,29 @@ export class MovedText {
           ? c.start > hunk.start && c.start < hunk.end
           : c.start < hunk.end && c.end > hunk.start;
       if (touches) {
-        const where = insertion ? `where it inserts (after line ${hunk.start})` : `it changes (lines ${hunk.start + 1}–${hunk.end})`;
-        return fail("state_mismatch", `Conflict: the lines ${where} were edited since the change was proposed.`, [
-          "Leave it, or make the change again on the text as it is now.",
-        ]);
+        const where = insertion
+          ? `where it inserts (after line ${hunk.start})`
+          : `it changes (lines ${hunk.start + 1}–${hunk.end})`;
+        return fail(
+          "state_mismatch",
+          `Conflict: the lines ${where} were edited since the change was proposed.`,
+          ["Leave it, or make the change again on the text as it is now."],
+        );
       }
-      const before = insertion ? c.end < hunk.start : c.start === c.end ? c.start <= hunk.start : c.end <= hunk.start;
+      const before = insertion
+        ? c.end < hunk.start
+        : c.start === c.end
+          ? c.start <= hunk.start
+          : c.end <= hunk.start;
       if (before) shift += c.lines.length - (c.end - c.start);
     }
     const at = hunk.start + shift;
     for (let k = 0; k < hunk.removed.length; k++) {
-      if (this.now[at + k] !== hunk.removed[k]) return fail("internal_error", "Internal Error: a hunk's lines are not where the diff placed them; nothing was applied.");
+      if (this.now[at + k] !== hunk.removed[k])
+        return fail(
+          "internal_error",
+          "Internal Error: a hunk's lines are not where the diff placed them; nothing was applied.",
+        );
     }
     const block = [...hunk.above, ...hunk.removed, ...hunk.below];
     // A text that did not move on holds the same copies: counting them is only needed after a change.
@@ -80,9 +93,11 @@ export class MovedText {
       const baseCount = this.baseIndex.occurrences(block);
       const nowCount = this.nowIndex.occurrences(block);
       if (nowCount > baseCount) {
-        return fail("ambiguous", `Conflict: the lines the change was made on now occur in ${nowCount} places (they were copied since it was proposed), so where it belongs cannot be told.`, [
-          "Leave it, or make the change again on the text as it is now.",
-        ]);
+        return fail(
+          "ambiguous",
+          `Conflict: the lines the change was made on now occur in ${nowCount} places (they were copied since it was proposed), so where it belongs cannot be told.`,
+          ["Leave it, or make the change again on the text as it is now."],
+        );
       }
     }
     return succeed({ hunk, at });
@@ -114,7 +129,8 @@ export function applyLocated(now: readonly string[], located: readonly Located[]
   const out: string[] = [];
   let from = 0;
   for (const { hunk, at } of sorted) {
-    if (at < from) throw new Error("Internal Error: two hunks of one change overlap on the text; nothing was applied.");
+    if (at < from)
+      throw new Error("Internal Error: two hunks of one change overlap on the text; nothing was applied.");
     for (let k = from; k < at; k++) out.push(now[k]!);
     for (const line of hunk.added) out.push(line);
     from = at + hunk.removed.length;

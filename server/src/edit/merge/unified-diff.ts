@@ -35,12 +35,23 @@ export function unifiedDiff(path: string, before: string, after: string, context
     }
     i = j + 1;
   }
-  const patch: StructuredPatch = { oldFileName: path, newFileName: path, oldHeader: "", newHeader: "", hunks };
+  const patch: StructuredPatch = {
+    oldFileName: path,
+    newFileName: path,
+    oldHeader: "",
+    newHeader: "",
+    hunks,
+  };
   return { diff: formatPatch(patch, FILE_HEADERS_ONLY), added, removed };
 }
 
 /** One hunk over `group` (changes close enough to share it) with up to `context` lines either side. */
-function hunkOf(a: readonly string[], group: readonly LineChange[], context: number, gained: number): StructuredPatchHunk {
+function hunkOf(
+  a: readonly string[],
+  group: readonly LineChange[],
+  context: number,
+  gained: number,
+): StructuredPatchHunk {
   const first = group[0]!;
   const last = group[group.length - 1]!;
   const from = Math.max(0, first.start - context);

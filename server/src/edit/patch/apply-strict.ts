@@ -12,7 +12,11 @@ import type { LineTable } from "../shared/text.js";
  * applied). `file` is the text's line table; a last line without an ending is
  * given `lastEol`, as the hunks were built for.
  */
-export function applyStrictly(file: LineTable, hunks: readonly StructuredPatchHunk[], lastEol: string): string | undefined {
+export function applyStrictly(
+  file: LineTable,
+  hunks: readonly StructuredPatchHunk[],
+  lastEol: string,
+): string | undefined {
   const text = file.text;
   const count = file.count;
   const startOf = (line: number): number => (line < count ? file.starts[line]! : text.length);
@@ -23,14 +27,19 @@ export function applyStrictly(file: LineTable, hunks: readonly StructuredPatchHu
     const own = file.eolOf(at).length;
     const length = startOf(at + 1) - own - startOf(at);
     if (body.length !== length + (cr ? 1 : 0)) return false;
-    return cr ? body.endsWith("\r") && text.startsWith(body.slice(0, -1), startOf(at)) : text.startsWith(body, startOf(at));
+    return cr
+      ? body.endsWith("\r") && text.startsWith(body.slice(0, -1), startOf(at))
+      : text.startsWith(body, startOf(at));
   };
   let out = "";
   let copyFrom = 0; // the first file line not yet written out
   let next = 0; // the first file line not yet copied or consumed
   /** Writes lines [copyFrom, to) verbatim, the file's last line given its ending. */
   const flush = (to: number): void => {
-    if (copyFrom < to) out += text.slice(startOf(copyFrom), startOf(to)) + (to === count && file.eolOf(to - 1) === "" ? lastEol : "");
+    if (copyFrom < to)
+      out +=
+        text.slice(startOf(copyFrom), startOf(to)) +
+        (to === count && file.eolOf(to - 1) === "" ? lastEol : "");
     copyFrom = to;
   };
   for (const h of hunks) {

@@ -267,9 +267,13 @@ function parseHeaderless(lines: string[]): Outcome<FilePatch[]> {
   for (const p of builder.patches) for (const h of p.hunks) trimTrailingBlanks(h, countTrailingBlanks(h));
   const patches = builder.patches.filter((p) => p.hunks.length > 0);
   if (changes === 0 || patches.length === 0) {
-    return fail("invalid_diff", "Invalid Diff: no hunks found; the text has no `@@` line and no lines starting with + or -.", [
-      "Send a unified diff: `--- a/FILE`, `+++ b/FILE`, then `@@ @@` hunks with context lines (space), removed (-) and added (+) lines.",
-    ]);
+    return fail(
+      "invalid_diff",
+      "Invalid Diff: no hunks found; the text has no `@@` line and no lines starting with + or -.",
+      [
+        "Send a unified diff: `--- a/FILE`, `+++ b/FILE`, then `@@ @@` hunks with context lines (space), removed (-) and added (+) lines.",
+      ],
+    );
   }
   return succeed(patches);
 }

@@ -55,7 +55,10 @@ function placeIndexed(file: LineTable, hunks: readonly ParsedHunk[]): Placement[
     return best;
   });
   if (olds.some((old, h) => old.length === 0 || old[keys[h]!]!.trim() === "")) return undefined;
-  const places = exactPositions(file, olds.map((old, h) => old[keys[h]!]!));
+  const places = exactPositions(
+    file,
+    olds.map((old, h) => old[keys[h]!]!),
+  );
   const placements: Placement[] = [];
   let previous = -1;
   for (let h = 0; h < hunks.length; h++) {

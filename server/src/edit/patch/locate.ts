@@ -102,7 +102,8 @@ class HunkMatcher {
     const mismatched: number[] = [];
     if (tier === "exact") {
       // Exact: compared line by line on the table, no line cut or folded beyond these.
-      for (let i = 0; i < this.old.length; i++) if (this.index.line(start + i) !== this.old[i]!.text) return undefined;
+      for (let i = 0; i < this.old.length; i++)
+        if (this.index.line(start + i) !== this.old[i]!.text) return undefined;
       return mismatched;
     }
     // Folding every line costs more than an exact match: only the looser tiers pay for it.
@@ -150,14 +151,20 @@ class HunkMatcher {
       for (const p of positions) votes.set(p - i, (votes.get(p - i) ?? 0) + 1);
     }
     let best: [number, number] | undefined;
-    for (const [start, n] of votes) if (!best || n > best[1] || (n === best[1] && start < best[0])) best = [start, n];
+    for (const [start, n] of votes)
+      if (!best || n > best[1] || (n === best[1] && start < best[0])) best = [start, n];
     if (!best) return undefined;
     const differences: NearMiss["differences"] = [];
     for (let i = 0; i < this.old.length; i++) {
       const fileLine = best[0] + i;
       if (this.index.folded[fileLine] !== this.old[i]!.folded) differences.push({ oldIndex: i, fileLine });
     }
-    return { start: best[0], matched: this.old.length - differences.length, total: this.old.length, differences };
+    return {
+      start: best[0],
+      matched: this.old.length - differences.length,
+      total: this.old.length,
+      differences,
+    };
   }
 }
 
@@ -215,8 +222,13 @@ export function locateHunks(
     for (const tier of TIERS) {
       const c = m.candidates(tier, lo, hi, MAX_REPORTED_CANDIDATES);
       if (c.length === 0) continue;
-      const pick = c.length === 1 ? c[0] : byHint(hunks, placed, h, (p) => p >= lo && p <= hi && m.fits(p, tier) !== undefined);
-      return pick === undefined ? { ambiguous: c.slice(0, MAX_REPORTED_CANDIDATES) } : { pick: { start: pick, tier, mismatched: m.fits(pick, tier)! } };
+      const pick =
+        c.length === 1
+          ? c[0]
+          : byHint(hunks, placed, h, (p) => p >= lo && p <= hi && m.fits(p, tier) !== undefined);
+      return pick === undefined
+        ? { ambiguous: c.slice(0, MAX_REPORTED_CANDIDATES) }
+        : { pick: { start: pick, tier, mismatched: m.fits(pick, tier)! } };
     }
     return undefined;
   };
@@ -237,9 +249,13 @@ export function locateHunks(
   const first = placed.findIndex((_, h) => pending(h));
   if (first !== -1) {
     const found = search(first);
-    if (found && "ambiguous" in found) return { ok: false, error: { kind: "ambiguous", hunk: first, candidates: found.ambiguous } };
+    if (found && "ambiguous" in found)
+      return { ok: false, error: { kind: "ambiguous", hunk: first, candidates: found.ambiguous } };
     const nearest = matchers[first]!.nearMiss();
-    return { ok: false, error: nearest ? { kind: "not_found", hunk: first, nearest } : { kind: "not_found", hunk: first } };
+    return {
+      ok: false,
+      error: nearest ? { kind: "not_found", hunk: first, nearest } : { kind: "not_found", hunk: first },
+    };
   }
   for (const [h, start] of numbered) placed[h] = { start, tier: "numbered", mismatched: [] };
   const finalOrder = checkOrder(placed);
@@ -259,7 +275,11 @@ function checkOrder(placed: (Placement | undefined)[]): LocateError | undefined 
 }
 
 /** Starts strictly between the placed neighbours, so hunks stay in file order. */
-function windowFor(placed: (Placement | undefined)[], h: number, fileEnd: number): { lo: number; hi: number } {
+function windowFor(
+  placed: (Placement | undefined)[],
+  h: number,
+  fileEnd: number,
+): { lo: number; hi: number } {
   let lo = 0;
   let hi = fileEnd;
   for (let j = h - 1; j >= 0; j--) {
@@ -284,7 +304,12 @@ function windowFor(placed: (Placement | undefined)[], h: number, fileEnd: number
  * number, or that number shifted by how far off the nearest placed earlier
  * hunk's was. Checked directly, so a repeat far down a file is found too.
  */
-function byHint(hunks: readonly ParsedHunk[], placed: (Placement | undefined)[], h: number, fitsAt: (start: number) => boolean): number | undefined {
+function byHint(
+  hunks: readonly ParsedHunk[],
+  placed: (Placement | undefined)[],
+  h: number,
+  fitsAt: (start: number) => boolean,
+): number | undefined {
   const own = hunks[h]!.oldStart;
   if (own === undefined) return undefined;
   const expected = new Set<number>([Math.max(0, own - 1)]);

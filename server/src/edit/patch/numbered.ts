@@ -35,17 +35,30 @@ export function namesBlob(abbreviated: string, full: string): boolean {
   return abbreviated.length >= 7 && full.startsWith(abbreviated.toLowerCase());
 }
 
-export type NumberEvidence = { kind: "index"; newBlob: string; form: BlobForm } | { kind: "none"; why: string };
+export type NumberEvidence =
+  | { kind: "index"; newBlob: string; form: BlobForm }
+  | { kind: "none"; why: string };
 
 /** What the diff shows about its numbers, before any hunk is placed. */
-export function numberEvidence(patch: FilePatch, blobNow: (form: BlobForm) => string, crlf: boolean): NumberEvidence {
+export function numberEvidence(
+  patch: FilePatch,
+  blobNow: (form: BlobForm) => string,
+  crlf: boolean,
+): NumberEvidence {
   if (patch.index) {
     const now = blobNow("as-is");
     if (namesBlob(patch.index.old, now)) return { kind: "index", newBlob: patch.index.new, form: "as-is" };
-    if (crlf && namesBlob(patch.index.old, blobNow("lf"))) return { kind: "index", newBlob: patch.index.new, form: "lf" };
-    return { kind: "none", why: `its \`index\` line names blob ${patch.index.old}, and this file's blob is ${now.slice(0, 12)}: the diff was made on another text` };
+    if (crlf && namesBlob(patch.index.old, blobNow("lf")))
+      return { kind: "index", newBlob: patch.index.new, form: "lf" };
+    return {
+      kind: "none",
+      why: `its \`index\` line names blob ${patch.index.old}, and this file's blob is ${now.slice(0, 12)}: the diff was made on another text`,
+    };
   }
-  return { kind: "none", why: "the diff has no git `index OLD..NEW` line, and only that line proves the numbers (a matching base sha256 does not: the diff may number another change)" };
+  return {
+    kind: "none",
+    why: "the diff has no git `index OLD..NEW` line, and only that line proves the numbers (a matching base sha256 does not: the diff may number another change)",
+  };
 }
 
 /** Hunks with no old lines: nothing of the file to match. */
@@ -54,12 +67,21 @@ export function insertions(hunks: readonly ParsedHunk[]): number[] {
 }
 
 /** The 0-based place each insertion's header names (`-N,0` inserts after line N), or why it names none. */
-export function headerPlaces(hunks: readonly ParsedHunk[], which: readonly number[], lineCount: number): Map<number, number> | { hunk: number; why: string } {
+export function headerPlaces(
+  hunks: readonly ParsedHunk[],
+  which: readonly number[],
+  lineCount: number,
+): Map<number, number> | { hunk: number; why: string } {
   const out = new Map<number, number>();
   for (const h of which) {
     const hunk = hunks[h]!;
-    if (hunk.oldStart === undefined || hunk.oldCount !== 0) return { hunk: h, why: "its header does not give the line it follows as `-N,0`" };
-    if (hunk.oldStart > lineCount) return { hunk: h, why: `its header puts it after line ${hunk.oldStart}, past the end of the file (${lineCount} lines)` };
+    if (hunk.oldStart === undefined || hunk.oldCount !== 0)
+      return { hunk: h, why: "its header does not give the line it follows as `-N,0`" };
+    if (hunk.oldStart > lineCount)
+      return {
+        hunk: h,
+        why: `its header puts it after line ${hunk.oldStart}, past the end of the file (${lineCount} lines)`,
+      };
     out.set(h, hunk.oldStart);
   }
   return out;
@@ -74,7 +96,8 @@ export interface Numbers {
 
 export function numbersFor(content: string): Numbers {
   const blobs = new Map<BlobForm, string>();
-  const blobNow = (form: BlobForm): string => blobs.get(form) ?? blobs.set(form, blobOf(content, form)).get(form)!;
+  const blobNow = (form: BlobForm): string =>
+    blobs.get(form) ?? blobs.set(form, blobOf(content, form)).get(form)!;
   return { blobNow, crlf: content.includes("\r\n") };
 }
 

@@ -22,7 +22,8 @@ function oldLines(hunk: ParsedHunk): string[] {
   return hunk.lines.filter((l) => l.op !== "+").map((l) => l.text);
 }
 
-const REBUILD = "Rebuild the hunk from the exact lines of the latest file state attached here (copy them, do not retype them), with at least 10 unchanged lines of context.";
+const REBUILD =
+  "Rebuild the hunk from the exact lines of the latest file state attached here (copy them, do not retype them), with at least 10 unchanged lines of context.";
 
 export function describeLocateError(
   error: LocateError,
@@ -48,23 +49,35 @@ export function describeLocateError(
       return {
         code: "invalid_diff",
         message: `Invalid Diff: ${name} and hunk ${error.other + 1} are out of file order or cover the same lines. Nothing was applied.`,
-        suggestions: ["Order hunks from the top of the file to the bottom, and merge hunks that touch the same lines into one."],
+        suggestions: [
+          "Order hunks from the top of the file to the bottom, and merge hunks that touch the same lines into one.",
+        ],
       };
     case "not_found": {
       const old = oldLines(hunks[error.hunk]!);
-      const parts = [`Invalid Diff: ${name} does not match the file: its context and removed lines were not found, even allowing for whitespace differences. Nothing was applied.`];
+      const parts = [
+        `Invalid Diff: ${name} does not match the file: its context and removed lines were not found, even allowing for whitespace differences. Nothing was applied.`,
+      ];
       const near = error.nearest;
       if (near && near.matched > 0) {
-        parts.push(`Nearest candidate: lines ${near.start + 1}-${near.start + near.total} of the file, where ${near.matched} of ${near.total} lines match.`);
+        parts.push(
+          `Nearest candidate: lines ${near.start + 1}-${near.start + near.total} of the file, where ${near.matched} of ${near.total} lines match.`,
+        );
         for (const d of near.differences.slice(0, MAX_SHOWN)) {
           const actual = index.lines[d.fileLine];
           const got = actual === undefined ? "nothing (past the end of the file)" : quote(actual);
-          parts.push(`The hunk expects ${quote(old[d.oldIndex]!)} at line ${d.fileLine + 1}, but the file has ${got}.`);
+          parts.push(
+            `The hunk expects ${quote(old[d.oldIndex]!)} at line ${d.fileLine + 1}, but the file has ${got}.`,
+          );
         }
-        if (near.differences.length > MAX_SHOWN) parts.push(`(${near.differences.length - MAX_SHOWN} more lines differ.)`);
+        if (near.differences.length > MAX_SHOWN)
+          parts.push(`(${near.differences.length - MAX_SHOWN} more lines differ.)`);
       } else {
         const sample = old.find((l) => l.trim() !== "");
-        if (sample !== undefined) parts.push(`No line of the file resembles ${quote(sample)}: the diff may be for another file or an older version of this one.`);
+        if (sample !== undefined)
+          parts.push(
+            `No line of the file resembles ${quote(sample)}: the diff may be for another file or an older version of this one.`,
+          );
       }
       return { code: "invalid_diff", message: parts.join(" "), suggestions: [REBUILD] };
     }
@@ -75,7 +88,11 @@ export function describeLocateError(
  * An insertion without context whose header's numbers are not shown exact: what is missing, and
  * what would settle it.
  */
-export function unnumberedInsertion(hunks: readonly ParsedHunk[], h: number, why: string | undefined): { code: ErrorCode; message: string; suggestions: string[] } {
+export function unnumberedInsertion(
+  hunks: readonly ParsedHunk[],
+  h: number,
+  why: string | undefined,
+): { code: ErrorCode; message: string; suggestions: string[] } {
   return {
     code: "invalid_diff",
     message:

@@ -64,18 +64,26 @@ function selectFilePatch(patches: FilePatch[], options: PatchOptions): Outcome<F
   const named = (p: FilePatch): string | undefined => p.newPath ?? p.oldPath;
   if (filePath === undefined) {
     if (patches.length === 1) return succeed(patches[0]!);
-    return fail("invalid_diff", `Invalid Diff: the diff covers ${patches.length} files; send one file's diff per call.`);
+    return fail(
+      "invalid_diff",
+      `Invalid Diff: the diff covers ${patches.length} files; send one file's diff per call.`,
+    );
   }
   const target = filePath.replace(/\\/g, "/");
   const matches = (p: FilePatch): boolean => {
     const path = named(p);
-    return path !== undefined && (path === target || target.endsWith("/" + path) || path.endsWith("/" + target));
+    return (
+      path !== undefined && (path === target || target.endsWith("/" + path) || path.endsWith("/" + target))
+    );
   };
   const exact = patches.filter(matches);
   if (exact.length === 1) return succeed(exact[0]!);
   /** The header names an existing file other than the target (either side). */
   const otherFile = (p: FilePatch): string | undefined =>
-    [p.newPath, p.oldPath].find((path) => path !== undefined && !matches({ ...p, newPath: path, oldPath: path }) && fileExists?.(path) === true);
+    [p.newPath, p.oldPath].find(
+      (path) =>
+        path !== undefined && !matches({ ...p, newPath: path, oldPath: path }) && fileExists?.(path) === true,
+    );
   if (patches.length === 1) {
     const only = patches[0]!;
     const other = otherFile(only);
@@ -87,9 +95,11 @@ function selectFilePatch(patches: FilePatch[], options: PatchOptions): Outcome<F
     return succeed(only);
   }
   const names = patches.map((p) => named(p) ?? "(unnamed)").join(", ");
-  return fail("invalid_diff", `Invalid Diff: the diff covers ${patches.length} files (${names}) and none is \`${filePath}\`.`, [
-    "Send one safe_patch call per file, each with only that file's hunks.",
-  ]);
+  return fail(
+    "invalid_diff",
+    `Invalid Diff: the diff covers ${patches.length} files (${names}) and none is \`${filePath}\`.`,
+    ["Send one safe_patch call per file, each with only that file's hunks."],
+  );
 }
 
 interface Corrected {
@@ -104,13 +114,21 @@ interface Corrected {
  * the drifting ones are weighed together, since a model's drift runs through
  * its whole diff.
  */
-function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<string[][]> {
+function addedLineTexts(
+  file: LineTable,
+  hunks: readonly ParsedHunk[],
+  placements: readonly Placement[],
+): Outcome<string[][]> {
   let indentation: Indentation | undefined;
   const fileIndentation = (): Indentation => (indentation ??= detectIndentation(file.all()));
   const out = hunks.map((h) => h.lines.filter((l) => l.op === "+").map((l) => l.text));
   // Exact placements of indented lines show the file's frame: nothing to weigh.
   const unindented = (l: { op: string; text: string }): boolean => l.op === "+" || !showsIndentation(l.text);
-  if (placements.every((p) => p.tier === "exact" || p.tier === "numbered") && !hunks.every((h) => h.lines.every(unindented))) return succeed(out);
+  if (
+    placements.every((p) => p.tier === "exact" || p.tier === "numbered") &&
+    !hunks.every((h) => h.lines.every(unindented))
+  )
+    return succeed(out);
 
   const parts = hunks.map((hunk, h) => {
     const place = placements[h]!;
@@ -124,7 +142,11 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
       }
       const i = oldIndex++;
       // A context line that did not match says nothing about indentation: it stands as blank.
-      ops.push({ op: l.op, text: mismatched.has(i) ? "" : l.text, fileText: mismatched.has(i) ? "" : file.line(place.start + i) });
+      ops.push({
+        op: l.op,
+        text: mismatched.has(i) ? "" : l.text,
+        fileText: mismatched.has(i) ? "" : file.line(place.start + i),
+      });
     }
     return frameOf(ops, "diff", alike);
   });
@@ -135,7 +157,8 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
       const base = pairs.length;
       const shift = (i: number | undefined): number | undefined => (i === undefined ? undefined : i + base);
       pairs.push(...parts[h]!.pairs);
-      for (const a of parts[h]!.added) added.push({ ...a, anchor: shift(a.anchor), partner: shift(a.partner) });
+      for (const a of parts[h]!.added)
+        added.push({ ...a, anchor: shift(a.anchor), partner: shift(a.partner) });
     }
     const answer = readAddedLines({ pairs, added, fileIndentation });
     if (!answer.ok) return indentRefusal(answer.conflict, hunks, members);
@@ -146,7 +169,9 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
   // A hunk whose old lines are indented and show no drift was written in the file's frame: alone.
   // One whose old lines are all unindented says nothing: it is weighed with the drifting ones.
   const solid = (pair: FramePair): boolean => pair.model.trim() !== "";
-  const drifts = parts.map((p) => p.pairs.some((pair) => solid(pair) && lead(pair.model) !== lead(pair.file)));
+  const drifts = parts.map((p) =>
+    p.pairs.some((pair) => solid(pair) && lead(pair.model) !== lead(pair.file)),
+  );
   const silent = parts.map((p) => p.pairs.every((pair) => !showsIndentation(pair.model)));
   const drifting = hunks.map((_, h) => h).filter((h) => drifts[h]);
   for (let h = 0; h < hunks.length; h++) {
@@ -161,7 +186,11 @@ function addedLineTexts(file: LineTable, hunks: readonly ParsedHunk[], placement
   return succeed(out);
 }
 
-function indentRefusal(c: IndentConflict, hunks: readonly ParsedHunk[], members: readonly number[]): Outcome<never> {
+function indentRefusal(
+  c: IndentConflict,
+  hunks: readonly ParsedHunk[],
+  members: readonly number[],
+): Outcome<never> {
   let k = c.added;
   let h = members[0]!;
   for (const m of members) {
@@ -178,12 +207,18 @@ function indentRefusal(c: IndentConflict, hunks: readonly ParsedHunk[], members:
   return fail(
     "invalid_diff",
     `Invalid Diff: the indentation of added line ${line} in hunk ${h + 1} is ambiguous: ${why}. The file was not changed.`,
-    ["Copy the context and removed lines from the file with their exact indentation, write the added lines in the same indentation as the file, and send the diff again."],
+    [
+      "Copy the context and removed lines from the file with their exact indentation, write the added lines in the same indentation as the file, and send the diff again.",
+    ],
   );
 }
 
 /** Rebuilds each placed hunk from the file's own lines; added lines get the file's ending and the text `addedLineTexts` settled. */
-function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<Corrected> {
+function rebuildHunks(
+  file: LineTable,
+  hunks: readonly ParsedHunk[],
+  placements: readonly Placement[],
+): Outcome<Corrected> {
   // applyPatch splits on \n only, so a CRLF line carries its \r as text. The
   // last line without an ending gets the file's usual one (the source is given one).
   const crOf = (i: number): string => ((file.eolOf(i) || file.eol) === "\r\n" ? "\r" : "");
@@ -211,7 +246,11 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
     let cr = crOf(place.tier === "numbered" && place.start > 0 ? place.start - 1 : place.start);
     for (const l of hunk.lines) {
       if (l.op === "+") {
-        if (skip > 0) return fail("invalid_diff", `Invalid Diff: hunks ${h} and ${h + 1} overlap where hunk ${h + 1} adds lines; merge them into one hunk.`);
+        if (skip > 0)
+          return fail(
+            "invalid_diff",
+            `Invalid Diff: hunks ${h} and ${h + 1} overlap where hunk ${h + 1} adds lines; merge them into one hunk.`,
+          );
         lines.push("+" + added[addedIndex++]! + cr);
         newLines++;
         continue;
@@ -219,7 +258,11 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
       const at = place.start + oldIndex++;
       cr = crOf(at);
       if (skip > 0) {
-        if (l.op === "-") return fail("invalid_diff", `Invalid Diff: hunks ${h} and ${h + 1} overlap on line ${at + 1}, which one of them removes; merge them into one hunk.`);
+        if (l.op === "-")
+          return fail(
+            "invalid_diff",
+            `Invalid Diff: hunks ${h} and ${h + 1} overlap on line ${at + 1}, which one of them removes; merge them into one hunk.`,
+          );
         skip--;
         start++;
         continue;
@@ -232,7 +275,12 @@ function rebuildHunks(file: LineTable, hunks: readonly ParsedHunk[], placements:
     if (lines.length === 0) continue;
     out.push({ oldStart: start + 1, oldLines, newStart: start + 1 + shift, newLines, lines });
     shift += newLines - oldLines;
-    const report: HunkReport = { index: h, line: place.start + 1, tier: place.tier, contextMismatches: place.mismatched.length };
+    const report: HunkReport = {
+      index: h,
+      line: place.start + 1,
+      tier: place.tier,
+      contextMismatches: place.mismatched.length,
+    };
     if (hunk.oldStart !== undefined) report.claimedLine = hunk.oldStart;
     reports.push(report);
   }
@@ -255,7 +303,12 @@ function oldSideTexts(hunks: readonly ParsedHunk[]): string[] {
 
 /** Every hunk already present: the new side fits where the old side does not. */
 function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean {
-  const reversed = hunks.map((h) => ({ ...h, lines: h.lines.filter((l) => l.op !== "-").map((l) => ({ op: l.op === "+" ? ("-" as const) : l.op, text: l.text })) }));
+  const reversed = hunks.map((h) => ({
+    ...h,
+    lines: h.lines
+      .filter((l) => l.op !== "-")
+      .map((l) => ({ op: l.op === "+" ? ("-" as const) : l.op, text: l.text })),
+  }));
   // Added lines must be present (as if they were to be removed); context may drift as usual.
   if (!reversed.every((h) => h.lines.some((l) => l.op === "-"))) return false;
   // Proof, not a likeness: every reversed hunk fits exactly or modulo whitespace, none by fuzzy context.
@@ -263,7 +316,11 @@ function alreadyApplied(file: LineTable, hunks: readonly ParsedHunk[]): boolean 
   return located.ok && located.placements.every((p) => p.tier !== "fuzzy");
 }
 
-export function applyModelPatch(content: string, diffText: string, options: PatchOptions = {}): Outcome<PatchResult> {
+export function applyModelPatch(
+  content: string,
+  diffText: string,
+  options: PatchOptions = {},
+): Outcome<PatchResult> {
   // Blob hashes are of the whole text, BOM included: git hashes the bytes.
   const numbers = numbersFor(content);
   const patched = keepingBom(content, (body) => patchText(body, diffWithoutBom(diffText), options, numbers));
@@ -271,7 +328,12 @@ export function applyModelPatch(content: string, diffText: string, options: Patc
   return checkResultBlob(numbers.plan, patched.value.content) ?? patched;
 }
 
-function patchText(content: string, diffText: string, options: PatchOptions, numbers: Numbers): Outcome<PatchResult> {
+function patchText(
+  content: string,
+  diffText: string,
+  options: PatchOptions,
+  numbers: Numbers,
+): Outcome<PatchResult> {
   const parsed = parseUnifiedDiff(diffText);
   if (!parsed.ok) return parsed;
   const selected = selectFilePatch(parsed.value, options);
@@ -279,7 +341,9 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
   const patch = selected.value;
   const hunks = patch.hunks;
   if (!hunks.some((h) => h.lines.some((l) => l.op !== " "))) {
-    return fail("no_change", "No Change: the diff has no added or removed lines.", ["Add the + and - lines that make the change."]);
+    return fail("no_change", "No Change: the diff has no added or removed lines.", [
+      "Add the + and - lines that make the change.",
+    ]);
   }
 
   const file = new LineTable(content);
@@ -293,9 +357,11 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
     const located = locateHunks(index, hunks, plan ? { insertAt: plan.insertAt } : {});
     if (!located.ok) {
       if (located.error.kind === "not_found" && alreadyApplied(file, hunks)) {
-        return fail("no_change", "No Change: the file already contains this change (the added lines are there and the removed ones are gone).", [
-          "Nothing to do; continue from the latest file state.",
-        ]);
+        return fail(
+          "no_change",
+          "No Change: the file already contains this change (the added lines are there and the removed ones are gone).",
+          ["Nothing to do; continue from the latest file state."],
+        );
       }
       return describe(located.error, hunks, index);
     }
@@ -319,16 +385,20 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
   };
   const applied = applyStrictly(file, structured.hunks, file.eol);
   if (applied === undefined) {
-    return fail("internal_error", "Internal Error: the corrected patch failed to apply. The file was not changed; please review the diff for subtle errors and send it again.", [
-      "Re-read the file and send the diff again; if it keeps failing, use the edit tool for this change.",
-    ]);
+    return fail(
+      "internal_error",
+      "Internal Error: the corrected patch failed to apply. The file was not changed; please review the diff for subtle errors and send it again.",
+      ["Re-read the file and send the diff again; if it keeps failing, use the edit tool for this change."],
+    );
   }
   let result = applied;
   if (!wantsFinalNewline(content, hunks) && result.endsWith("\n")) {
     result = result.slice(0, result.endsWith("\r\n") ? -2 : -1);
   }
   if (result === content) {
-    return fail("no_change", "No Change: applying the diff leaves the file exactly as it is.", ["Nothing to do; continue from the latest file state."]);
+    return fail("no_change", "No Change: applying the diff leaves the file exactly as it is.", [
+      "Nothing to do; continue from the latest file state.",
+    ]);
   }
   return succeed({ content: result, diff: renderDiff(structured), hunks: rebuilt.value.reports });
 }
@@ -339,7 +409,11 @@ function patchText(content: string, diffText: string, options: PatchOptions, num
  * wrote its fix into the context line. Taking the file's line would drop the
  * fix and report success; the refusal says how to write it so the retry lands.
  */
-function fixInContext(file: LineTable, hunks: readonly ParsedHunk[], placements: readonly Placement[]): Outcome<never> | undefined {
+function fixInContext(
+  file: LineTable,
+  hunks: readonly ParsedHunk[],
+  placements: readonly Placement[],
+): Outcome<never> | undefined {
   if (placements.every((p) => p.mismatched.length === 0)) return undefined;
   const changes = (h: ParsedHunk): { removed: string[]; added: Set<string> } => ({
     removed: h.lines.filter((l) => l.op === "-").map((l) => l.text),
@@ -365,7 +439,9 @@ function fixInContext(file: LineTable, hunks: readonly ParsedHunk[], placements:
       `Invalid Diff: in hunk ${h + 1}, the context line ${JSON.stringify(old[i]!.text.trim().slice(0, 100))} differs from the file's line ${at + 1} ` +
         `${JSON.stringify(file.line(at).trim().slice(0, 100))}, while the hunk's - and + lines change nothing there. ` +
         "A context line is never changed: if you meant to change that line, write it as a - line with the file's text and a + line with yours. The file was not changed.",
-      [`Write line ${at + 1} as "-" + its text in the file, then "+" + the new text, and send the diff again.`],
+      [
+        `Write line ${at + 1} as "-" + its text in the file, then "+" + the new text, and send the diff again.`,
+      ],
     );
   }
   return undefined;

@@ -41,7 +41,11 @@ export function isPlaceholderLine(line: string): boolean {
  * The first placeholder line of `newText` that neither `oldText` nor the file
  * has (compared trimmed); placeholders already in the original are real text.
  */
-export function findNewPlaceholder(newText: string, oldText: string, doc: NormalizedText): string | undefined {
+export function findNewPlaceholder(
+  newText: string,
+  oldText: string,
+  doc: NormalizedText,
+): string | undefined {
   const oldLines = new Set(oldText.split("\n").map((line) => line.trim()));
   for (const line of newText.split("\n")) {
     const text = line.trim();
@@ -57,7 +61,15 @@ export function findNewPlaceholder(newText: string, oldText: string, doc: Normal
 
 // ── Over-escaping ────────────────────────────────────────────────────────────
 
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "'": "'", "`": "`", "\\": "\\" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  '"': '"',
+  "'": "'",
+  "`": "`",
+  "\\": "\\",
+};
 
 /** Reads `\n`, `\t`, `\r`, `\"`, `\'`, `` \` `` and `\\` as the characters they escape, left to right. */
 export function unescapeOverEscaped(text: string): string {
@@ -92,7 +104,11 @@ export function nearestLine(doc: NormalizedText, oldText: string): number | unde
   return firstIndex === -1 ? undefined : nearestTo(doc, oldLines, firstIndex)?.best;
 }
 
-function nearestTo(doc: NormalizedText, oldLines: string[], firstIndex: number): { best: number; bestScore: number } | undefined {
+function nearestTo(
+  doc: NormalizedText,
+  oldLines: string[],
+  firstIndex: number,
+): { best: number; bestScore: number } | undefined {
   const wanted = oldLines[firstIndex]!;
   const scores = new Map<number, number>();
   let bestScore = 0;
@@ -129,12 +145,16 @@ export function describeNearest(doc: NormalizedText, oldText: string): string {
   const { best, bestScore } = nearest;
   const found = doc.lines[best]!;
   const where = `The closest line is line ${best + 1}: ${showLine(found)}`;
-  if (bestScore < 1) return `${where}; its text differs from old_string's first line ${showLine(oldLines[firstIndex]!)}.`;
+  if (bestScore < 1)
+    return `${where}; its text differs from old_string's first line ${showLine(oldLines[firstIndex]!)}.`;
   const how = found.trim() === oldLines[firstIndex]!.trim() ? "" : " apart from whitespace";
   const mismatch = firstMismatch(doc, oldLines, firstIndex, best);
   if (mismatch === undefined) return `${where}, which matches old_string's first line${how}.`;
   const fileLine = doc.lines[mismatch.fileLine];
-  const seen = fileLine === undefined ? "the end of the file" : `file line ${mismatch.fileLine + 1} ${showLine(fileLine)}`;
+  const seen =
+    fileLine === undefined
+      ? "the end of the file"
+      : `file line ${mismatch.fileLine + 1} ${showLine(fileLine)}`;
   return (
     `${where}, which matches old_string's first line${how}, but old_string line ${mismatch.oldLine + 1} ` +
     `${showLine(oldLines[mismatch.oldLine]!)} does not match ${seen}.`
@@ -158,7 +178,11 @@ function nearbyCandidates(doc: NormalizedText, wanted: string): Iterable<number>
     .sort((a, b) => a.count - b.count);
   const lines = new Set<number>();
   for (const { word } of ranked) {
-    for (let at = doc.text.indexOf(word); at !== -1 && lines.size < SCAN_ALL_LINES; at = doc.text.indexOf(word, at + 1)) {
+    for (
+      let at = doc.text.indexOf(word);
+      at !== -1 && lines.size < SCAN_ALL_LINES;
+      at = doc.text.indexOf(word, at + 1)
+    ) {
       const line = doc.lineAt(at);
       lines.add(line);
       at = doc.lineStarts[line]! + doc.lines[line]!.length; // on to the next line
@@ -183,7 +207,8 @@ function firstMismatch(
     const line = at < doc.lineCount ? doc.lines[at] : undefined;
     // A trailing empty entry only means old_string ended with a line break.
     if (j === oldLines.length - 1 && oldLines[j] === "" && j > 0) return undefined;
-    if (line === undefined || foldWhitespace(line) !== foldWhitespace(oldLines[j]!)) return { oldLine: j, fileLine: at };
+    if (line === undefined || foldWhitespace(line) !== foldWhitespace(oldLines[j]!))
+      return { oldLine: j, fileLine: at };
   }
   return undefined;
 }

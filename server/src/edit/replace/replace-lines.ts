@@ -6,7 +6,14 @@
 // Candidates come from an index probe (a run of old_string that must appear
 // verbatim in any match), so only a few file lines are ever normalised.
 import { diffArrays } from "diff";
-import { describeIndent, detectIndentation, frameOf, readAddedLines, type Indentation, type LineOp } from "../shared/indentation.js";
+import {
+  describeIndent,
+  detectIndentation,
+  frameOf,
+  readAddedLines,
+  type Indentation,
+  type LineOp,
+} from "../shared/indentation.js";
 import { alike, foldWhitespace } from "../shared/line-index.js";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { countUpTo, type NormalizedText, type Region } from "./replace-text.js";
@@ -88,7 +95,9 @@ function squeeze(line: string): Squeezed {
 
 /** A token boundary at `at`: not inside a run of word characters. */
 function isBoundary(text: string, at: number): boolean {
-  return at <= 0 || at >= text.length || !(isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at)));
+  return (
+    at <= 0 || at >= text.length || !(isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at)))
+  );
 }
 
 const PROBES_TRIED = 8;
@@ -101,7 +110,11 @@ const PROBE_COUNT_CAP = 64;
  * runs `runs` yields (runs any match must contain verbatim). Every line when
  * there is no probe.
  */
-function candidateStarts(doc: NormalizedText, body: readonly string[], runs: (line: string) => string[]): number[] {
+function candidateStarts(
+  doc: NormalizedText,
+  body: readonly string[],
+  runs: (line: string) => string[],
+): number[] {
   const firstLine = new Map<string, number>();
   body.forEach((line, j) => {
     for (const run of runs(line)) if (run !== "" && !firstLine.has(run)) firstLine.set(run, j);
@@ -164,7 +177,9 @@ function alignLines(oldLines: readonly string[], newLines: readonly string[]): A
   const out: Aligned[] = [];
   let o = 0;
   let n = 0;
-  for (const change of diffArrays([...oldLines], [...newLines], { comparator: (a, b) => foldWhitespace(a) === foldWhitespace(b) })) {
+  for (const change of diffArrays([...oldLines], [...newLines], {
+    comparator: (a, b) => foldWhitespace(a) === foldWhitespace(b),
+  })) {
     for (let k = 0; k < change.value.length; k++) {
       if (change.added) out.push({ new: n++ });
       else if (change.removed) out.push({ old: o++ });
@@ -190,7 +205,13 @@ function alignLines(oldLines: readonly string[], newLines: readonly string[]): A
  * written or in the file's frame, by the shared evidence rule (shared/indentation.ts).
  * `fileOld` overrides the file text of an old line (a token match that starts mid-line).
  */
-function readNewLines(doc: NormalizedText, oldLines: readonly string[], newLines: readonly string[], firstLine: number, fileOld: (j: number) => string): Outcome<string[]> {
+function readNewLines(
+  doc: NormalizedText,
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  firstLine: number,
+  fileOld: (j: number) => string,
+): Outcome<string[]> {
   const ops: LineOp[] = alignLines(oldLines, newLines).map((e) => {
     if (e.old === undefined) return { op: "+", text: newLines[e.new!]! };
     if (e.new === undefined) return { op: "-", text: oldLines[e.old]!, fileText: fileOld(e.old) };
@@ -205,9 +226,13 @@ function readNewLines(doc: NormalizedText, oldLines: readonly string[], newLines
     c.reindented === undefined
       ? `old_string's lines are indented differently from the file's (line ${firstLine + 1} on), and nothing maps this line's indentation (${describeIndent(c.literal)}) into the file's`
       : `as written it has ${describeIndent(c.literal)}; shifted the way old_string's lines differ from the file's, it would have ${describeIndent(c.reindented)}, and nothing in the edit says which is meant`;
-  return fail("invalid_argument", `Edit Failed: the indentation of new_string's line ${line} is ambiguous: ${why}. The file was not changed.`, [
-    "Copy old_string from the file with its exact indentation, write new_string in the file's indentation, and retry.",
-  ]);
+  return fail(
+    "invalid_argument",
+    `Edit Failed: the indentation of new_string's line ${line} is ambiguous: ${why}. The file was not changed.`,
+    [
+      "Copy old_string from the file with its exact indentation, write new_string in the file's indentation, and retry.",
+    ],
+  );
 }
 
 export function flexibleRegions(doc: NormalizedText, oldText: string, newText: string): Region[] {
@@ -223,7 +248,9 @@ export function flexibleRegions(doc: NormalizedText, oldText: string, newText: s
     if (i + k > doc.lineCount || (old.before && i === 0)) continue;
     if (!keys.every((want, j) => key(i + j) === want)) continue;
     // A final line break in old_string also matches the end of a file that lacks one.
-    const end = old.after ? (starts[i + k] ?? doc.text.length) : starts[i + k - 1]! + doc.lines[i + k - 1]!.length;
+    const end = old.after
+      ? (starts[i + k] ?? doc.text.length)
+      : starts[i + k - 1]! + doc.lines[i + k - 1]!.length;
     regions.push({
       start: old.before ? starts[i]! - 1 : starts[i]!,
       end,
@@ -231,7 +258,9 @@ export function flexibleRegions(doc: NormalizedText, oldText: string, newText: s
       replacement: () => {
         const body = readNewLines(doc, old.body, replacement.body, i, (j) => doc.lines[i + j] ?? "");
         if (!body.ok) return body;
-        return succeed((replacement.before ? "\n" : "") + body.value.join("\n") + (replacement.after ? "\n" : ""));
+        return succeed(
+          (replacement.before ? "\n" : "") + body.value.join("\n") + (replacement.after ? "\n" : ""),
+        );
       },
     });
   }
@@ -259,13 +288,19 @@ export function tokenRegions(doc: NormalizedText, oldText: string, newText: stri
       line: i,
       replacement: () => {
         // Mid-line, the first old line met a line's tail: it says nothing of indentation.
-        const read = readNewLines(doc, oldLines, newLines, i, (j) => (j === 0 && !wholeLine ? oldLines[0]! : (doc.lines[i + j] ?? "")));
+        const read = readNewLines(doc, oldLines, newLines, i, (j) =>
+          j === 0 && !wholeLine ? oldLines[0]! : (doc.lines[i + j] ?? ""),
+        );
         if (!read.ok) return read;
         const [head, ...rest] = read.value as [string, ...string[]];
         // Mid-line, the first line goes in as written, less the indentation old_string's first line had.
         const lead = /^\s*/.exec(oldLines[0]!)![0];
         const written = newLines[0]!;
-        const first = wholeLine ? head : written.startsWith(lead) ? written.slice(lead.length) : written.trimStart();
+        const first = wholeLine
+          ? head
+          : written.startsWith(lead)
+            ? written.slice(lead.length)
+            : written.trimStart();
         return succeed([first, ...rest].join("\n"));
       },
     });
@@ -286,7 +321,8 @@ export function tokenRegions(doc: NormalizedText, oldText: string, newText: stri
     const startAt = head.text.length - first.length;
     if (!head.text.endsWith(first) || !isBoundary(head.text, startAt)) continue;
     let middle = true;
-    for (let j = 1; j < k - 1 && middle; j++) middle = i + j < doc.lineCount && file(i + j).text === tokens[j];
+    for (let j = 1; j < k - 1 && middle; j++)
+      middle = i + j < doc.lineCount && file(i + j).text === tokens[j];
     if (!middle) continue;
     const startCol = first === "" ? doc.lines[i]!.length : head.cols[startAt]!;
     const lastLine = i + k - 1;

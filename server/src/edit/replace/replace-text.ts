@@ -172,7 +172,11 @@ export function exactRegions(doc: NormalizedText, oldText: string, newText: stri
   let scanned = 0;
   for (const start of starts) {
     // Count line breaks incrementally: the starts are ascending.
-    for (let nl = doc.text.indexOf("\n", scanned); nl !== -1 && nl < start; nl = doc.text.indexOf("\n", nl + 1)) {
+    for (
+      let nl = doc.text.indexOf("\n", scanned);
+      nl !== -1 && nl < start;
+      nl = doc.text.indexOf("\n", nl + 1)
+    ) {
       line++;
       scanned = nl + 1;
     }

@@ -9,7 +9,13 @@
 // every byte outside the matches is kept.
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { keepingBom, withoutBom } from "../shared/shape.js";
-import { describeNearest, findNewPlaceholder, nearestLine, showLine, unescapeOverEscaped } from "./replace-hints.js";
+import {
+  describeNearest,
+  findNewPlaceholder,
+  nearestLine,
+  showLine,
+  unescapeOverEscaped,
+} from "./replace-hints.js";
 import { flexibleRegions, tokenRegions } from "./replace-lines.js";
 import { countUpTo, exactRegions, NormalizedText, normalizeEols, type Region } from "./replace-text.js";
 
@@ -81,7 +87,9 @@ const MAX_LINES_LISTED = 20;
 function listLines(regions: readonly Region[]): string {
   const counts = new Map<number, number>();
   for (const region of regions) counts.set(region.line, (counts.get(region.line) ?? 0) + 1);
-  const items = [...counts].map(([line, count]) => (count > 1 ? `${line + 1} (${count} matches)` : `${line + 1}`));
+  const items = [...counts].map(([line, count]) =>
+    count > 1 ? `${line + 1} (${count} matches)` : `${line + 1}`,
+  );
   const shown = items.slice(0, MAX_LINES_LISTED);
   const rest = items.length - shown.length;
   const label = items.length > 1 ? "lines" : "line";
@@ -93,7 +101,8 @@ function listLines(regions: readonly Region[]): string {
 function ambiguous(found: Extract<Search, { kind: "ambiguous" }>, expected: number): Outcome<ReplaceResult> {
   const n = found.regions.length;
   const where = `${found.tier.label} match, ${listLines(found.regions)}`;
-  const widen = "Add surrounding lines to old_string (copied exactly from the file) so that it matches only the intended place";
+  const widen =
+    "Add surrounding lines to old_string (copied exactly from the file) so that it matches only the intended place";
   if (found.overlapping) {
     return fail(
       "ambiguous",
@@ -109,11 +118,18 @@ function ambiguous(found: Extract<Search, { kind: "ambiguous" }>, expected: numb
   return fail(
     "ambiguous",
     `Edit Failed: old_string matches ${n} place${n > 1 ? "s" : ""} (${where}) but expected_replacements is ${expected}. ${fix}`,
-    [n > expected ? `${widen}.` : "Re-read the file to see which places hold old_string.", `Or set expected_replacements to ${n}.`],
+    [
+      n > expected ? `${widen}.` : "Re-read the file to see which places hold old_string.",
+      `Or set expected_replacements to ${n}.`,
+    ],
   );
 }
 
-function finish(doc: NormalizedText, found: Extract<Search, { kind: "found" }>, unescaped: boolean): Outcome<ReplaceResult> {
+function finish(
+  doc: NormalizedText,
+  found: Extract<Search, { kind: "found" }>,
+  unescaped: boolean,
+): Outcome<ReplaceResult> {
   const replacements: string[] = [];
   for (const region of found.regions) {
     const r = region.replacement();
@@ -163,7 +179,11 @@ function provenApplied(doc: NormalizedText, newText: string, oldText: string): n
 }
 
 export function replaceInText(content: string, request: ReplaceRequest): Outcome<ReplaceResult> {
-  const clean = { ...request, old_string: withoutBom(request.old_string), new_string: withoutBom(request.new_string) };
+  const clean = {
+    ...request,
+    old_string: withoutBom(request.old_string),
+    new_string: withoutBom(request.new_string),
+  };
   return keepingBom(content, (body) => replaceInBody(body, clean));
 }
 
@@ -171,9 +191,11 @@ function replaceInBody(content: string, request: ReplaceRequest): Outcome<Replac
   const { old_string: oldString, new_string: newString } = request;
   const expected = request.expected_replacements ?? 1;
   if (!Number.isInteger(expected) || expected < 1) {
-    return fail("invalid_argument", `Edit Failed: expected_replacements must be a whole number of at least 1, not ${expected}.`, [
-      "Leave expected_replacements out to replace exactly one place.",
-    ]);
+    return fail(
+      "invalid_argument",
+      `Edit Failed: expected_replacements must be a whole number of at least 1, not ${expected}.`,
+      ["Leave expected_replacements out to replace exactly one place."],
+    );
   }
   if (oldString === "") {
     if (content === "" && newString !== "") {
@@ -191,9 +213,11 @@ function replaceInBody(content: string, request: ReplaceRequest): Outcome<Replac
     );
   }
   if (oldString === newString) {
-    return fail("no_change", "No Change: old_string and new_string are identical, so the file already has the text.", [
-      "Nothing to do for this edit.",
-    ]);
+    return fail(
+      "no_change",
+      "No Change: old_string and new_string are identical, so the file already has the text.",
+      ["Nothing to do for this edit."],
+    );
   }
 
   const doc = new NormalizedText(content);
@@ -219,7 +243,8 @@ function replaceInBody(content: string, request: ReplaceRequest): Outcome<Replac
   }
 
   // Not found: the edit may have been made already, but only a proof says so (a model told "done" stops).
-  const meantOld = triedUnescape && !oldText.includes("\n") && oldUnescaped.includes("\n") ? oldUnescaped : oldText;
+  const meantOld =
+    triedUnescape && !oldText.includes("\n") && oldUnescaped.includes("\n") ? oldUnescaped : oldText;
   for (const candidate of triedUnescape ? [newText, newUnescaped] : [newText]) {
     const line = provenApplied(doc, candidate, meantOld);
     if (line === undefined) continue;
@@ -233,7 +258,11 @@ function replaceInBody(content: string, request: ReplaceRequest): Outcome<Replac
 
   const tried = `exact, whitespace-flexible and token-tolerant matching${triedUnescape ? ", also after unescaping" : ""}`;
   // A one-line old_string that unescapes to several lines was surely meant as those lines.
-  return fail("not_found", `Edit Failed: old_string was not found in the file (tried ${tried}). ${describeNearest(doc, meantOld)}`, [
-    "Re-read the file with read_file and copy the lines to replace exactly as they are now, indentation included, then retry.",
-  ]);
+  return fail(
+    "not_found",
+    `Edit Failed: old_string was not found in the file (tried ${tried}). ${describeNearest(doc, meantOld)}`,
+    [
+      "Re-read the file with read_file and copy the lines to replace exactly as they are now, indentation included, then retry.",
+    ],
+  );
 }

@@ -39,7 +39,8 @@ export function detectIndentation(lines: readonly string[]): Indentation {
     if (l.startsWith("\t")) tabLines++;
     else if (l.length > 0 && !isCommentAlignment(line)) spaceLines++;
     if (/^ *$/.test(l) && !isCommentAlignment(line)) {
-      if (previous !== undefined && l.length > previous) steps.set(l.length - previous, (steps.get(l.length - previous) ?? 0) + 1);
+      if (previous !== undefined && l.length > previous)
+        steps.set(l.length - previous, (steps.get(l.length - previous) ?? 0) + 1);
       previous = l.length;
     }
   }
@@ -122,14 +123,20 @@ function ratioRule(indents: [string, string][]): Rule | undefined {
  * model shifted the whole hunk); a ratio; any unit conversion into the file's
  * unit; a prefix.
  */
-export function candidateRules(indents: [string, string][], modelUnit: IndentUnit | undefined, fileUnit: IndentUnit | undefined): Rule[] {
+export function candidateRules(
+  indents: [string, string][],
+  modelUnit: IndentUnit | undefined,
+  fileUnit: IndentUnit | undefined,
+): Rule[] {
   const drifted = indents.filter(([m, f]) => m !== f);
   const offsets = drifted.flatMap(([m, f]) => offsetRules(m, f));
   const rules: (Rule | undefined)[] = [];
-  if (modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit) rules.push(convertUnits(modelUnit, fileUnit));
+  if (modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit)
+    rules.push(convertUnits(modelUnit, fileUnit));
   if (modelUnit !== undefined && modelUnit === fileUnit) rules.push(...offsets);
   rules.push(ratioRule(indents));
-  if (fileUnit !== undefined) for (const from of UNITS) if (from !== fileUnit) rules.push(convertUnits(from, fileUnit));
+  if (fileUnit !== undefined)
+    for (const from of UNITS) if (from !== fileUnit) rules.push(convertUnits(from, fileUnit));
   rules.push(...offsets);
   // Detection can misjudge a unit (a file whose continuation lines step by 2 in 4-space code):
   // every other conversion is tried last, and only one that explains every pair is used.

@@ -60,7 +60,9 @@ export interface IndentConflict {
   evidence: "none" | "split" | "no-reading";
 }
 
-export type FrameAnswer = { ok: true; lines: string[]; reindented: boolean } | { ok: false; conflict: IndentConflict };
+export type FrameAnswer =
+  | { ok: true; lines: string[]; reindented: boolean }
+  | { ok: false; conflict: IndentConflict };
 
 function isBlank(line: string): boolean {
   return line.trim() === "";
@@ -84,7 +86,9 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   const solid = q.pairs.filter((p) => !isBlank(p.model));
   const indents: [string, string][] = solid.map((p) => [lead(p.model), lead(p.file)]);
   const drift = indents.some(([m, f]) => m !== f);
-  const unchanged = q.added.map((a) => (a.unchanged && a.anchor !== undefined ? q.pairs[a.anchor]!.file : undefined));
+  const unchanged = q.added.map((a) =>
+    a.unchanged && a.anchor !== undefined ? q.pairs[a.anchor]!.file : undefined,
+  );
   if (!drift) {
     const lines = literal.map((text, i) => unchanged[i] ?? text);
     return spacesIntoTabs(q) ?? { ok: true, lines, reindented: false };
@@ -99,10 +103,17 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   const driftedPairs = indents.filter(([m, f]) => m !== f);
   const driftedStyles = new Set(driftedPairs.map(([, f]) => f.charAt(0)));
   // A ` * ` line under `/**` shows nothing of a frame, unless such lines drifted among the context too.
-  const alignmentDrifted = solid.some((p) => !p.removed && isCommentAlignment(p.file) && !showsIndentation(p.file) && p.model !== p.file);
-  const shows = (line: string): boolean => showsIndentation(line) || (alignmentDrifted && isCommentAlignment(line));
-  for (const p of solid) if (p.removed && p.model === p.file && shows(p.model) && driftedStyles.has(lead(p.file).charAt(0))) asWritten++;
-  const readings = q.added.map((a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)));
+  const alignmentDrifted = solid.some(
+    (p) => !p.removed && isCommentAlignment(p.file) && !showsIndentation(p.file) && p.model !== p.file,
+  );
+  const shows = (line: string): boolean =>
+    showsIndentation(line) || (alignmentDrifted && isCommentAlignment(line));
+  for (const p of solid)
+    if (p.removed && p.model === p.file && shows(p.model) && driftedStyles.has(lead(p.file).charAt(0)))
+      asWritten++;
+  const readings = q.added.map(
+    (a, i): string | undefined => unchanged[i] ?? (isBlank(a.text) ? a.text : reading.read(a)),
+  );
   // The frame the old lines were typed in has a grid too: an added line off it but on the file's was typed in the file's.
   // Only a usual unit is trusted: an odd one comes from a stray step, not from a frame. The frame is read off the
   // lines in the style that drifted (and unindented ones): in a file that mixes tabs and spaces, the other style's
@@ -110,7 +121,11 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   const inStyle = solid.filter((p) => lead(p.file) === "" || driftedStyles.has(lead(p.file).charAt(0)));
   const modelFrame = detectIndentation(inStyle.map((p) => p.model));
   // A unit its own lines are not all on (one step of 8 among lines at 2, 4, 6) is no frame either.
-  if (!UNITS.includes(modelFrame.unit ?? 0) || !inStyle.every((p) => onGrid(lead(p.model), p.model, modelFrame))) modelFrame.unit = undefined;
+  if (
+    !UNITS.includes(modelFrame.unit ?? 0) ||
+    !inStyle.every((p) => onGrid(lead(p.model), p.model, modelFrame))
+  )
+    modelFrame.unit = undefined;
   // ...and it speaks only of added lines typed in that frame's style (a tab-indented line says nothing of a frame of spaces).
   const modelStyles = new Set(driftedPairs.map(([m]) => m.charAt(0)));
   let firstDiffering = -1;
@@ -121,7 +136,13 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
     // Evidence from every line, whether or not its two readings differ: the grid of the
     // model's frame, and whose indentation a line kept when it replaced a drifted one.
     if (unchanged[i] === undefined && !isBlank(a.text)) {
-      if (modelFrame.unit !== file.unit && modelStyles.has(l.charAt(0)) && onGrid(l, a.text, file) && !onGrid(l, a.text, modelFrame)) asWritten++;
+      if (
+        modelFrame.unit !== file.unit &&
+        modelStyles.has(l.charAt(0)) &&
+        onGrid(l, a.text, file) &&
+        !onGrid(l, a.text, modelFrame)
+      )
+        asWritten++;
       const partner = a.partner === undefined ? undefined : q.pairs[a.partner];
       if (partner && lead(partner.model) !== lead(partner.file)) {
         if (l === lead(partner.model)) model++;
@@ -146,13 +167,27 @@ export function readAddedLines(q: FrameQuestion): FrameAnswer {
   if (firstDiffering === -1) return { ok: true, lines: literal, reindented: false };
   if (model > 0 && asWritten === 0) {
     const missing = readings.findIndex((r) => r === undefined);
-    if (missing !== -1) return { ok: false, conflict: { added: missing, literal: literal[missing]!, reindented: undefined, evidence: "no-reading" } };
+    if (missing !== -1)
+      return {
+        ok: false,
+        conflict: {
+          added: missing,
+          literal: literal[missing]!,
+          reindented: undefined,
+          evidence: "no-reading",
+        },
+      };
     return { ok: true, lines: readings as string[], reindented: true };
   }
   if (asWritten > 0 && model === 0) return { ok: true, lines: literal, reindented: false };
   return {
     ok: false,
-    conflict: { added: firstDiffering, literal: literal[firstDiffering]!, reindented: readings[firstDiffering], evidence: model > 0 ? "split" : "none" },
+    conflict: {
+      added: firstDiffering,
+      literal: literal[firstDiffering]!,
+      reindented: readings[firstDiffering],
+      evidence: model > 0 ? "split" : "none",
+    },
   };
 }
 
@@ -195,7 +230,9 @@ function reindenter(q: FrameQuestion, indents: [string, string][], file: Indenta
   }
   const modelUnit = detectIndentation([...q.pairs.map((p) => p.model), ...q.added.map((a) => a.text)]).unit;
   const fileUnit = file.unit;
-  const explaining = consistent ? candidateRules(indents, modelUnit, fileUnit).filter((r) => indents.every(([m, f]) => r(m) === f)) : [];
+  const explaining = consistent
+    ? candidateRules(indents, modelUnit, fileUnit).filter((r) => indents.every(([m, f]) => r(m) === f))
+    : [];
   // Among the rules every pair obeys, those that put every added line on the file's grid; they must then agree.
   const onFileGrid = (r: Rule): boolean =>
     q.added.every((a) => {
@@ -215,7 +252,10 @@ function reindenter(q: FrameQuestion, indents: [string, string][], file: Indenta
     const m = lead(anchor.model);
     const f = lead(anchor.file);
     if (l === m) return f;
-    const convert = modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit ? convertUnits(modelUnit, fileUnit) : (x: string) => x;
+    const convert =
+      modelUnit !== undefined && fileUnit !== undefined && modelUnit !== fileUnit
+        ? convertUnits(modelUnit, fileUnit)
+        : (x: string) => x;
     if (l.startsWith(m)) {
       const extra = convert(l.slice(m.length));
       // Spaces then a tab is no indentation any style writes: the file's unit does not hold at this line's place.
@@ -278,12 +318,19 @@ export interface LineOp {
  * lines are only old-side; in `replace` mode (old_string/new_string) an equal
  * line is also written, as an unchanged line when the model typed it the same.
  */
-export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", similar: (a: string, b: string) => boolean): Pick<FrameQuestion, "pairs" | "added"> {
+export function frameOf(
+  ops: readonly LineOp[],
+  mode: "diff" | "replace",
+  similar: (a: string, b: string) => boolean,
+): Pick<FrameQuestion, "pairs" | "added"> {
   const pairs: FramePair[] = [];
   const added: AddedLine[] = [];
   let lastOld: number | undefined;
   // Replace mode only: the file's old-side lines, to tell when an equal line may be another of them.
-  const fileTexts = mode === "replace" ? new Set(ops.filter((o) => o.op !== "+").map((o) => o.fileText ?? o.text)) : undefined;
+  const fileTexts =
+    mode === "replace"
+      ? new Set(ops.filter((o) => o.op !== "+").map((o) => o.fileText ?? o.text))
+      : undefined;
   let removed: number[] = [];
   let adds: number[] = [];
   const closeBlock = (next: number | undefined): void => {
@@ -319,8 +366,12 @@ export function frameOf(ops: readonly LineOp[], mode: "diff" | "replace", simila
     // a line typed as its old_string line was (drifted) and exactly as another of the file's lines there is,
     // may be either one: it is neither, and its indentation is weighed like an inserted line's.
     const text = o.newText ?? o.text;
-    if (text === o.text && text !== (o.fileText ?? o.text) && fileTexts?.has(text)) added.push({ text, anchor: index });
-    else added.push(text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index });
+    if (text === o.text && text !== (o.fileText ?? o.text) && fileTexts?.has(text))
+      added.push({ text, anchor: index });
+    else
+      added.push(
+        text === o.text ? { text, anchor: index, unchanged: true } : { text, anchor: index, partner: index },
+      );
   }
   closeBlock(undefined);
   return { pairs, added };

@@ -78,7 +78,10 @@ export function exactPositions(table: LineTable, vocabulary: readonly string[]):
   const keyOf = (s: string, start: number, length: number): number =>
     length === 0
       ? 0
-      : length * 0x8000000 + (s.charCodeAt(start) & 0x1ff) * 0x40000 + (s.charCodeAt(start + (length >> 1)) & 0x1ff) * 0x200 + (s.charCodeAt(start + length - 1) & 0x1ff);
+      : length * 0x8000000 +
+        (s.charCodeAt(start) & 0x1ff) * 0x40000 +
+        (s.charCodeAt(start + (length >> 1)) & 0x1ff) * 0x200 +
+        (s.charCodeAt(start + length - 1) & 0x1ff);
   const wanted = new Set(vocabulary);
   const keys = new Set<number>();
   for (const word of wanted) keys.add(keyOf(word, 0, word.length));
@@ -88,7 +91,8 @@ export function exactPositions(table: LineTable, vocabulary: readonly string[]):
     const start = starts[i]!;
     let end = i + 1 < starts.length ? starts[i + 1]! : text.length;
     if (end > start && text.charCodeAt(end - 1) === 10) end--;
-    if (end > start && text.charCodeAt(end - 1) === 13 && end < text.length && text.charCodeAt(end) === 10) end--;
+    if (end > start && text.charCodeAt(end - 1) === 13 && end < text.length && text.charCodeAt(end) === 10)
+      end--;
     const length = end - start;
     if (!keys.has(keyOf(text, start, length))) continue;
     const line = text.slice(start, end);
@@ -113,7 +117,8 @@ export function lineSimilarity(a: string, b: string): number {
   let cur = new Uint16Array(t.length + 1);
   for (let i = 1; i <= s.length; i++) {
     for (let j = 1; j <= t.length; j++) {
-      cur[j] = s.charCodeAt(i - 1) === t.charCodeAt(j - 1) ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+      cur[j] =
+        s.charCodeAt(i - 1) === t.charCodeAt(j - 1) ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     }
     [prev, cur] = [cur, prev];
   }

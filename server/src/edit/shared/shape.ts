@@ -7,7 +7,10 @@ import { succeed, type Outcome } from "../../shared/outcome.js";
 const BOM = "\uFEFF";
 
 /** Runs `edit` on the text without its BOM and puts the BOM back on the result. */
-export function keepingBom<T extends { content: string }>(content: string, edit: (body: string) => Outcome<T>): Outcome<T> {
+export function keepingBom<T extends { content: string }>(
+  content: string,
+  edit: (body: string) => Outcome<T>,
+): Outcome<T> {
   if (!content.startsWith(BOM)) return edit(content);
   const result = edit(content.slice(BOM.length));
   return result.ok ? succeed({ ...result.value, content: BOM + result.value.content }) : result;

@@ -38,7 +38,13 @@ export function agentCommands(ctx: ServerContext) {
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
           stored_session: ctx.recorder.live(),
-          trust: ctx.settings.trust ? { folder: ctx.settings.trust.folder, trusted: ctx.settings.trust.trusted, ignored_keys: ctx.settings.trust.ignored.map((i) => i.key) } : null,
+          trust: ctx.settings.trust
+            ? {
+                folder: ctx.settings.trust.folder,
+                trusted: ctx.settings.trust.trusted,
+                ignored_keys: ctx.settings.trust.ignored.map((i) => i.key),
+              }
+            : null,
           mcp_servers: ctx.mcp().status(),
           ...(ctx.mcp().problems.length > 0 ? { mcp_problems: ctx.mcp().problems } : {}),
         });
@@ -49,7 +55,9 @@ export function agentCommands(ctx: ServerContext) {
         ctx.conversation.reset();
         ctx.recorder.reset();
         ctx.companion.reset();
-        return okEnvelope({ message: "Session cleared: history, files in context and every 'always allow' are gone." });
+        return okEnvelope({
+          message: "Session cleared: history, files in context and every 'always allow' are gone.",
+        });
       case "review":
       case "decide":
       case "revert":

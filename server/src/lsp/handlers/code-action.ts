@@ -11,7 +11,11 @@ export function codeActionHandler(ctx: ServerContext) {
     const workspace = ctx.state.workspace;
     if (!doc || !workspace) return [];
     const text = doc.getText();
-    const actions: CodeAction[] = [...(await ctx.reviewView.actions(params.textDocument.uri, params.range)), ...editBlockActions(text), ...envelopeActions(text)];
+    const actions: CodeAction[] = [
+      ...(await ctx.reviewView.actions(params.textDocument.uri, params.range)),
+      ...editBlockActions(text),
+      ...envelopeActions(text),
+    ];
     // A patch's base is its target's state now: if that changes before the user picks the action, the hash check refuses it.
     const stateOf = async (target: string): Promise<{ file_path: string; sha256: string } | undefined> => {
       const resolved = await workspace.resolve(target, "read");
@@ -20,7 +24,8 @@ export function codeActionHandler(ctx: ServerContext) {
     };
     actions.push(...(await patchActions(doc.uri, doc.languageId, text, stateOf)));
     const relative = workspace.sandbox.relativize(ctx.open.realUri(doc.uri));
-    if (relative !== undefined) actions.push(...agentActions(doc, relative, params.range, params.context.diagnostics));
+    if (relative !== undefined)
+      actions.push(...agentActions(doc, relative, params.range, params.context.diagnostics));
     return actions;
   };
 }

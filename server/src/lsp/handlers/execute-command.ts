@@ -15,12 +15,18 @@ export function executeCommandHandler(ctx: ServerContext) {
   return async (raw: unknown, token: CancellationToken): Promise<Envelope> => {
     const params = raw as { command?: unknown; arguments?: unknown[] } | null;
     if (typeof params !== "object" || params === null || typeof params.command !== "string") {
-      return errorEnvelope("invalid_argument", 'Invalid Argument: workspace/executeCommand needs params {command: "lockstep.<name>", arguments: [{...}]}; the request had none or a command that is not a string.', [
-        "Send the command's name as a string, and its argument object as the one element of arguments.",
-      ]);
+      return errorEnvelope(
+        "invalid_argument",
+        'Invalid Argument: workspace/executeCommand needs params {command: "lockstep.<name>", arguments: [{...}]}; the request had none or a command that is not a string.',
+        ["Send the command's name as a string, and its argument object as the one element of arguments."],
+      );
     }
     if (params.arguments !== undefined && !Array.isArray(params.arguments)) {
-      return errorEnvelope("invalid_argument", `Invalid Argument: the arguments of ${params.command} must be a list holding one object.`, ["Send arguments: [{...}]."]);
+      return errorEnvelope(
+        "invalid_argument",
+        `Invalid Argument: the arguments of ${params.command} must be a list holding one object.`,
+        ["Send arguments: [{...}]."],
+      );
     }
     const command = params.command;
     ctx.debug("command", { command, arguments: params.arguments });
@@ -52,11 +58,16 @@ export function executeCommandHandler(ctx: ServerContext) {
 
 /** Editors show a command's answer nowhere: a failed change, or how many edit blocks landed, is said in a message. */
 function tellTheUser(ctx: ServerContext, command: string, argument: unknown, result: Envelope): void {
-  const tool = command.startsWith(COMMAND_PREFIX) ? findTool(command.slice(COMMAND_PREFIX.length), ctx.conditions) : undefined;
+  const tool = command.startsWith(COMMAND_PREFIX)
+    ? findTool(command.slice(COMMAND_PREFIX.length), ctx.conditions)
+    : undefined;
   if (tool?.kind !== "modify") return;
   if (!result.ok) return ctx.warn(result.error.message);
   const blocks = result.data["blocks"];
   if (!Array.isArray(blocks)) return;
   const dryRun = (argument as { dry_run?: unknown } | undefined)?.dry_run === true;
-  ctx.notify(MessageType.Info, `lockstep: ${blocks.length} edit block${blocks.length === 1 ? "" : "s"} ${dryRun ? "checked" : "applied"}.`);
+  ctx.notify(
+    MessageType.Info,
+    `lockstep: ${blocks.length} edit block${blocks.length === 1 ? "" : "s"} ${dryRun ? "checked" : "applied"}.`,
+  );
 }

@@ -30,7 +30,13 @@ export function initializeHandler(ctx: ServerContext) {
     const sandbox = await Sandbox.create(roots);
     const settings = ctx.settings;
     ctx.state.workspace = new Workspace(sandbox, {
-      editor: new LspEditorLink(ctx.connection, ctx.open, flags, () => settings.current.applyEditTimeoutMs, () => (settings.current.approval === "auto" ? "lockstep" : DECIDED_LABEL)),
+      editor: new LspEditorLink(
+        ctx.connection,
+        ctx.open,
+        flags,
+        () => settings.current.applyEditTimeoutMs,
+        () => (settings.current.approval === "auto" ? "lockstep" : DECIDED_LABEL),
+      ),
       // Read at each delivery: workspace/configuration arrives after initialize.
       get closedFileEdits() {
         return settings.current.closedFileEdits;
@@ -38,6 +44,9 @@ export function initializeHandler(ctx: ServerContext) {
     });
     ctx.companion.prepare(params);
     ctx.debug("initialize", { roots: sandbox.roots, flags });
-    return { capabilities: serverCapabilities(commandNames(ctx.conditions)), serverInfo: { name: "lockstep", version: VERSION } };
+    return {
+      capabilities: serverCapabilities(commandNames(ctx.conditions)),
+      serverInfo: { name: "lockstep", version: VERSION },
+    };
   };
 }

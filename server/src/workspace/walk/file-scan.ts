@@ -10,7 +10,10 @@ import type { LineMatch } from "./line-search.js";
 import type { Prefilter } from "./required-literal.js";
 
 /** The synchronous calls `searchItem` makes (node:fs on the search thread). */
-export type FileSystem = Pick<typeof nodeFs, "openSync" | "fstatSync" | "readSync" | "closeSync" | "constants">;
+export type FileSystem = Pick<
+  typeof nodeFs,
+  "openSync" | "fstatSync" | "readSync" | "closeSync" | "constants"
+>;
 
 /** What a search thread lends `searchItem`: node's calls and the buffer it reads into. */
 export interface ScanIo {
@@ -45,8 +48,16 @@ export interface ScanPattern {
  * when it is not valid UTF-8 anywhere (as a whole-file decode would refuse it).
  * Matches are the ones `searchLines` finds in the whole text, numbered from 1.
  */
-export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number, maxBytes: number, io: ScanIo, searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[]): ItemAnswer {
-  if (item.text !== undefined) return { matches: searchLines(item.text, pattern.source, pattern.flags, limit) };
+export function searchItem(
+  item: SearchItem,
+  pattern: ScanPattern,
+  limit: number,
+  maxBytes: number,
+  io: ScanIo,
+  searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[],
+): ItemAnswer {
+  if (item.text !== undefined)
+    return { matches: searchLines(item.text, pattern.source, pattern.flags, limit) };
   const BINARY_PROBE = 8192;
   const PART = 65536;
   const fs = io.fs;
@@ -54,7 +65,10 @@ export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number
   let buffer = io.buffer;
   try {
     // Non-blocking and no link followed: a FIFO or a link swapped in since the walk is refused, not read.
-    fd = fs.openSync(item.abs ?? "", fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0));
+    fd = fs.openSync(
+      item.abs ?? "",
+      fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0),
+    );
     const stats = fs.fstatSync(fd);
     if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
     // Sized before reading: a file over the limit is never read.
@@ -75,7 +89,11 @@ export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number
         buffer = larger;
       }
       const read = fs.readSync(fd, buffer, filled, buffer.length - filled, null);
-      if (total < BINARY_PROBE && buffer.subarray(filled, filled + Math.min(read, BINARY_PROBE - total)).indexOf(0) !== -1) return { matches: [], skipped: "binary" };
+      if (
+        total < BINARY_PROBE &&
+        buffer.subarray(filled, filled + Math.min(read, BINARY_PROBE - total)).indexOf(0) !== -1
+      )
+        return { matches: [], skipped: "binary" };
       total += read;
       filled += read;
       if (total > maxBytes) return { matches: [], skipped: "too_large" };
@@ -100,9 +118,19 @@ export function searchItem(item: SearchItem, pattern: ScanPattern, limit: number
           if (to <= from) to = window.indexOf(10, from + PART) + 1 || end;
           const part = window.subarray(from, to);
           if (from === 0 && to === end ? true : hasCandidate(part)) {
-            for (let i = window.indexOf(10, counted - windowStart); i !== -1 && i < from; i = window.indexOf(10, i + 1)) lineBase++;
+            for (
+              let i = window.indexOf(10, counted - windowStart);
+              i !== -1 && i < from;
+              i = window.indexOf(10, i + 1)
+            )
+              lineBase++;
             counted = windowStart + from;
-            const found = searchLines(io.decoder.decode(part), pattern.source, pattern.flags, limit - matches.length);
+            const found = searchLines(
+              io.decoder.decode(part),
+              pattern.source,
+              pattern.flags,
+              limit - matches.length,
+            );
             for (const m of found) matches.push({ line: m.line + lineBase, text: m.text });
           }
           from = to;
@@ -149,7 +177,8 @@ export function candidateTest(prefilter: Prefilter | undefined): (bytes: Buffer)
   const regex = new RegExp(prefilter.source, prefilter.flags);
   return (bytes) => {
     for (let at = 0; at < bytes.length; at += PIECE) {
-      if (regex.test(bytes.toString("latin1", at, Math.min(bytes.length, at + PIECE + prefilter.span)))) return true;
+      if (regex.test(bytes.toString("latin1", at, Math.min(bytes.length, at + PIECE + prefilter.span))))
+        return true;
     }
     return false;
   };

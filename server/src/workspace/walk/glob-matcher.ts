@@ -151,7 +151,10 @@ class Automaton {
       case "star":
         return this.repeat(this.one(item.across ? () => true : notSlash));
       case "dirs": {
-        const dir = this.seq([{ kind: "star", across: false }, { kind: "test", test: (c) => c === SLASH }]);
+        const dir = this.seq([
+          { kind: "star", across: false },
+          { kind: "test", test: (c) => c === SLASH },
+        ]);
         return this.repeat(dir);
       }
       case "group": {

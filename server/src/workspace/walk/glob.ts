@@ -49,18 +49,27 @@ export function checkPattern(pattern: string): Outcome<string> {
   }
   if (rel.includes("\0")) return refuse(pattern, "holds a NUL character");
   if (patternLength(rel) > MAX_GLOB_LENGTH) {
-    return fail("invalid_argument", `The pattern is ${patternLength(rel)} characters long (runs of * counted as one); patterns longer than ${MAX_GLOB_LENGTH} are not matched.`, [
-      "Use a shorter pattern, such as \"src/**/*.ts\".",
-    ]);
+    return fail(
+      "invalid_argument",
+      `The pattern is ${patternLength(rel)} characters long (runs of * counted as one); patterns longer than ${MAX_GLOB_LENGTH} are not matched.`,
+      ['Use a shorter pattern, such as "src/**/*.ts".'],
+    );
   }
   if (rel.includes("..")) return refuse(pattern, 'holds ".." and could reach outside the workspace');
   if (rel.startsWith("~")) return refuse(pattern, "starts with ~ (a home directory)");
-  if (!bracesAreSafe(rel)) return refuse(pattern, 'has a brace group with an empty alternative or one that starts or ends with a dot, which could spell ".."');
+  if (!bracesAreSafe(rel))
+    return refuse(
+      pattern,
+      'has a brace group with an empty alternative or one that starts or ends with a dot, which could spell ".."',
+    );
   return succeed(rel.replace(/^(\.\/)+/, ""));
 }
 
 function refuse(pattern: string, why: string): Outcome<never> {
-  return fail("permission_denied", `The pattern ${JSON.stringify(pattern)} ${why}, so it is not expanded. Use a pattern relative to the workspace root, such as "src/**/*.ts".`);
+  return fail(
+    "permission_denied",
+    `The pattern ${JSON.stringify(pattern)} ${why}, so it is not expanded. Use a pattern relative to the workspace root, such as "src/**/*.ts".`,
+  );
 }
 
 /**
@@ -70,7 +79,8 @@ function refuse(pattern: string, why: string): Outcome<never> {
  */
 function bracesAreSafe(rel: string): boolean {
   for (const group of rel.matchAll(/\{([^{}]*)\}/g)) {
-    if (group[1]!.split(",").some((alt) => alt === "" || alt.startsWith(".") || alt.endsWith("."))) return false;
+    if (group[1]!.split(",").some((alt) => alt === "" || alt.startsWith(".") || alt.endsWith(".")))
+      return false;
   }
   return true;
 }

@@ -26,7 +26,10 @@ export const MATCH_TEXT_CHARS = 300;
  * or `caseSensitive` says otherwise.
  */
 export function compileSearch(pattern: string, caseSensitive: boolean | undefined): Outcome<CompiledSearch> {
-  const literal = pattern.replace(/\\[pPu]\{[^}]*\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\c[A-Za-z]|\\./g, "");
+  const literal = pattern.replace(
+    /\\[pPu]\{[^}]*\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\c[A-Za-z]|\\./g,
+    "",
+  );
   const sensitive = caseSensitive ?? /\p{Lu}/u.test(literal);
   const base = `m${sensitive ? "" : "i"}`;
   // Unicode mode where the pattern allows it (\p{…}, astral characters), else the classic syntax models often write.
@@ -44,7 +47,9 @@ export function compileSearch(pattern: string, caseSensitive: boolean | undefine
   } catch (error) {
     why = error instanceof Error ? error.message : String(error);
   }
-  const hint = /\(\?[imsx]+\)/.test(pattern) ? " Inline flags such as (?i) are not JavaScript; use case_sensitive instead." : "";
+  const hint = /\(\?[imsx]+\)/.test(pattern)
+    ? " Inline flags such as (?i) are not JavaScript; use case_sensitive instead."
+    : "";
   return fail("invalid_argument", `Invalid regular expression ${JSON.stringify(pattern)}: ${why}.${hint}`, [
     "Fix the pattern (JavaScript syntax; escape ( [ { . * + ? with a backslash to match them literally) and search again.",
   ]);

@@ -13,7 +13,12 @@
 export type Prefilter =
   /** Any of these byte strings (each written one character per byte, latin1). */
   | { kind: "bytes"; needles: string[] }
-  | { kind: "regex"; source: string; flags: string; /** The most bytes one match spans (pieces overlap by this). */ span: number };
+  | {
+      kind: "regex";
+      source: string;
+      flags: string;
+      /** The most bytes one match spans (pieces overlap by this). */ span: number;
+    };
 
 /** Case-sensitive alternatives looked for one by one, at most this many (a pass over the bytes each). */
 const MAX_BYTE_NEEDLES = 4;
@@ -33,7 +38,12 @@ export function prefilterOf(source: string, flags: string): Prefilter | undefine
   if (!ignoreCase && needles.length <= MAX_BYTE_NEEDLES) return { kind: "bytes", needles };
   const unicode = flags.includes("u");
   const span = 3 * Math.max(...needles.map((n) => n.length));
-  return { kind: "regex", source: needles.map((n) => latin1Source(n, ignoreCase && unicode)).join("|"), flags: ignoreCase ? "i" : "", span };
+  return {
+    kind: "regex",
+    source: needles.map((n) => latin1Source(n, ignoreCase && unicode)).join("|"),
+    flags: ignoreCase ? "i" : "",
+    span,
+  };
 }
 
 /** A latin1 needle as regex source; with Unicode case folding, k and s also match K (U+212A) and ſ (U+017F) in UTF-8. */

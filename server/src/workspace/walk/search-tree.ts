@@ -74,7 +74,11 @@ export async function searchTree(workspace: Workspace, request: TreeSearch): Pro
         if (batch.files.length === 0) walked = true;
         else {
           const limit = request.maxResults + 1 - matches.length;
-          const running = runBatch({ items: batch.items, pattern: request.pattern, limit, maxBytes: MAX_FILE_BYTES, stop }, signal, request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS);
+          const running = runBatch(
+            { items: batch.items, pattern: request.pattern, limit, maxBytes: MAX_FILE_BYTES, stop },
+            signal,
+            request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+          );
           inFlight.push({ files: batch.files, running });
         }
       }
@@ -115,9 +119,19 @@ async function itemOf(workspace: Workspace, file: WalkedFile): Promise<SearchIte
   return state.ok ? { text: state.value.content } : { abs: file.abs };
 }
 
-function failure(outcome: Exclude<BatchOutcome, { kind: "done" }>, files: WalkedFile[], sandbox: Workspace["sandbox"], request: TreeSearch): Outcome<never> {
-  if (outcome.kind === "cancelled") return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
-  if (outcome.kind === "failed") return fail("internal_error", `Internal Error: the search thread failed (${outcome.message}). Nothing was changed; please report this.`);
+function failure(
+  outcome: Exclude<BatchOutcome, { kind: "done" }>,
+  files: WalkedFile[],
+  sandbox: Workspace["sandbox"],
+  request: TreeSearch,
+): Outcome<never> {
+  if (outcome.kind === "cancelled")
+    return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
+  if (outcome.kind === "failed")
+    return fail(
+      "internal_error",
+      `Internal Error: the search thread failed (${outcome.message}). Nothing was changed; please report this.`,
+    );
   const file = files[outcome.index];
   const where = file ? displayName(sandbox, file.root, file.rel) : "a file";
   const seconds = (request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS) / 1000;
@@ -126,6 +140,9 @@ function failure(outcome: Exclude<BatchOutcome, { kind: "done" }>, files: Walked
     `The pattern ${JSON.stringify(request.pattern.source)} ran for over ${seconds} s on ` +
       `${where} without finishing, so the search was stopped: it most likely backtracks ` +
       `catastrophically (a repeated group inside a repetition, such as (a+)+ or (\\w*)*).`,
-    ["Simplify the pattern (no nested quantifiers), or narrow the search with path or include.", "Call search_files again with the simpler pattern."],
+    [
+      "Simplify the pattern (no nested quantifiers), or narrow the search with path or include.",
+      "Call search_files again with the simpler pattern.",
+    ],
   );
 }

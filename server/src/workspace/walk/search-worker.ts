@@ -8,7 +8,14 @@
 // for the next search.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { candidateTest, countLines, searchItem, type ItemAnswer, type ScanPattern, type SearchItem } from "./file-scan.js";
+import {
+  candidateTest,
+  countLines,
+  searchItem,
+  type ItemAnswer,
+  type ScanPattern,
+  type SearchItem,
+} from "./file-scan.js";
 import { searchLines } from "./line-search.js";
 
 export interface BatchRequest {
@@ -74,7 +81,11 @@ function thread(): Thread {
   const buffer = new SharedArrayBuffer(4);
   // A small young generation: what a thread makes (64 KB pieces of text) dies young, and
   // a smaller nursery is collected sooner, which keeps the process's memory down.
-  const worker = new Worker(workerSource(), { eval: true, workerData: { progress: buffer }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const worker = new Worker(workerSource(), {
+    eval: true,
+    workerData: { progress: buffer },
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
   return { worker, progress: new Int32Array(buffer) };
 }
 
@@ -82,7 +93,11 @@ function thread(): Thread {
 const WATCH_EVERY_MS = 50;
 
 /** Searches one batch on a search thread; a file that runs over `fileTimeLimitMs` stops it. */
-export function runBatch(request: BatchRequest, signal: AbortSignal, fileTimeLimitMs: number): Promise<BatchOutcome> {
+export function runBatch(
+  request: BatchRequest,
+  signal: AbortSignal,
+  fileTimeLimitMs: number,
+): Promise<BatchOutcome> {
   if (signal.aborted) return Promise.resolve({ kind: "cancelled" });
   const t = thread();
   const { worker, progress } = t;

@@ -67,7 +67,15 @@ export async function* walkFiles(start: WalkStart, options: WalkOptions): AsyncG
   const skipNamed = !options.namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
   const rules = await IgnoreRules.above(start.root, start.rel);
   const abs = start.rel === "" ? start.root : path.join(start.root, start.rel);
-  const first = await frameOf(start.rel, abs, rules, options.depth ?? Infinity, skipNamed, options, list(abs));
+  const first = await frameOf(
+    start.rel,
+    abs,
+    rules,
+    options.depth ?? Infinity,
+    skipNamed,
+    options,
+    list(abs),
+  );
   // An explicit stack rather than nested generators: a file's name is handed up once, not once per level.
   const stack: Frame[] = first === undefined ? [] : [first];
   while (stack.length > 0) {
@@ -87,7 +95,15 @@ export async function* walkFiles(start: WalkStart, options: WalkOptions): AsyncG
     if (listing !== undefined) {
       frame.listings.delete(index);
       readAhead(frame);
-      const child = await frameOf(childRel, childAbs, frame.rules, frame.depth - 1, skipNamed, options, listing);
+      const child = await frameOf(
+        childRel,
+        childAbs,
+        frame.rules,
+        frame.depth - 1,
+        skipNamed,
+        options,
+        listing,
+      );
       if (child !== undefined) stack.push(child);
     } else if (entry.isFile() && !frame.rules.ignores(childRel, false)) {
       yield { root: start.root, rel: childRel, abs: childAbs };
@@ -96,10 +112,20 @@ export async function* walkFiles(start: WalkStart, options: WalkOptions): AsyncG
 }
 
 /** A directory's frame once its listing is in: its ignore rules read, its entries sorted, its first subdirectories' listings started. */
-async function frameOf(rel: string, abs: string, inherited: IgnoreRules, depth: number, skipNamed: boolean, options: WalkOptions, listing: Promise<Dirent[] | undefined>): Promise<Frame | undefined> {
+async function frameOf(
+  rel: string,
+  abs: string,
+  inherited: IgnoreRules,
+  depth: number,
+  skipNamed: boolean,
+  options: WalkOptions,
+  listing: Promise<Dirent[] | undefined>,
+): Promise<Frame | undefined> {
   const entries = await listing;
   if (entries === undefined || options.signal.aborted) return undefined;
-  const present = entries.filter((e) => e.isFile() && (IGNORE_FILES as readonly string[]).includes(e.name)).map((e) => e.name);
+  const present = entries
+    .filter((e) => e.isFile() && (IGNORE_FILES as readonly string[]).includes(e.name))
+    .map((e) => e.name);
   const rules = await inherited.enter(abs, rel, present);
   entries.sort(byName);
   const subdirectories: number[] = [];
@@ -112,7 +138,17 @@ async function frameOf(rel: string, abs: string, inherited: IgnoreRules, depth: 
     });
   }
   const prefix = abs.endsWith(path.sep) ? abs : abs + path.sep;
-  const frame: Frame = { rel, prefix, rules, depth, entries, at: 0, subdirectories, started: 0, listings: new Map() };
+  const frame: Frame = {
+    rel,
+    prefix,
+    rules,
+    depth,
+    entries,
+    at: 0,
+    subdirectories,
+    started: 0,
+    listings: new Map(),
+  };
   for (let i = 0; i < READ_AHEAD; i++) readAhead(frame);
   return frame;
 }
