@@ -61,42 +61,47 @@ export class Prompter {
       const next = await this.lines.next();
       return next.done === true ? { end: "eof" } : { text: next.value };
     }
-    const input = this.input;
-    input.setRawMode(true);
-    return new Promise((resolve) => {
-      let text = "";
-      const finish = (answer: { text: string } | { end: "interrupt" | "eof" }, echo: string): void => {
-        input.off("data", onData);
-        input.setRawMode(false);
-        input.pause();
-        this.write(`${echo}\n`);
-        resolve(answer);
-      };
-      const onData = (data: Buffer): void => {
-        for (const ch of data.toString("utf8")) {
-          if (ch === "\x03") return finish({ end: "interrupt" }, "^C");
-          if (ch === "\x04" && text === "") return finish({ end: "eof" }, "^D");
-          if (ch === "\r" || ch === "\n") return finish({ text }, "");
-          if (ch === "\x7f" || ch === "\b") {
-            if (text.length > 0) {
-              text = [...text].slice(0, -1).join("");
-              this.write("\b \b");
-            }
-          } else if (ch >= " ") {
-            text += ch;
-            this.write(ch);
+    this.input.setRawMode(true);
+    let text = "";
+    return this.readRaw((chunk, finish) => {
+      for (const ch of chunk) {
+        if (ch === "\x03") return finish({ end: "interrupt" }, "^C");
+        if (ch === "\x04" && text === "") return finish({ end: "eof" }, "^D");
+        if (ch === "\r" || ch === "\n") return finish({ text }, "");
+        if (ch === "\x7f" || ch === "\b") {
+          if (text.length > 0) {
+            text = [...text].slice(0, -1).join("");
+            this.write("\b \b");
           }
+        } else if (ch >= " ") {
+          text += ch;
+          this.write(ch);
         }
-      };
-      input.resume();
-      input.on("data", onData);
+      }
     });
   }
 
   private key(keys: string[], onEnter: string | undefined): Promise<Answer> {
+    return this.readRaw<Answer>((text, finish) => {
+      if (text.includes("\x03")) return finish({ end: "interrupt" }, "^C");
+      if (text.includes("\x04")) return finish({ end: "eof" }, "^D");
+      if ((text === "\r" || text === "\n") && onEnter !== undefined) return finish({ key: onEnter }, onEnter);
+      const key = keys.find((k) => k === text.toLowerCase());
+      if (key !== undefined) finish({ key }, key);
+    });
+  }
+
+  /**
+   * Reads a terminal in raw mode (set by the caller, before its question) chunk by chunk until
+   * `onChunk` finishes with an answer; then the terminal is left in line mode with the answer
+   * echoed on its own line.
+   */
+  private readRaw<T>(
+    onChunk: (chunk: string, finish: (answer: T, echo: string) => void) => void,
+  ): Promise<T> {
     const input = this.input;
-    return new Promise<Answer>((resolve) => {
-      const finish = (answer: Answer, echo: string): void => {
+    return new Promise<T>((resolve) => {
+      const finish = (answer: T, echo: string): void => {
         input.off("data", onData);
         input.setRawMode(false);
         input.pause();
@@ -104,13 +109,7 @@ export class Prompter {
         resolve(answer);
       };
       const onData = (data: Buffer): void => {
-        const text = data.toString("utf8");
-        if (text.includes("\x03")) return finish({ end: "interrupt" }, "^C");
-        if (text.includes("\x04")) return finish({ end: "eof" }, "^D");
-        if ((text === "\r" || text === "\n") && onEnter !== undefined)
-          return finish({ key: onEnter }, onEnter);
-        const key = keys.find((k) => k === text.toLowerCase());
-        if (key !== undefined) finish({ key }, key);
+        onChunk(data.toString("utf8"), finish);
       };
       input.resume();
       input.on("data", onData);
