@@ -40,26 +40,9 @@ export class AcpPermissions {
    */
   async ask(tool: string, toolCall: ToolCallUpdate, signal: AbortSignal): Promise<UserDecision | Undecided> {
     if (this.alwaysRejected.has(tool)) return "reject";
-    const cancelled = { undecided: "the turn was cancelled before the user decided" };
-    if (signal.aborted) return cancelled;
-    let response: RequestPermissionResponse;
-    try {
-      response = await this.request({ sessionId: this.sessionId, toolCall, options: OPTIONS(tool) }, signal);
-    } catch (error) {
-      if (signal.aborted) return cancelled;
-      const why = error instanceof Error ? error.message : String(error);
-      return {
-        undecided: `the client could not ask the user: session/request_permission answered an error (${why})`,
-      };
-    }
-    // A cancel the client sent before this answer may still be on its way through the connection's
-    // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
-    // any answer after a cancel is no decision; nothing lands.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal.aborted) return cancelled;
-    if (response.outcome.outcome !== "selected")
-      return { undecided: "the client withdrew the permission request (it answered cancelled)" };
-    switch (response.outcome.optionId) {
+    const picked = await this.choose(OPTIONS(tool), toolCall, signal);
+    if (typeof picked === "object") return picked;
+    switch (picked) {
       case "allow_once":
         return "apply";
       case "allow_always":
@@ -80,8 +63,6 @@ export class AcpPermissions {
     signal: AbortSignal,
   ): Promise<CallDecision | "dismissed"> {
     if (this.alwaysRejected.has(tool)) return "reject";
-    // A cancel, a client error or a cancelled answer is no decision (as for a change).
-    if (signal.aborted) return "dismissed";
     const options: PermissionOption[] = [
       { optionId: "allow_once", name: "Allow", kind: "allow_once" },
       { optionId: "allow_always", name: `Always allow ${tool} in this session`, kind: "allow_always" },
@@ -93,16 +74,9 @@ export class AcpPermissions {
       { optionId: "reject_once", name: "Reject", kind: "reject_once" },
       { optionId: "reject_always", name: `Always reject ${tool} in this session`, kind: "reject_always" },
     ];
-    let response: RequestPermissionResponse;
-    try {
-      response = await this.request({ sessionId: this.sessionId, toolCall, options }, signal);
-    } catch {
-      return "dismissed";
-    }
-    // As in ask: a cancel on its way through the connection's handlers arrives first.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal.aborted || response.outcome.outcome !== "selected") return "dismissed";
-    const picked = response.outcome.optionId;
+    // A cancel, a client error or a cancelled answer is no decision (as for a change).
+    const picked = await this.choose(options, toolCall, signal);
+    if (typeof picked === "object") return "dismissed";
     if (picked === "reject_always") this.alwaysRejected.add(tool);
     return picked === "allow_once"
       ? "apply"
@@ -111,5 +85,36 @@ export class AcpPermissions {
         : picked === "allow_always_server"
           ? "always_server"
           : "reject";
+  }
+  /**
+   * The option the user picked. Only the user's choice counts: a request withdrawn (the turn
+   * cancelled, the client answering `cancelled`) or one the client answered with an error is
+   * `undecided`.
+   */
+  private async choose(
+    options: PermissionOption[],
+    toolCall: ToolCallUpdate,
+    signal: AbortSignal,
+  ): Promise<string | Undecided> {
+    const cancelled = { undecided: "the turn was cancelled before the user decided" };
+    if (signal.aborted) return cancelled;
+    let response: RequestPermissionResponse;
+    try {
+      response = await this.request({ sessionId: this.sessionId, toolCall, options }, signal);
+    } catch (error) {
+      if (signal.aborted) return cancelled;
+      const why = error instanceof Error ? error.message : String(error);
+      return {
+        undecided: `the client could not ask the user: session/request_permission answered an error (${why})`,
+      };
+    }
+    // A cancel the client sent before this answer may still be on its way through the connection's
+    // handlers (a notification is dispatched asynchronously, an answer at once): let it arrive, then
+    // any answer after a cancel is no decision; nothing lands.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted) return cancelled;
+    if (response.outcome.outcome !== "selected")
+      return { undecided: "the client withdrew the permission request (it answered cancelled)" };
+    return response.outcome.optionId;
   }
 }
