@@ -1,6 +1,7 @@
 // `mcpServers` as the user writes it: each entry judged on its own, `${VAR}` from the
 // environment, names bounded, a name given twice said once.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -140,6 +141,32 @@ describe("a project's MCP servers", () => {
         ["docs", path.join(root, ".mcp.json"), "http://127.0.0.1:9/mcp", false],
       ]);
       expect(trusted.problems).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it("a trusted repository's .mcp.json that is /dev/zero, a FIFO, a link out of the root or 10,000 deep is named, never read whole or waited on", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "lockstep-mcp-hostile-"));
+    try {
+      const env = { XDG_CONFIG_HOME: path.join(dir, "config"), HOME: dir };
+      writeFileSync(
+        path.join(dir, "secret.json"),
+        JSON.stringify({ mcpServers: { s: { command: "outside" } } }),
+      );
+      const cases: [string, (file: string) => void, RegExp][] = [
+        ["zero", (f) => symlinkSync("/dev/zero", f), /\.mcp\.json/],
+        ["fifo", (f) => execFileSync("mkfifo", [f]), /\.mcp\.json/],
+        ["out", (f) => symlinkSync(path.join(dir, "secret.json"), f), /\.mcp\.json/],
+        ["deep", (f) => writeFileSync(f, "[".repeat(10_000) + "]".repeat(10_000)), /nested deeper than/],
+      ];
+      for (const [name, make, said] of cases) {
+        const root = path.join(dir, name);
+        mkdirSync(root);
+        make(path.join(root, ".mcp.json"));
+        const got = configuredMcpServers({ root, trusted: true, env });
+        expect(got.servers, name).toEqual([]);
+        expect(got.problems.join("\n"), name).toMatch(said);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
