@@ -125,8 +125,9 @@ Eglot prompts in the minibuffer but does not say so, and lockstep
 asks for approvals only of clients that do."
   (let* ((capabilities (copy-sequence (cl-call-next-method)))
          (window (copy-sequence (plist-get capabilities :window))))
-    ;; The approval question with the diffs in it (lockstep-approval.el).
-    (plist-put capabilities :experimental '(:lockstepApproval t))
+    ;; The approval question with the diffs in it (lockstep-approval.el);
+    ;; buffers saved before the agent runs a command (lockstep-command.el).
+    (plist-put capabilities :experimental '(:lockstepApproval t :lockstep (:saveFiles t)))
     (plist-put capabilities :window
                (plist-put window :showMessage
                           '(:messageActionItem
@@ -312,7 +313,7 @@ now (else Eglot refuses the edit as made for an older version)."
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
   (dolist (part '("lockstep-approval" "lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
-                  "lockstep-session-view" "lockstep-sessions"))
+                  "lockstep-session-view" "lockstep-sessions" "lockstep-command"))
     (load (expand-file-name part directory) nil t)))
 
 (lockstep-register)

@@ -22,6 +22,7 @@ import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
 import { redactTokens } from "../sessions/secrets.js";
+import { commandTitle } from "../tools/command-question.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { commandPrompt, messagePrompt } from "./approval.js";
@@ -149,6 +150,15 @@ export function createServerContext(
         prompt: () => (state.flags.messageActions ? askCommand : undefined),
         output: (jobId, text) =>
           jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+        // The chat's status line and $/progress name the command, not only the tool.
+        started: (jobId, command) =>
+          jobId !== undefined &&
+          events.emit({
+            job_id: jobId,
+            kind: "status",
+            status: "running",
+            message: `running \`${commandTitle(command)}\``,
+          }),
       },
     },
   });

@@ -45,12 +45,17 @@ export interface CommandAccess {
   prompt(): CommandPrompt | undefined;
   /** The command's output as it comes (already redacted), for the door to show live. */
   output?(jobId: string | undefined, text: string): void;
+  /** The command, approved, starts now: the door says what runs (LSP's `$/progress`). */
+  started?(jobId: string | undefined, command: string): void;
+  /** Credential-shaped text replaced before output is shown, stored or sent (the assembly gives it). */
+  redact?(text: string): string;
 }
 
 /** What a door brings for commands: how it asks, and where the live output goes. */
 export interface CommandDoor {
   prompt(): CommandPrompt | undefined;
   output?(jobId: string | undefined, text: string): void;
+  started?(jobId: string | undefined, command: string): void;
 }
 
 /** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
@@ -58,13 +63,22 @@ export function commandAccess(
   settings: () => CommandSettings,
   alwaysAllowed: Set<string>,
   door: CommandDoor,
+  redact?: (text: string) => string,
 ): CommandAccess {
   return {
     settings,
     alwaysAllowed,
     prompt: () => door.prompt(),
     ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}),
+    ...(door.started ? { started: (jobId, command) => door.started?.(jobId, command) } : {}),
+    ...(redact ? { redact } : {}),
   };
+}
+
+/** A command as one short line, for a progress message or a status line. */
+export function commandTitle(command: string, max = 120): string {
+  const line = command.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export const ALWAYS_KEY = "run_command:";

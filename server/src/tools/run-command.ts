@@ -90,6 +90,7 @@ export const runCommandTool = defineTool({
     const before = await diskHashes(ctx);
     const root = dir.value.root;
     const dotGit = path.join(root, ".git");
+    access.started?.(ctx.jobId, args.command);
     const result = await runCommand({
       command: args.command,
       cwd: dir.value.abs,
@@ -98,6 +99,7 @@ export const runCommandTool = defineTool({
       env: process.env,
       remove: keyVariables(settings.apiKeyEnv),
       secrets: namedKeySecrets(settings.apiKeyEnv),
+      ...(access.redact ? { redact: access.redact } : {}),
       ...(sandbox.backend
         ? {
             sandbox: {
