@@ -15,6 +15,7 @@ import {
   type ScenarioResult,
 } from "./fixtures/scenario-checks.js";
 import { UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
+import { commandRun, expectCommandSawTheEdit } from "./fixtures/command-scenario.js";
 
 type Envelope = { ok: boolean; data?: Record<string, unknown> };
 
@@ -101,6 +102,15 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it(":LockstepAsk streams the answer into the chat; the approved safe_patch lands in the buffer", async () => {
     const r = await expectAgentPatchesBuffer(runNvim);
     expect(r.chat_windows).toBe(1);
+  });
+
+  it("run_command: the edited buffer is saved before the check runs (lockstep/saveFiles); its output shows in the chat", async () => {
+    const { fake, input, env } = await commandRun();
+    try {
+      expectCommandSawTheEdit(await runNvim(input, env), fake);
+    } finally {
+      await fake.close();
+    }
   });
 
   it(":LockstepTrust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {
