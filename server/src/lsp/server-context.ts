@@ -35,6 +35,7 @@ import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
 import { scrubUrls } from "../config/shown-url.js";
 import { ReviewView } from "./review-view.js";
+import { PendingCommands } from "./pending-commands.js";
 
 export interface ServerState {
   flags: ClientFlags;
@@ -53,6 +54,8 @@ export interface ServerContext {
   /** The MCP servers of the user's settings, started by the first run that can use them. */
   readonly mcp: () => McpTools;
   readonly diagnostics: DiagnosticsHub<Diagnostic>;
+  /** Commands waiting as code actions, where the editor shows no prompt. */
+  readonly pendingCommands: PendingCommands;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
   readonly reviewView: ReviewView;
@@ -110,6 +113,16 @@ export function createServerContext(
     : undefined;
   const prompt = messagePrompt(connection, () => state.flags.approvalWithDiff);
   const askCommand = commandPrompt(connection);
+  const pendingCommands = new PendingCommands(
+    (q) =>
+      q.job_id !== undefined &&
+      events.emit({
+        job_id: q.job_id,
+        kind: "status",
+        status: "running",
+        message: `waiting for you: run \`${commandTitle(q.command)}\`? (code actions: run, always, reject)`,
+      }),
+  );
   const askCall = callPrompt(connection);
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = {
@@ -147,7 +160,8 @@ export function createServerContext(
       log: debug,
       warn,
       commands: {
-        prompt: () => (state.flags.messageActions ? askCommand : undefined),
+        // Where the editor shows no prompt, the command waits as code actions (pending-commands.ts).
+        prompt: () => (state.flags.messageActions ? askCommand : pendingCommands.prompt),
         output: (jobId, text) =>
           jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
         // The chat's status line and $/progress name the command, not only the tool.
@@ -196,6 +210,7 @@ export function createServerContext(
     conversation,
     mcp,
     diagnostics,
+    pendingCommands,
     review,
     reviewView,
     journal,
