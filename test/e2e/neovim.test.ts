@@ -107,7 +107,22 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it("run_command: the edited buffer is saved before the check runs (lockstep/saveFiles); its output shows in the chat", async () => {
     const { fake, input, env } = await commandRun();
     try {
-      expectCommandSawTheEdit(await runNvim(input, env), fake);
+      const r = (await runNvim(input, env)) as NvimResult & {
+        save_answer: { saved: string[]; failed: { uri: string; message: string }[] };
+        other: NvimBufferView;
+        disk_after_save: string;
+      };
+      expectCommandSawTheEdit(r, fake);
+      // Asked again with a buffer whose write fails: the one written, the other named with why.
+      expect(r.save_answer.saved).toEqual([expect.stringMatching(/calc\.py$/)]);
+      expect(r.save_answer.failed).toEqual([
+        {
+          uri: expect.stringMatching(/shapes\.py$/),
+          message: expect.stringContaining("Saving is refused here"),
+        },
+      ]);
+      expect(r.disk_after_save).toMatch(/# typed too\n$/);
+      expect(r.other.modified).toBe(true);
     } finally {
       await fake.close();
     }
