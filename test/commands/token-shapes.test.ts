@@ -28,6 +28,14 @@ describe("ShapeStream", () => {
     );
   });
 
+  it("shows a test runner's progress dots at once: only a run with a letter may start a token", () => {
+    const s = new ShapeStream(redactTokens);
+    expect(s.push("test_a ....")).toBe("test_a ....");
+    expect(s.push("..")).toBe("..");
+    expect(s.push(" ok sk-pro")).toBe(" ok ");
+    expect(s.push(`j-${"Q".repeat(40)} end`) + s.end()).toBe("[redacted] end");
+  });
+
   it("holds back at most a bounded run: an endless word still streams", () => {
     const s = new ShapeStream(redactTokens);
     let out = "";

@@ -14,6 +14,8 @@ const isTokenChar = (c: number): boolean =>
   (c >= 97 && c <= 122) ||
   "_.~+/=-".includes(String.fromCharCode(c));
 
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
 /** Where the run of token characters ending `text` starts, with a `Bearer ` before it, at most `max` back. */
 function trailingRun(text: string, max: number): number {
   let i = text.length;
@@ -31,6 +33,9 @@ export class ShapeStream {
     const all = this.held + text;
     let cut = trailingRun(all, MAX_HELD);
     if (all.length - cut >= MAX_HELD) cut = all.length;
+    // Every token starts with a letter: what comes before the run's first letter (a test runner's
+    // progress dots, a count) is shown now rather than with the next chunk.
+    while (cut < all.length && !isLetter(all.charCodeAt(cut))) cut++;
     this.held = all.slice(cut);
     return cut === 0 ? "" : this.redact(all.slice(0, cut));
   }
