@@ -65,6 +65,8 @@ export interface ScriptedEditor {
   updates: SessionNotification[];
   /** Every message lockstep wrote, parsed, in the order it wrote them (the SDK may hand a response over before an earlier notification). */
   wire: Record<string, unknown>[];
+  /** The length of each line lockstep wrote, in the order written (a default Python SDK reader stops at 64 KB). */
+  lineLengths: number[];
   stderr: () => string;
   /** Resolves at the first update that passes `test`. */
   waitForUpdate(test: (n: SessionNotification) => boolean, timeoutMs?: number): Promise<SessionNotification>;
@@ -98,11 +100,16 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   });
   let stderr = "";
   const wire: Record<string, unknown>[] = [];
+  const lineLengths: number[] = [];
   let partial = "";
   child.stdout!.on("data", (d: Buffer) => {
     const lines = (partial + d.toString()).split("\n");
     partial = lines.pop() ?? "";
-    for (const line of lines) if (line.trim() !== "") wire.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      lineLengths.push(Buffer.byteLength(line) + 1);
+      wire.push(JSON.parse(line) as Record<string, unknown>);
+    }
   });
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const buffers = new Map<string, string>();
@@ -174,6 +181,7 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     permissions,
     updates,
     wire,
+    lineLengths,
     stderr: () => stderr,
     waitForUpdate: (test: (n: SessionNotification) => boolean, timeoutMs = 20_000) => {
       const seen = updates.find(test);

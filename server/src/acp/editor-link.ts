@@ -5,6 +5,12 @@
 // the client and its sha256 is the one the change was built on. A client that
 // reads but cannot write gets disk writes of disk text only: a buffer's unsaved
 // text is never written to disk, where the user's next save would overwrite it.
+//
+// Reads per change: one client read serves every check made before the user's answer (the
+// text the change is built on), and one after it serves the check before the write. A read
+// is reused only while it is younger than FRESH_MS and no question was answered since
+// (`decided`): whatever the user did while deciding, the write is checked against a read made
+// after. So an edit asked about costs two fs/read_text_file; one in approval "auto".
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256 } from "../edit/shared/text.js";
@@ -20,7 +26,12 @@ export interface ClientFiles {
   write?: (path: string, content: string) => Promise<void>;
 }
 
+/** How long a client read stands for the client's text while nothing was decided. */
+export const FRESH_MS = 1000;
+
 export class AcpEditorLink implements EditorLink {
+  /** When each file was last read through the client (cleared when a question is answered). */
+  private readonly readAt = new Map<string, number>();
   /** What the client last showed for each file; `version` counts the distinct texts seen, the client has no versions. */
   private readonly buffers = new Map<string, EditorDocument>();
   private versions = 0;
@@ -43,8 +54,26 @@ export class AcpEditorLink implements EditorLink {
   }
 
   async refresh(uri: string): Promise<void> {
+    if (this.fresh(uri)) return;
+    await this.readNow(uri);
+  }
+
+  /** The user answered a question: every read from before it is old. */
+  decided(): void {
+    this.readAt.clear();
+  }
+
+  private fresh(uri: string): boolean {
+    const at = this.readAt.get(uri);
+    return at !== undefined && performance.now() - at < FRESH_MS;
+  }
+
+  private async readNow(uri: string): Promise<string | undefined> {
     const text = await this.files.read(this.clientPath(uri)).catch(() => undefined);
     this.remember(uri, text);
+    if (text === undefined) this.readAt.delete(uri);
+    else this.readAt.set(uri, performance.now());
+    return text;
   }
 
   async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
@@ -61,8 +90,8 @@ export class AcpEditorLink implements EditorLink {
     write: (path: string, content: string) => Promise<void>,
   ): Promise<EditReply> {
     const file = this.clientPath(edit.uri);
-    const now = await this.files.read(file).catch(() => undefined);
-    this.remember(edit.uri, now);
+    // The workspace has just read the file after the user's answer (a fresh read): that read is the check.
+    const now = this.fresh(edit.uri) ? this.buffers.get(edit.uri)?.text : await this.readNow(edit.uri);
     if (now === undefined ? !edit.create : sha256(now) !== sha256(edit.before)) {
       return {
         applied: false,
@@ -82,6 +111,8 @@ export class AcpEditorLink implements EditorLink {
       };
     }
     this.remember(edit.uri, after);
+    // What the client does with a write (a format on save) is known only by reading it again.
+    this.readAt.delete(edit.uri);
     return { applied: true };
   }
 
@@ -107,6 +138,7 @@ export class AcpEditorLink implements EditorLink {
     });
     if (!written.ok) return { applied: false, reason: written.error.message };
     this.remember(edit.uri, after);
+    this.readAt.delete(edit.uri);
     return { applied: true };
   }
 

@@ -65,12 +65,13 @@ export class AcpSession {
     store: SessionStore | undefined,
   ) {
     const files = port.files(id);
-    this.workspace = new Workspace(
-      sandbox,
-      files ? { editor: new AcpEditorLink(files, sandbox.roots[0]!, cwd) } : {},
-    );
+    const link = files ? new AcpEditorLink(files, sandbox.roots[0]!, cwd) : undefined;
+    this.workspace = new Workspace(sandbox, link ? { editor: link } : {});
     this.where = new Locations(cwd);
-    this.updates = new TurnUpdates(id, port, new AcpPermissions(id, port.requestPermission), this.where);
+    // Once the user answers a question, the client's text is read again before anything is written.
+    const request: AcpPort["requestPermission"] = (params, signal) =>
+      port.requestPermission(params, signal).finally(() => link?.decided());
+    this.updates = new TurnUpdates(id, port, new AcpPermissions(id, request), this.where);
     const updates = this.updates;
     const assembled = assembleAgent({
       settings: () => this.settings,
@@ -90,7 +91,7 @@ export class AcpSession {
         warn: (message) => port.log("sessions", message),
         commands: acpCommandDoor({
           sessionId: id,
-          request: port.requestPermission,
+          request,
           callId: () => updates.callId,
           sent: () => updates.sent,
           send: (update) => updates.send(update),
@@ -237,6 +238,7 @@ export class AcpSession {
         resumed.value.history,
         resumed.value.runs.map((r) => r.prompt),
         this.where,
+        resumed.value.journal,
       ))
         this.updates.send(update);
       await this.updates.sent;

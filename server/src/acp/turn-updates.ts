@@ -33,6 +33,7 @@ interface OpenCall {
   id: string;
   title: string;
   kind: ToolKind;
+  /** The diffs shown for it (sent once, in the update before the question). */
   diffs: ToolCallContent[];
 }
 
@@ -101,11 +102,13 @@ export class TurnUpdates {
     // Edit blocks in an answer run outside any tool call: their own call ends with their result.
     if (event.kind === "tool_result" && this.call?.id.includes(":edit-blocks:")) {
       const text: ToolCallContent = { type: "content", content: { type: "text", text: event.message } };
+      // Landed: the diff shown stays in view. Not landed: the words replace it.
+      const shown = event.ok && this.call.diffs.length > 0;
       this.send({
         sessionUpdate: "tool_call_update",
         toolCallId: this.call.id,
         status: event.ok ? "completed" : "failed",
-        content: [...this.call.diffs, text],
+        ...(shown ? {} : { content: [text] }),
       });
       this.call = undefined;
     }
@@ -119,7 +122,8 @@ export class TurnUpdates {
       this.send({ sessionUpdate: "tool_call", ...started });
       return;
     }
-    const diffs = this.call?.id === event.call_id ? this.call.diffs : [];
+    const open = this.call?.id === event.call_id ? this.call : undefined;
+    const shown = open !== undefined && open.diffs.length > 0 ? { title: open.title } : undefined;
     const file = typeof event.call.args["file_path"] === "string" ? event.call.args["file_path"] : undefined;
     const retried =
       file !== undefined && this.stale.has(file) && event.result.ok && event.result.data["applied"] === true;
@@ -127,11 +131,14 @@ export class TurnUpdates {
       if (!event.result.ok && event.result.error.code === "state_mismatch") this.stale.add(file);
       else if (event.result.ok) this.stale.delete(file);
     }
-    this.send({ sessionUpdate: "tool_call_update", ...toolCallEnded(event, diffs, retried, this.where) });
+    this.send({ sessionUpdate: "tool_call_update", ...toolCallEnded(event, shown, retried, this.where) });
     this.call = undefined;
   }
 
-  /** How the session's policy asks over ACP: session/request_permission, with the call's diffs. */
+  /**
+   * How the session's policy asks over ACP: session/request_permission on the call whose diff
+   * the client was just sent (its id, title, kind and files; the diff is not sent again).
+   */
   channels(): ApprovalChannels {
     return {
       prompt: () => async (change, signal) => {
@@ -144,7 +151,6 @@ export class TurnUpdates {
             title: call.title,
             kind: call.kind,
             status: "pending",
-            content: call.diffs,
             locations: locationsOf(change, this.where),
           },
           signal,
@@ -158,14 +164,19 @@ export class TurnUpdates {
   /** Every change is shown as a diff before anything lands; then the session's policy decides. */
   async showChange(change: ProposedChange): Promise<void> {
     const call = this.callFor(change);
-    // A change across files is one request: a diff per file.
-    call.diffs.push(...diffsOf(change, this.where));
+    // A change across files is one request: a diff per file. A large one is cut to fit a client's line.
+    const sized = diffsOf(change, this.where);
+    call.diffs.push(...sized.map((d) => d.content));
+    const cuts = sized.flatMap((d) => (d.location?.line !== undefined ? [d.location] : []));
     if (this.live(change.job_id))
       this.send({
         sessionUpdate: "tool_call_update",
         toolCallId: call.id,
         content: call.diffs,
-        locations: locationsOf(change, this.where),
+        locations: [
+          ...cuts,
+          ...locationsOf(change, this.where).filter((l) => !cuts.some((c) => c.path === l.path)),
+        ],
       });
     await this.queue;
   }
@@ -193,7 +204,7 @@ export class TurnUpdates {
       sessionUpdate: "tool_call_update",
       toolCallId: call.id,
       status: "failed",
-      content: [...call.diffs, { type: "content", content: { type: "text", text: words } }],
+      content: [{ type: "content", content: { type: "text", text: words } }],
     });
   }
 
