@@ -95,6 +95,8 @@ export class AcpSession {
           callId: () => updates.callId,
           sent: () => updates.sent,
           send: (update) => updates.send(update),
+          terminals: port.terminals(id),
+          embed: (content) => updates.embed(content),
         }),
       },
     });

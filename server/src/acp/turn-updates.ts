@@ -15,6 +15,7 @@ import type { ProposedChange } from "../review/proposal.js";
 import type { CallDecision, CallRequest } from "../review/call-approval.js";
 import type { ClientFiles } from "./editor-link.js";
 import type { AcpPermissions } from "./permission.js";
+import type { ClientTerminals } from "./terminal-run.js";
 import { diffsOf, type Locations, locationsOf, toolCallEnded, toolCallStarted } from "./updates.js";
 
 /** What a session needs of the connection. */
@@ -26,6 +27,8 @@ export interface AcpPort {
   ): Promise<RequestPermissionResponse>;
   /** The client's files, where it offers fs/read_text_file (and fs/write_text_file); undefined without. */
   files(sessionId: string): ClientFiles | undefined;
+  /** The client's terminals, where it offers `terminal`; undefined without. */
+  terminals(sessionId: string): ClientTerminals | undefined;
   log(what: string, value: unknown): void;
 }
 
@@ -35,6 +38,8 @@ interface OpenCall {
   kind: ToolKind;
   /** The diffs shown for it (sent once, in the update before the question). */
   diffs: ToolCallContent[];
+  /** Content that stays in it to its end: the client's terminal the command runs in. */
+  embedded: ToolCallContent[];
 }
 
 export class TurnUpdates {
@@ -118,7 +123,13 @@ export class TurnUpdates {
     if (!this.live(event.job_id)) return;
     if (event.phase === "start") {
       const started = toolCallStarted(event, this.where);
-      this.call = { id: event.call_id, title: started.title, kind: started.kind ?? "other", diffs: [] };
+      this.call = {
+        id: event.call_id,
+        title: started.title,
+        kind: started.kind ?? "other",
+        diffs: [],
+        embedded: [],
+      };
       this.send({ sessionUpdate: "tool_call", ...started });
       return;
     }
@@ -131,7 +142,10 @@ export class TurnUpdates {
       if (!event.result.ok && event.result.error.code === "state_mismatch") this.stale.add(file);
       else if (event.result.ok) this.stale.delete(file);
     }
-    this.send({ sessionUpdate: "tool_call_update", ...toolCallEnded(event, shown, retried, this.where) });
+    this.send({
+      sessionUpdate: "tool_call_update",
+      ...toolCallEnded(event, shown, retried, this.where, open?.embedded ?? []),
+    });
     this.call = undefined;
   }
 
@@ -198,13 +212,21 @@ export class TurnUpdates {
     );
   }
 
+  /** Content that stays in the running call to its end (the terminal a command runs in), sent now. */
+  embed(content: ToolCallContent): void {
+    const call = this.call;
+    if (!call) return;
+    call.embedded.push(content);
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: call.id, content: [...call.embedded] });
+  }
+
   private endOpenCall(call: OpenCall, words: string): void {
     this.call = undefined;
     this.send({
       sessionUpdate: "tool_call_update",
       toolCallId: call.id,
       status: "failed",
-      content: [{ type: "content", content: { type: "text", text: words } }],
+      content: [...call.embedded, { type: "content", content: { type: "text", text: words } }],
     });
   }
 
@@ -217,11 +239,17 @@ export class TurnUpdates {
   private callFor(change: ProposedChange): OpenCall {
     // A tool still running after its turn was answered is shown nothing: a call of its own, never sent.
     if (!this.live(change.job_id))
-      return { id: `${change.job_id ?? "lockstep"}:late`, title: change.tool, kind: "edit", diffs: [] };
+      return {
+        id: `${change.job_id ?? "lockstep"}:late`,
+        title: change.tool,
+        kind: "edit",
+        diffs: [],
+        embedded: [],
+      };
     if (this.call) return this.call;
     const id = `${change.job_id ?? "lockstep"}:edit-blocks:${++this.synthetic}`;
     const names = (change.files ?? [change]).map((f) => f.file_path).join(", ");
-    this.call = { id, title: `${change.tool} ${names}`, kind: "edit", diffs: [] };
+    this.call = { id, title: `${change.tool} ${names}`, kind: "edit", diffs: [], embedded: [] };
     this.send({
       sessionUpdate: "tool_call",
       toolCallId: id,

@@ -125,6 +125,8 @@ export function toolCallEnded(
   shown: { title: string } | undefined,
   retried: boolean,
   where: Locations,
+  /** Content that stays (the terminal the command ran in, which shows its output). */
+  embedded: ToolCallContent[] = [],
 ): ToolCallUpdate {
   const { result } = event;
   const text: ToolCallContent = {
@@ -140,7 +142,12 @@ export function toolCallEnded(
       ? retried
         ? { title: `${shown.title} (applied on the current state, after a stale attempt was refused)` }
         : {}
-      : { content: event.kind === "read" && result.ok ? [] : [text, ...commandOutput(result)] }),
+      : {
+          content:
+            event.kind === "read" && result.ok
+              ? []
+              : [...embedded, text, ...(embedded.length > 0 ? [] : commandOutput(result))],
+        }),
     ...(locations.length > 0 ? { locations } : {}),
     rawOutput: slim(result),
   };
