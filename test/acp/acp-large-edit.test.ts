@@ -108,4 +108,28 @@ describe("lockstep acp sends an edit's diff once, in lines a default reader take
     expect(named[0]!.update).toMatchObject({ locations: [{ path: path.join(editor.root, "new.ts") }] });
     expect(Math.max(...editor.lineLengths)).toBeLessThan(PYTHON_READER_LIMIT);
   });
+  it("with nothing asked (approval auto) the write still reads the client's text first: typing since is not overwritten", async () => {
+    const editor = await startEditor({
+      files: { "a.ts": "a = 1\n" },
+      args: ["--approval", "auto"],
+      turns: [
+        { calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
+        { calls: [edit("a.ts", "a = 1", "a = 2")] },
+        { text: ["ok"] },
+      ],
+    });
+    const file = path.join(editor.root, "a.ts");
+    // The user types just as lockstep reads the file for the write's check (its last read before the write).
+    editor.onRead = () => {
+      if (editor.updates.some((u) => u.update.sessionUpdate === "tool_call" && u.update.kind === "edit"))
+        editor.buffers.set(file, "a = 1 // typed\n");
+    };
+    const sessionId = await editor.newSession();
+    await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "change it" }],
+    });
+    expect(editor.writes).toEqual([]);
+    expect(editor.buffers.get(file)).toBe("a = 1 // typed\n");
+  });
 });

@@ -6,11 +6,11 @@
 // reads but cannot write gets disk writes of disk text only: a buffer's unsaved
 // text is never written to disk, where the user's next save would overwrite it.
 //
-// Reads per change: one client read serves every check made before the user's answer (the
-// text the change is built on), and one after it serves the check before the write. A read
-// is reused only while it is younger than FRESH_MS and no question was answered since
-// (`decided`): whatever the user did while deciding, the write is checked against a read made
-// after. So an edit asked about costs two fs/read_text_file; one in approval "auto".
+// Reads per change: two fs/read_text_file. One serves every check made before the question
+// (the text the change is built on; a read younger than FRESH_MS stands for the client's text
+// while no question was answered since, as a later read checks it anyway). The other is the
+// check before the write: the read made just after the user's answer (`decided`) serves it;
+// where nothing was asked (approval "auto", an "always"), the write reads the file again itself.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256 } from "../edit/shared/text.js";
@@ -30,8 +30,12 @@ export interface ClientFiles {
 export const FRESH_MS = 1000;
 
 export class AcpEditorLink implements EditorLink {
-  /** When each file was last read through the client (cleared when a question is answered). */
-  private readonly readAt = new Map<string, number>();
+  /**
+   * When each file was last read through the client (cleared when a question is answered), and
+   * whether that read followed an answer closely enough to be the check before the write.
+   */
+  private readonly readAt = new Map<string, { at: number; afterAnswer: boolean }>();
+  private answeredAt = -Infinity;
   /** What the client last showed for each file; `version` counts the distinct texts seen, the client has no versions. */
   private readonly buffers = new Map<string, EditorDocument>();
   private versions = 0;
@@ -61,18 +65,22 @@ export class AcpEditorLink implements EditorLink {
   /** The user answered a question: every read from before it is old. */
   decided(): void {
     this.readAt.clear();
+    this.answeredAt = performance.now();
   }
 
   private fresh(uri: string): boolean {
-    const at = this.readAt.get(uri);
-    return at !== undefined && performance.now() - at < FRESH_MS;
+    const read = this.readAt.get(uri);
+    return read !== undefined && performance.now() - read.at < FRESH_MS;
   }
 
   private async readNow(uri: string): Promise<string | undefined> {
     const text = await this.files.read(this.clientPath(uri)).catch(() => undefined);
     this.remember(uri, text);
     if (text === undefined) this.readAt.delete(uri);
-    else this.readAt.set(uri, performance.now());
+    else {
+      const at = performance.now();
+      this.readAt.set(uri, { at, afterAnswer: at - this.answeredAt < FRESH_MS });
+    }
     return text;
   }
 
@@ -90,8 +98,9 @@ export class AcpEditorLink implements EditorLink {
     write: (path: string, content: string) => Promise<void>,
   ): Promise<EditReply> {
     const file = this.clientPath(edit.uri);
-    // The workspace has just read the file after the user's answer (a fresh read): that read is the check.
-    const now = this.fresh(edit.uri) ? this.buffers.get(edit.uri)?.text : await this.readNow(edit.uri);
+    // The workspace has just read the file after the user's answer: that read is the check. Otherwise read now.
+    const checked = this.fresh(edit.uri) && this.readAt.get(edit.uri)?.afterAnswer === true;
+    const now = checked ? this.buffers.get(edit.uri)?.text : await this.readNow(edit.uri);
     if (now === undefined ? !edit.create : sha256(now) !== sha256(edit.before)) {
       return {
         applied: false,
