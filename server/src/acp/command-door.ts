@@ -68,7 +68,13 @@ export function acpCommandDoor(parts: AcpCommandParts): CommandDoor {
           const answer = await parts.request(
             {
               sessionId: parts.sessionId,
-              toolCall: { toolCallId, status: "pending", content: [text] },
+              toolCall: {
+                toolCallId,
+                title: `run_command ${question.command}`,
+                kind: "execute",
+                status: "pending",
+                content: [text],
+              },
               options,
             },
             signal,

@@ -206,6 +206,7 @@ export class TurnUpdates {
         toolCallId: id,
         status: "pending",
         title: `${request.server}: ${request.tool}`,
+        kind: "other",
         rawInput: request.args,
       },
       signal,
