@@ -132,12 +132,16 @@ describe("lockstep acp runs commands in the client's terminal when it offers one
         u.update.sessionUpdate === "tool_call_update" &&
         (u.update.content ?? []).some((c) => c.type === "terminal"),
     );
+    const cancelledAt = performance.now();
     await editor.conn.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await prompt).stopReason).toBe("cancelled");
     const deadline = Date.now() + 10_000;
     while (!editor.terminals.calls.some((c) => c.method === "release") && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(editor.terminals.calls.map((c) => c.method)).toEqual(expect.arrayContaining(["kill", "release"]));
+    // Killed within a second of the cancel.
+    const kill = editor.terminals.calls.find((c) => c.method === "kill")!;
+    expect(kill.at - cancelledAt).toBeLessThan(1000);
     for (const pid of editor.terminals.pids) expect(alive(pid)).toBe(false);
   });
 

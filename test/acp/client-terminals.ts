@@ -16,7 +16,7 @@ interface Term {
 }
 
 export interface TerminalLog {
-  calls: { method: string; params: Record<string, unknown> }[];
+  calls: { method: string; params: Record<string, unknown>; at: number }[];
   /** The pids of every process a terminal started. */
   pids: number[];
 }
@@ -39,7 +39,11 @@ export function withTerminals(app: ClientApp, log: TerminalLog): ClientApp {
   };
   return app
     .onRequest(methods.client.terminal.create, ({ params }) => {
-      log.calls.push({ method: "create", params: params as unknown as Record<string, unknown> });
+      log.calls.push({
+        method: "create",
+        params: params as unknown as Record<string, unknown>,
+        at: performance.now(),
+      });
       const env = { ...process.env };
       for (const v of params.env ?? []) env[v.name] = v.value;
       const child = spawn(params.command, params.args ?? [], {
@@ -75,21 +79,37 @@ export function withTerminals(app: ClientApp, log: TerminalLog): ClientApp {
       return { terminalId };
     })
     .onRequest(methods.client.terminal.output, ({ params }) => {
-      log.calls.push({ method: "output", params: params as unknown as Record<string, unknown> });
+      log.calls.push({
+        method: "output",
+        params: params as unknown as Record<string, unknown>,
+        at: performance.now(),
+      });
       const t = find(params.terminalId);
       return { output: t.output, truncated: t.truncated, exitStatus: t.exited ?? null };
     })
     .onRequest(methods.client.terminal.waitForExit, async ({ params }) => {
-      log.calls.push({ method: "wait_for_exit", params: params as unknown as Record<string, unknown> });
+      log.calls.push({
+        method: "wait_for_exit",
+        params: params as unknown as Record<string, unknown>,
+        at: performance.now(),
+      });
       return find(params.terminalId).exit;
     })
     .onRequest(methods.client.terminal.kill, ({ params }) => {
-      log.calls.push({ method: "kill", params: params as unknown as Record<string, unknown> });
+      log.calls.push({
+        method: "kill",
+        params: params as unknown as Record<string, unknown>,
+        at: performance.now(),
+      });
       killGroup(find(params.terminalId));
       return {};
     })
     .onRequest(methods.client.terminal.release, ({ params }) => {
-      log.calls.push({ method: "release", params: params as unknown as Record<string, unknown> });
+      log.calls.push({
+        method: "release",
+        params: params as unknown as Record<string, unknown>,
+        at: performance.now(),
+      });
       const t = find(params.terminalId);
       killGroup(t);
       terms.delete(params.terminalId);
