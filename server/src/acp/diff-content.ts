@@ -69,7 +69,8 @@ export function sizedDiff(change: DiffSource, abs: string, room: number): SizedD
         location: { path: abs, line: cut.line },
       };
   }
-  const lines = change.after === "" ? 0 : change.after.split("\n").length;
+  const lines =
+    change.after.split("\n").length - (change.after.endsWith("\n") || change.after === "" ? 1 : 0);
   const counted = change.added !== undefined && change.removed !== undefined;
   const what =
     oldText === null
