@@ -9,6 +9,7 @@ export { coveredBy, prefixOf, reviewCommand, ruleOf, type CommandReview } from "
 export { DEFAULT_BUDGET, OutputBudget, redact, StreamRedactor, type BudgetSizes } from "./output-budget.js";
 export { commandEnvironment } from "./environment.js";
 export { ShapeStream, trimCutEdges } from "./token-shapes.js";
+export { clientStart, commandArgv, type ClientStart } from "./client-start.js";
 export {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,

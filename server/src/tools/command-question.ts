@@ -3,6 +3,8 @@
 // The doors (an LSP prompt, an ACP permission request, the terminal) show `commandQuestionText`
 // with three answers: run it once, always allow its prefix for this session, reject.
 
+import type { RunRequest, RunResult } from "../commands/index.js";
+
 export interface CommandQuestion {
   tool: "run_command";
   command: string;
@@ -49,13 +51,16 @@ export interface CommandAccess {
   started?(jobId: string | undefined, command: string): void;
   /** Credential-shaped text replaced before output is shown, stored or sent (the assembly gives it). */
   redact?(text: string): string;
+  /** Where the door runs an allowed command itself (an ACP client's terminal); else lockstep runs it. */
+  run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
 
-/** What a door brings for commands: how it asks, and where the live output goes. */
+/** What a door brings for commands: how it asks, where the live output goes, and where it runs them if not here. */
 export interface CommandDoor {
   prompt(): CommandPrompt | undefined;
   output?(jobId: string | undefined, text: string): void;
   started?(jobId: string | undefined, command: string): void;
+  run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
 
 /** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
@@ -72,6 +77,7 @@ export function commandAccess(
     ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}),
     ...(door.started ? { started: (jobId, command) => door.started?.(jobId, command) } : {}),
     ...(redact ? { redact } : {}),
+    ...(door.run ? { run: () => door.run?.() } : {}),
   };
 }
 

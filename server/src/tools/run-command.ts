@@ -91,7 +91,9 @@ export const runCommandTool = defineTool({
     const root = dir.value.root;
     const dotGit = path.join(root, ".git");
     access.started?.(ctx.jobId, args.command);
-    const result = await runCommand({
+    // The door's own runner where it has one (an ACP client's terminal), with the same sandbox and environment.
+    const run = access.run?.() ?? runCommand;
+    const result = await run({
       command: args.command,
       cwd: dir.value.abs,
       timeoutMs: args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
