@@ -121,6 +121,77 @@ describe("a session's summary folded as it streams", () => {
     );
   });
 
+  it("says the same of a file of many chunks, lines cut at every chunk's end", async () => {
+    // Lines of varied length, so the 1 MB chunks end inside lines of every kind, at every offset.
+    const lines = [JSON.stringify(HEADER)];
+    for (let run = 0; run < 40; run++) {
+      const job = `job-${run}`;
+      lines.push(
+        JSON.stringify({
+          t: "run",
+          job_id: job,
+          prompt: `p${run}`,
+          model: "m",
+          at: `2026-01-02T00:00:${run}`,
+        }),
+      );
+      for (let i = 0; i < 1_000; i++) {
+        const pad = "x".repeat((run * 7 + i * 13) % 97);
+        lines.push(
+          [
+            JSON.stringify({ t: "msg", m: { role: "user", parts: [{ text: pad }] } }),
+            JSON.stringify({ t: "blob", id: pad, content: pad }),
+            JSON.stringify({
+              t: "turn",
+              job_id: job,
+              usage: { input_tokens: i, output_tokens: 1 },
+              at: `t${i}`,
+            }),
+            JSON.stringify({
+              t: "journal",
+              job_id: job,
+              tool: "edit",
+              file_path: `f${i % 5}${pad}`,
+              uri: `u${i % 5}`,
+              before: null,
+              after: "a",
+              at: "j",
+            }),
+          ][i % 4]!,
+        );
+      }
+      if (run % 3 !== 0)
+        lines.push(
+          JSON.stringify({
+            t: "end",
+            job_id: job,
+            status: "done",
+            usage: { input_tokens: 1, output_tokens: 1 },
+            files_changed: [`e${run}`],
+            at: `e${run}`,
+          }),
+        );
+    }
+    const text = lines.join("\n") + "\n";
+    expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
+    const f = path.join(dir, "chunks.jsonl");
+    writeFileSync(f, text);
+    const whole = parseSession(text, { summary: true });
+    if (!whole.ok) throw new Error(whole.reason);
+    const folded = summarizeFileSync(f);
+    expect(await summarizeFile(f)).toEqual(folded);
+    expect(folded).toMatchObject({
+      ok: true,
+      summary: {
+        runs: 40,
+        turns: whole.session.turns,
+        files_changed: [...new Set(whole.session.runs.flatMap((r) => r.files_changed))].sort(),
+        usage: whole.session.usage,
+        updated: whole.session.updated,
+      },
+    });
+  });
+
   it("refuses a file whose kept line is longer than the cap, whose header is not lockstep's, or that is a link", () => {
     const long = path.join(dir, "long.jsonl");
     writeFileSync(

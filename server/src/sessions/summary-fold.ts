@@ -37,8 +37,8 @@ const MAX_FILES = 10_000;
 interface OpenRun {
   /** Its last turn line, read for its usage only if the run never ends. */
   lastTurn?: string;
-  /** uri → file path of its journal entries still standing. */
-  journal: Map<string, string>;
+  /** uri → the file paths of its journal entries still standing. */
+  journal: Map<string, Set<string>>;
 }
 
 type Json = Record<string, unknown>;
@@ -127,7 +127,7 @@ export class SummaryFold {
       if (isString(at)) this.updated = at;
     }
     for (const run of this.open.values()) {
-      for (const file of run.journal.values()) this.addFile(file);
+      for (const files of run.journal.values()) for (const file of files) this.addFile(file);
       const usage = run.lastTurn === undefined ? undefined : fieldOf(run.lastTurn, "usage");
       if (isUsage(usage)) addUsage(this.usage, usage);
     }
@@ -177,7 +177,7 @@ export class SummaryFold {
     if (text.startsWith('{"t":"journal"')) {
       const m = JOURNAL.exec(text.slice(0, HEAD_CHARS));
       if (!m) return false;
-      this.open.get(m[1]!)?.journal.set(m[3]!, m[2]!);
+      this.entry(m[1]!, m[3]!, m[2]!);
       this.lateLine = text;
       return true;
     }
@@ -200,7 +200,7 @@ export class SummaryFold {
         return true;
       case "journal":
         if (!isString(job) || !isString(r["file_path"]) || !isString(r["uri"])) return false;
-        this.open.get(job)?.journal.set(r["uri"], r["file_path"]);
+        this.entry(job, r["uri"], r["file_path"]);
         return true;
       case "forget":
         if (!isString(job) || !isString(r["uri"])) return false;
@@ -233,6 +233,14 @@ export class SummaryFold {
       this.open.delete(job);
     }
     return true;
+  }
+
+  private entry(job: string, uri: string, file: string): void {
+    const journal = this.open.get(job)?.journal;
+    if (!journal) return;
+    const files = journal.get(uri) ?? new Set<string>();
+    if (files.size < MAX_FILES) files.add(file);
+    journal.set(uri, files);
   }
 
   private addFile(file: string): void {

@@ -35,9 +35,14 @@ class LineFeed {
     this.offset += chunk.length;
     for (let from = 0; from < chunk.length && !this.fold.failed; ) {
       const newline = chunk.indexOf(10, from);
-      this.add(chunk.subarray(from, newline === -1 ? chunk.length : newline));
-      if (newline === -1) return;
-      this.endLine(false);
+      // A line's start left at the chunk's end is copied: the reader reuses its buffer for the next chunk.
+      if (newline === -1) return this.add(Buffer.from(chunk.subarray(from)));
+      if (this.mode === "undecided" && this.size === 0 && newline - from <= this.maxLine)
+        this.wholeLine(chunk.subarray(from, newline));
+      else {
+        this.add(chunk.subarray(from, newline));
+        this.endLine(false);
+      }
       from = newline + 1;
       this.lineStart = base + from;
     }
@@ -59,6 +64,13 @@ class LineFeed {
       this.mode = "undecided";
     } else if (this.mode !== "undecided" || this.size > 0) this.endLine(true);
     return this.fold.result();
+  }
+
+  /** A line whole in one chunk (nearly every line): judged in place, nothing copied. */
+  private wholeLine(line: Buffer): void {
+    if (HEADS.some((h) => line.length >= h.length && line.compare(h, 0, h.length, 0, h.length) === 0))
+      this.fold.skipped();
+    else this.fold.line(line.toString("utf8"));
   }
 
   private add(piece: Buffer): void {
