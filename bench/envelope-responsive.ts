@@ -2,7 +2,8 @@
 // disk by a spawned server (an editor without workspace/applyEdit, so the journaled batch
 // writes): read_file of a small file sent every few milliseconds meanwhile, the longest and
 // the median wait reported beside the same read on an idle server.
-// node dist/bench/envelope-responsive.js [FILES]
+// npx tsx bench/envelope-responsive.ts [FILES]; LINES=N each file's lines (40), STYLE=helix an editor
+// that takes workspace/applyEdit instead of the disk, RUNS=N (3), PROF=FILE a script the server preloads.
 import { createWorkspace, removeWorkspace, startServer } from "../test/support/lsp-client.js";
 
 export interface EnvelopeWaits {
@@ -20,13 +21,21 @@ export async function envelopeWaits(count = 1_000): Promise<EnvelopeWaits> {
   const files: Record<string, string> = { "small.ts": "export const small = 1;\n" };
   let envelope = "*** Begin Patch\n";
   for (let i = 0; i < count; i++) {
-    const lines = Array.from({ length: Number(process.env.LINES ?? 40) }, (_, k) => `export const v${i}_${k} = ${k};`);
+    const lines = Array.from(
+      { length: Number(process.env.LINES ?? 40) },
+      (_, k) => `export const v${i}_${k} = ${k};`,
+    );
     files[`src/d${i % 20}/f${i}.ts`] = lines.join("\n") + "\n";
     envelope += `*** Update File: src/d${i % 20}/f${i}.ts\n@@\n ${lines[19]}\n-${lines[20]}\n+export const v${i}_20 = 2000;\n ${lines[21]}\n`;
   }
   envelope += "*** End Patch\n";
   const root = await createWorkspace(files, "lockstep-bench-envelope-");
-  const client = await startServer({ root, style: (process.env.STYLE ?? "no-apply-edit") as "helix", initializationOptions: { approval: "auto" }, ...(process.env.PROF ? { env: { NODE_OPTIONS: `--require ${process.env.PROF}` } } : {}) });
+  const client = await startServer({
+    root,
+    style: (process.env.STYLE ?? "no-apply-edit") as "helix",
+    initializationOptions: { approval: "auto" },
+    ...(process.env.PROF ? { env: { NODE_OPTIONS: `--require ${process.env.PROF}` } } : {}),
+  });
   const read = async (): Promise<number> => {
     const began = performance.now();
     const r = await client.command("read_file", { file_path: "small.ts" });

@@ -52,7 +52,10 @@ describe("writeBatch and the thread", () => {
       const runs: { atOnce: number; stall: number }[] = [];
       for (let run = 0; run < 3; run++) {
         const began = performance.now();
-        for (const f of files) [sha256(f.before), sha256(f.after)];
+        for (const f of files) {
+          sha256(f.before);
+          sha256(f.after);
+        }
         const atOnce = performance.now() - began;
         const forth = run % 2 === 0;
         const change = files.map((f) => ({
