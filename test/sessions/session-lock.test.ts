@@ -2,8 +2,9 @@
 // (every order a scheduler could give them between their file operations): exactly one of them
 // holds the lock at the end, the lock names it, and no reap file is left. The check-then-remove
 // takeover this replaced let a taker remove another's fresh lock: 116 of these 600 orders ended
-// with two writers.
+// with two writers. And two real processes, released at once, many times: one wins, one is told busy.
 import { createHash } from "node:crypto";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,5 +73,45 @@ describe("a stale session lock taken over by several processes at once", () => {
     expect(twoWriters).toEqual([]);
     // Nothing left beside the locks: no temporary file, no reap file of a finished takeover.
     expect(readdirSync(dir).filter((n) => !n.endsWith(".lock"))).toEqual([]);
+  });
+});
+
+describe("two processes taking one stale lock at the same moment", () => {
+  it("leaves exactly one of them writing, in each of 8 trials", { timeout: 180_000 }, async () => {
+    const taker = path.resolve(import.meta.dirname, "fixtures/lock-taker.ts");
+    for (let trial = 0; trial < 8; trial++) {
+      const file = path.join(dir, `p${trial}.jsonl`);
+      writeFileSync(file.replace(/\.jsonl$/, ".lock"), `${DEAD} 0123456789abcdef\n`);
+      const children = [0, 1].map(() => {
+        const child = spawn(process.execPath, ["--import", "tsx", taker, file], {
+          stdio: ["pipe", "pipe", "inherit"],
+        });
+        const lines: string[] = [];
+        const waiters: (() => void)[] = [];
+        child.stdout.on("data", (d: Buffer) => {
+          lines.push(
+            ...d
+              .toString()
+              .split("\n")
+              .filter((l) => l !== ""),
+          );
+          for (const w of waiters.splice(0)) w();
+        });
+        const line = async (n: number): Promise<string> => {
+          while (lines.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+          return lines[n - 1]!;
+        };
+        return { child, line };
+      });
+      for (const c of children) expect(await c.line(1)).toBe("ready");
+      for (const c of children) c.child.stdin.write("go\n");
+      const said = await Promise.all(children.map((c) => c.line(2)));
+      expect([...said].sort()).toEqual(["busy", "won"]);
+      const winner = children[said.indexOf("won")]!.child.pid;
+      expect(readFileSync(file.replace(/\.jsonl$/, ".lock"), "utf8").split(" ")[0]).toBe(String(winner));
+      await Promise.all(
+        children.map((c) => new Promise((resolve) => (c.child.once("exit", resolve), c.child.stdin.end()))),
+      );
+    }
   });
 });
