@@ -4,9 +4,15 @@
 // arguments (the server redacted and bounded them). Then one key, and the outcome in words.
 // The question is input from the server: read leniently, printed without escape sequences.
 import type { Io } from "./io.js";
-import type { QuestionAsking } from "./approval-question.js";
+import type { Prompter } from "./prompt.js";
 import { paint } from "./stream-view.js";
 import { oneLine, terminalSafe } from "./terminal-text.js";
+
+/** Who answers: --yes, a person through the prompter, or no one. */
+interface QuestionAsking {
+  yes: boolean;
+  prompter?: Prompter;
+}
 
 interface CommandDetails {
   command: string;
