@@ -55,11 +55,13 @@
                               "always")))
                 '(("Reject" . "reject"))
                 (when (member "stop" decisions) '(("Stop the run" . "stop"))))
-      (list '("Apply" . "apply")
-            (cons (format "Always allow %s this session" (plist-get question :tool)) "always_tool")
-            (cons (format "Always allow server %s this session" (plist-get question :server))
-                  "always_server")
-            '("Reject" . "reject")))))
+      (append
+       (list '("Apply" . "apply")
+             (cons (format "Always allow %s this session" (plist-get question :tool)) "always_tool")
+             (cons (format "Always allow server %s this session" (plist-get question :server))
+                   "always_server")
+             '("Reject" . "reject"))
+       (when (member "stop" decisions) '(("Stop the run" . "stop")))))))
 
 (defun lockstep-approval-details--prompt (question)
   "One line for the minibuffer; the buffer beside shows the rest of QUESTION."

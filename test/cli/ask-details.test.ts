@@ -2,7 +2,7 @@
 // the whole command line, where it runs, whether it is sandboxed and what [a]lways would allow,
 // on screen before the keys; s (and Ctrl-C) stop the run with no further model request and the
 // command not run; an MCP call's server, tool and arguments, a key in them redacted.
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { requireBuild } from "../e2e/fixtures/harness.js";
@@ -99,5 +99,21 @@ describe("lockstep ask: an MCP call's question on a terminal", () => {
     term.write("y");
     await term.exited;
     expect(term.text()).toContain("Shouted.");
+  }, 120_000);
+
+  it("Ctrl-C at an MCP call's question stops the run: the tool is not called", async () => {
+    const log = path.join(tempDir("lockstep-details-log-"), "tools.log");
+    const { root, env } = await setUp(
+      [{ calls: [{ name: "mcp__docs__shout", args: { text: "loud" } }] }, { text: "never" }],
+      { docs: { command: process.execPath, args: [TOOLS], env: { TOOLS_LOG: log } } },
+    );
+    const term = onTerminal(process.execPath, [BIN, "ask", "shout"], { cwd: root, env });
+    await term.waitFor("always this [s]erver: ");
+    expect(term.text()).toContain("Ctrl-C stops the run");
+    term.write("\x03");
+    await term.exited;
+    expect(term.text()).toContain("Stopped: the run ends here; the tool was not called");
+    expect(fake!.requests).toHaveLength(1);
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").not.toContain("shout");
   }, 120_000);
 });

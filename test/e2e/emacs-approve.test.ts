@@ -128,6 +128,7 @@ describe("Emacs 28 + Eglot 1.9: a command's and an MCP call's question", { timeo
       "Always allow mcp__docs__shout this session",
       "Always allow server docs this session",
       "Reject",
+      "Stop the run",
     ]);
     expect(q?.prompt).toBe("lockstep wants to call shout on the MCP server docs ");
     const shown = (q?.shown ?? []).join("\n");

@@ -154,6 +154,7 @@ describe("Neovim 0.7.2: a command's and an MCP call's question", { timeout: TEST
       "Always allow mcp__docs__shout this session",
       "Always allow server docs this session",
       "Reject",
+      "Stop the run",
       "Show it all",
     ]);
     expect(q?.prompt).toBe("lockstep wants to call shout on the MCP server docs");

@@ -4,7 +4,7 @@
 // "always" would allow (then "always" is honoured and "stop" ends the run with no further model
 // request), and a call's server, tool and arguments, redacted and bounded. A client that does not
 // list them keeps window/showMessageRequest, the call's message redacted too.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
@@ -145,7 +145,7 @@ describe("lockstep/approve for an MCP call", () => {
       server: "docs",
       server_tool: "shout",
     });
-    expect(first["decisions"]).toEqual(["apply", "always_tool", "always_server", "reject"]);
+    expect(first["decisions"]).toEqual(["apply", "always_tool", "always_server", "reject", "stop"]);
     const shown = String(first["arguments"]);
     expect(shown).toContain('"text"');
     expect(shown).toContain("[redacted]");
@@ -158,6 +158,20 @@ describe("lockstep/approve for an MCP call", () => {
     const big = calls.find((q) => String(q["arguments"]).includes("yyyy"))!;
     expect(String(big["arguments"]).length).toBeLessThan(4200);
     expect(String(big["arguments"])).toMatch(/more characters not shown/);
+  }, 60_000);
+
+  it("stop ends the run: the tool is not called and the model is not asked again", async () => {
+    const { client, asked, log } = await server(
+      [{ calls: [{ name: "mcp__docs__shout", args: { text: "loud" } }] }, { text: "never" }],
+      () => ({ decision: "stop" }),
+      { mcp: true },
+    );
+    const job = await askUntilDone(client, "shout");
+    expect(asked.questions).toHaveLength(1);
+    expect(job["status"]).toBe("cancelled");
+    expect(JSON.stringify(job)).toContain("Stopped");
+    expect(fake!.requests).toHaveLength(1);
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").not.toContain("shout");
   }, 60_000);
 
   it("the plain prompt's message is redacted as well", async () => {

@@ -29,6 +29,7 @@ interface CallDetails {
   server: string;
   serverTool: string;
   arguments: string;
+  canStop: boolean;
 }
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -56,6 +57,7 @@ function readCall(r: Record<string, unknown>): CallDetails | undefined {
     server: r["server"],
     serverTool: text(r["server_tool"]) || r["tool"],
     arguments: text(r["arguments"]) || "{}",
+    canStop: texts(r["decisions"]).includes("stop"),
   };
 }
 
@@ -85,13 +87,13 @@ export function callLines(c: CallDetails): string[] {
       .split("\n")
       .map((l) => `    ${l}`),
     dim(
-      `  [a]lways allows ${oneLine(c.tool)} for this session; [s]erver allows every tool of ${oneLine(c.server)}.`,
+      `  [a]lways allows ${oneLine(c.tool)} for this session; [s]erver allows every tool of ${oneLine(c.server)}${c.canStop ? "; Ctrl-C stops the run" : ""}.`,
     ),
   ];
 }
 
 export type CommandAnswer = { decision: "once" | "always" | "reject" | "stop" };
-export type CallAnswer = { decision: "apply" | "always_tool" | "always_server" | "reject" };
+export type CallAnswer = { decision: "apply" | "always_tool" | "always_server" | "reject" | "stop" };
 
 /** Asks about a command; null when the question is not one. */
 export async function askCommand(
@@ -163,6 +165,12 @@ export async function askCall(
     "s",
   ]);
   if (!("key" in answer)) {
+    if (answer.end === "interrupt" && c.canStop) {
+      io.stdout(
+        "  Stopped: the run ends here; the tool was not called and nothing more is asked of the model.\n",
+      );
+      return { decision: "stop" };
+    }
     io.stdout(
       `  No answer (${answer.end === "interrupt" ? "Ctrl-C" : "end of input"}): rejected; the tool was not called.\n`,
     );

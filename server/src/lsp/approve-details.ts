@@ -43,7 +43,9 @@ export interface CallApproveQuestion {
   server_tool: string;
   /** The arguments as indented JSON, redacted, cut at ARGUMENTS_LIMIT characters (saying so). */
   arguments: string;
-  decisions: ("apply" | "always_tool" | "always_server" | "reject")[];
+  job_id?: string;
+  /** `stop` is offered when the call belongs to a run (it ends the run). */
+  decisions: ("apply" | "always_tool" | "always_server" | "reject" | "stop")[];
 }
 
 /** How much of a call's arguments the question shows: enough to judge, never a flood. */
@@ -84,7 +86,14 @@ export function callApproveQuestion(
     server: request.server,
     server_tool: request.tool,
     arguments: shownArguments(request.args, redact),
-    decisions: ["apply", "always_tool", "always_server", "reject"],
+    ...(request.job_id !== undefined ? { job_id: request.job_id } : {}),
+    decisions: [
+      "apply",
+      "always_tool",
+      "always_server",
+      "reject",
+      ...(request.job_id !== undefined ? (["stop"] as const) : []),
+    ],
   };
 }
 
@@ -101,7 +110,9 @@ export function shownArguments(args: Record<string, unknown>, redact: (text: str
 }
 
 const commandAnswer = z.object({ decision: z.enum(["once", "always", "reject", "stop"]) });
-const callAnswer = z.object({ decision: z.enum(["apply", "always_tool", "always_server", "reject"]) });
+const callAnswer = z.object({
+  decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
+});
 
 /** A command's answer; anything not offered is no choice (the command does not run). */
 export function parseCommandAnswer(
@@ -113,8 +124,12 @@ export function parseCommandAnswer(
   return parsed.data.decision;
 }
 
-/** A call's answer; anything else is no choice (the call is declined). */
-export function parseCallAnswer(raw: unknown): CallDecision | "dismissed" {
+/** A call's answer; anything not offered is no choice (the call is declined). */
+export function parseCallAnswer(
+  raw: unknown,
+  asked: CallApproveQuestion,
+): CallDecision | "stop" | "dismissed" {
   const parsed = callAnswer.safeParse(raw);
-  return parsed.success ? parsed.data.decision : "dismissed";
+  if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
+  return parsed.data.decision;
 }

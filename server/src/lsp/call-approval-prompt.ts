@@ -20,18 +20,25 @@ export const alwaysToolTitle = (request: CallRequest): string => `Always allow $
 export const alwaysServerTitle = (request: CallRequest): string =>
   `Always allow server ${request.server} this session`;
 
-/** `redact`: what a question must not show (key variables' values, credential shapes). */
+/**
+ * `redact`: what a question must not show (key variables' values, credential shapes); `stop`
+ * ends the call's run where the client shows the question itself and the user chose to stop.
+ */
 export function callPrompt(
   connection: Connection,
   withDetails: () => boolean,
   redact: (text: string) => string,
+  stop: (jobId: string) => void,
 ): CallPrompt {
   return (request, signal): Promise<CallDecision | "dismissed"> =>
     asked<CallDecision | "dismissed">(signal, "reject", "dismissed", async (token) => {
-      if (withDetails())
-        return parseCallAnswer(
-          await connection.sendRequest(approveRequest, callApproveQuestion(request, redact), token),
-        );
+      if (withDetails()) {
+        const shown = callApproveQuestion(request, redact);
+        const answer = parseCallAnswer(await connection.sendRequest(approveRequest, shown, token), shown);
+        if (answer !== "stop") return answer;
+        if (request.job_id !== undefined) stop(request.job_id);
+        return "reject";
+      }
       const actions = [
         { title: ALLOW },
         { title: alwaysToolTitle(request) },

@@ -119,6 +119,7 @@ export function createServerContext(
     connection,
     () => state.flags.approvalCalls,
     (text) => redact(text, keySecrets(settings.current.apiKeyEnv)),
+    (jobId) => agent.stop(jobId),
   );
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = {

@@ -150,13 +150,17 @@ local function choices(params)
     table.insert(out, { title = M.show_title(params), show = true })
     return out
   elseif params.kind == "call" then
-    return {
+    local out = {
       { title = "Apply", decision = "apply" },
       { title = "Always allow " .. tostring(params.tool) .. " this session", decision = "always_tool" },
       { title = "Always allow server " .. tostring(params.server) .. " this session", decision = "always_server" },
       { title = "Reject", decision = "reject" },
-      { title = M.show_title(params), show = true },
     }
+    if has(params.decisions, "stop") then
+      table.insert(out, { title = "Stop the run", decision = "stop" })
+    end
+    table.insert(out, { title = M.show_title(params), show = true })
+    return out
   end
   return {
     { title = "Apply", decision = "apply" },
