@@ -3,13 +3,17 @@
 // each is checked (a dry run: the same planning, nothing written). The planning ran on the
 // server's thread whenever the files were small, however many: every request waited for it
 // (700-756 ms in the red team's run). Spawned server, an editor's client; best of three runs,
-// as the machine's own pauses come and go.
+// as the machine's own pauses come and go. A read answers within 100 ms, or (on a machine so loaded
+// that nothing does) within a third of the planning: held behind the planning, it waits all of it.
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, createWorkspace, startServer } from "../support/lsp-client.js";
 
 afterEach(cleanup);
 
 const FILES = 1_000;
+
+const answered = (r: { planMs: number; longestWait: number }): boolean =>
+  r.longestWait < Math.max(100, r.planMs / 3);
 
 function change(): { files: Record<string, string>; envelope: string } {
   const files: Record<string, string> = { "small.ts": "export const small = 1;\n" };
@@ -50,12 +54,12 @@ describe("apply_patch across 1,000 files and the server's other requests", () =>
         longestWait = Math.max(longestWait, performance.now() - sent);
       }
       runs.push({ planMs: await planned, longestWait });
-      if (longestWait < 100) break;
+      if (answered(runs[runs.length - 1]!)) break;
     }
     const said = runs.map(
       (r) => `planned in ${r.planMs.toFixed(0)} ms, longest read ${r.longestWait.toFixed(0)} ms`,
     );
     process.stderr.write(said.join("\n") + "\n");
-    expect(runs.some((r) => r.longestWait < 100)).toBe(true);
+    expect(runs.some(answered)).toBe(true);
   });
 });
