@@ -12,7 +12,7 @@ import { scopeOf } from "../../server/src/workspace/walk.js";
 import { includeFilter } from "../../server/src/workspace/walk/glob.js";
 import { compileSearch } from "../../server/src/workspace/walk/line-search.js";
 import { planRipgrep, searchWithRipgrep } from "../../server/src/workspace/walk/rg-search.js";
-import { ripgrep } from "../../server/src/workspace/walk/ripgrep.js";
+import { ripgrep, searchEngine } from "../../server/src/workspace/walk/ripgrep.js";
 import { searchTree, type TreeSearch } from "../../server/src/workspace/walk/search-tree.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 import { tempDir, writeTree, type FileTree } from "../support/workspace-fixture.js";
@@ -149,6 +149,12 @@ describe.skipIf(ripgrep() === undefined)("search through ripgrep", () => {
       "linked-dir",
     ])
       expect(found.filter((f) => f.startsWith(absent))).toEqual([]);
+  });
+
+  it("says which search runs, for lockstep config and the server's status", () => {
+    expect(searchEngine()).toMatch(
+      /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/,
+    );
   });
 
   it("leaves to JavaScript what rg cannot do alike: lookarounds, no required text, a file, ignore files above the path", async () => {

@@ -39,7 +39,7 @@ export function ripgrep(): Ripgrep | undefined {
 /** What the search runs on, for `lockstep config` and the server's status. */
 export function searchEngine(): string {
   const rg = ripgrep();
-  if (rg) return `${rg.version} (${rg.path}); JavaScript for what it cannot do alike`;
+  if (rg) return `${rg.version} (${rg.path}), JavaScript where rg cannot give the same answer`;
   return process.env["LOCKSTEP_SEARCH"] === "js"
     ? "JavaScript (LOCKSTEP_SEARCH=js)"
     : "JavaScript (rg not found on PATH)";
