@@ -1,14 +1,13 @@
 // search_files through ripgrep, giving what the JavaScript search gives. rg
-// lists the walk's files (`--files`) and, at the same time, finds the lines
-// holding the pattern's required text (`--fixed-strings`, raw bytes): a
-// superset of the matching lines. The JavaScript pattern then decides each such
-// line on a watched search thread (so a catastrophic pattern is still stopped),
-// a file with such lines is checked for the binary and UTF-8 rules, open
-// buffers are searched by their unsaved text instead of their disk copies, and
-// everything is put in walk order. Whatever rg cannot do alike gives undefined:
-// the caller searches in JavaScript (see `fallbackReason`).
-import { constants, promises as fs } from "node:fs";
-import { isUtf8 } from "node:buffer";
+// lists the walk's files (`--files`) and, at the same time, names the files
+// whose raw bytes hold the pattern's required text (`--files-with-matches
+// --fixed-strings --text`): every file the pattern can match a line of, most
+// often a handful. Those files are then searched exactly as the JavaScript
+// search searches a file, on its watched threads (so the binary, UTF-8 and
+// line rules are its own, and a catastrophic pattern is still stopped), open
+// buffers by their unsaved text instead of their disk copies, in walk order.
+// Whatever rg cannot do alike gives a reason: the caller searches in JavaScript.
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
@@ -21,18 +20,13 @@ import { requiredLiterals } from "./required-literal.js";
 import { ripgrep, runRecords, walkFlags, type Ripgrep } from "./ripgrep.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
 import type { SearchMatch, SearchResult, TreeSearch } from "./search-tree.js";
-import { runBatch } from "./search-worker.js";
+import { runBatch, SEARCH_THREADS, type BatchOutcome } from "./search-worker.js";
 import { walkOrder } from "./walk-order.js";
 
 /** Files listed at most (past it, the JavaScript walk streams instead of holding every name). */
 const MAX_LISTED = 200_000;
-/** Bytes of rg's match records held at most, and the longest one. */
-const MAX_CANDIDATE_BYTES = 24 * 1024 * 1024;
-const MAX_RECORD_BYTES = 8 * 1024 * 1024;
-/** Files checked for the text rules at once. */
-const CHECKS_AHEAD = 4;
-/** Lines sent to a search thread at once. */
-const BATCH_ITEMS = 512;
+/** Files sent to a search thread at once. */
+const BATCH_FILES = 64;
 
 interface Plan {
   rg: Ripgrep;
@@ -54,8 +48,6 @@ export async function planRipgrep(workspace: Workspace, request: TreeSearch): Pr
   const start = scope.starts[0]!;
   if (workspace.sandbox.roots.some((r) => r !== start.root && r.startsWith(start.root + path.sep)))
     return "a root nested in another";
-  // Lookarounds see past a line's end, where rg's lines do not; their results could differ.
-  if (/\(\?<?[=!]/.test(request.pattern.source)) return "a lookaround";
   const ignoreCase = request.pattern.flags.includes("i");
   const needles = requiredLiterals(request.pattern.source, ignoreCase);
   if (needles === undefined || needles.some((n) => n === "" || n.includes("\n")))
@@ -79,10 +71,6 @@ export async function planRipgrep(workspace: Workspace, request: TreeSearch): Pr
     return "the directory searched is ignored";
   const skipNamed = !scope.namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
   return { rg, start, skipNamed, needles, ignoreCase, ignoreFiles };
-}
-
-interface Candidate {
-  lines: { line: number; text: string }[];
 }
 
 /** The search through rg, or undefined when it cannot give the JavaScript search's answer. */
@@ -111,35 +99,25 @@ export async function searchWithRipgrep(
       return names.length <= MAX_LISTED && !rgIgnore;
     },
   );
-  const candidates = new Map<string, Candidate>();
-  let held = 0;
+  const candidates = new Set<string>();
   const searching = runRecords(
     rg,
     start.root,
     [
       ...flags,
-      "--json",
+      "--files-with-matches",
+      "--null",
       "--text",
-      "--encoding",
-      "none",
       "--fixed-strings",
       plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
       ...plan.needles.flatMap((n) => ["--regexp", n]),
       "--",
       where,
     ],
-    { separator: 10, maxRecord: MAX_RECORD_BYTES, maxTotal: Number.MAX_SAFE_INTEGER, signal },
+    { separator: 0, maxRecord: 64 * 1024, maxTotal: 64 * 1024 * 1024, signal },
     (record) => {
-      // Only match records matter; they start with {"type":"match".
-      if (record.length < 16 || record.toString("latin1", 0, 16) !== '{"type":"match",') return true;
-      const m = matchOf(record);
-      if (m === undefined) return false;
-      let c = candidates.get(m.rel);
-      if (c === undefined) candidates.set(m.rel, (c = { lines: [] }));
-      // A line that is not UTF-8 marks its file, which the UTF-8 rule then skips.
-      if (m.text !== undefined) c.lines.push({ line: m.line, text: m.text });
-      held += record.length;
-      return held <= MAX_CANDIDATE_BYTES;
+      candidates.add(relOf(record.toString("utf8")));
+      return candidates.size <= MAX_LISTED;
     },
   );
   const [listed, found] = await Promise.all([listing, searching]);
@@ -150,105 +128,86 @@ export async function searchWithRipgrep(
     found !== "done" ||
     rgIgnore ||
     names.length > MAX_LISTED ||
-    held > MAX_CANDIDATE_BYTES
+    candidates.size > MAX_LISTED
   )
     return undefined;
   const files = walkOrder(request.include ? names.filter(request.include) : names);
   return judge(workspace, request, start.root, files, candidates);
 }
 
-/** The candidates decided in walk order by the JavaScript pattern, open buffers searched by their text. */
+/** The candidate files and open buffers searched in walk order on the search threads; files_searched counts every listed file. */
 async function judge(
   workspace: Workspace,
   request: TreeSearch,
   root: string,
   files: string[],
-  candidates: Map<string, Candidate>,
+  candidates: Set<string>,
 ): Promise<Outcome<SearchResult>> {
   const sandbox = workspace.sandbox;
   const matches: SearchMatch[] = [];
   let found = 0;
   let searched = files.length;
+  let index = 0;
+  const gather = async (): Promise<{ indexes: number[]; items: SearchItem[] }> => {
+    const batch: { indexes: number[]; items: SearchItem[] } = { indexes: [], items: [] };
+    for (; index < files.length && batch.items.length < BATCH_FILES; index++) {
+      const rel = files[index]!;
+      const abs = path.join(root, rel);
+      const uri = fileUri(abs);
+      if (workspace.heldInMemory(uri)) {
+        const state = await workspace.read({ abs, rel, uri, root, exists: true });
+        batch.items.push(state.ok ? { text: state.value.content } : { abs });
+      } else if (candidates.has(rel)) batch.items.push({ abs });
+      else continue;
+      batch.indexes.push(index);
+    }
+    return batch;
+  };
+  // As the JavaScript search does: batches in walk order on several threads, answers taken in that order.
   const stop = new SharedArrayBuffer(4);
-  // Items waiting for a thread: each names its file's place and, for a line, its number.
-  let items: SearchItem[] = [];
-  let owners: { index: number; line?: number }[] = [];
-  const flush = async (): Promise<Outcome<void>> => {
-    if (items.length === 0) return succeed(undefined);
-    const batch = { items, owners };
-    items = [];
-    owners = [];
-    const outcome = await runBatch(
-      {
-        items: batch.items,
-        pattern: request.pattern,
-        limit: request.maxResults + 1 - found,
-        maxBytes: MAX_FILE_BYTES,
-        stop,
-      },
-      request.signal,
-      request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
-    );
-    if (outcome.kind !== "done") {
-      const walked = batch.owners.map((o) => fileOf(root, files[o.index]!));
-      return batchFailure(outcome, walked, sandbox, request);
-    }
-    outcome.answers.forEach((answer, i) => {
-      const owner = batch.owners[i]!;
-      for (const m of answer.matches) {
-        if (found++ === request.maxResults) {
-          searched = Math.min(searched, owner.index + 1);
-          continue;
+  const inFlight: { indexes: number[]; running: Promise<BatchOutcome> }[] = [];
+  try {
+    for (;;) {
+      while (
+        index < files.length &&
+        found <= request.maxResults &&
+        inFlight.length < (request.threads ?? SEARCH_THREADS)
+      ) {
+        const batch = await gather();
+        if (batch.items.length === 0) continue;
+        const running = runBatch(
+          {
+            items: batch.items,
+            pattern: request.pattern,
+            limit: request.maxResults + 1 - found,
+            maxBytes: MAX_FILE_BYTES,
+            stop,
+          },
+          request.signal,
+          request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+        );
+        inFlight.push({ indexes: batch.indexes, running });
+      }
+      const head = inFlight.shift();
+      if (head === undefined) break;
+      const outcome = await head.running;
+      if (outcome.kind !== "done") {
+        const walked = head.indexes.map((i) => fileOf(root, files[i]!));
+        return batchFailure(outcome, walked, sandbox, request);
+      }
+      outcome.answers.forEach((answer, i) => {
+        const at = head.indexes[i]!;
+        for (const m of answer.matches) {
+          if (found++ === request.maxResults) searched = Math.min(searched, at + 1);
+          if (found > request.maxResults) continue;
+          matches.push({ file_path: displayName(sandbox, root, files[at]!), line: m.line, text: m.text });
         }
-        if (found > request.maxResults) continue;
-        const rel = files[owner.index]!;
-        matches.push({
-          file_path: displayName(sandbox, root, rel),
-          line: owner.line ?? m.line,
-          text: m.text,
-        });
-      }
-    });
-    return succeed(undefined);
-  };
-  // The files holding candidates are checked for the text rules a few ahead of the one decided.
-  const checks = new Map<number, Promise<boolean>>();
-  const ahead = files.flatMap((rel, index) => (candidates.has(rel) ? [index] : []));
-  let next = 0;
-  const checkAhead = (): void => {
-    while (next < ahead.length && checks.size < CHECKS_AHEAD) {
-      const index = ahead[next++]!;
-      checks.set(index, textFile(path.join(root, files[index]!)));
+      });
+      if (found > request.maxResults) Atomics.store(new Int32Array(stop), 0, 1);
     }
-  };
-  for (let index = 0; index < files.length && found <= request.maxResults; index++) {
-    if (request.signal.aborted) break;
-    const rel = files[index]!;
-    const file = fileOf(root, rel);
-    const uri = fileUri(file.abs);
-    if (workspace.heldInMemory(uri)) {
-      const state = await workspace.read({ abs: file.abs, rel, uri, root, exists: true });
-      items.push(state.ok ? { text: state.value.content } : { abs: file.abs });
-      owners.push({ index });
-    } else {
-      const c = candidates.get(rel);
-      if (c === undefined) continue;
-      checkAhead();
-      const text = await checks.get(index);
-      checks.delete(index);
-      if (text !== true) continue;
-      for (const l of c.lines) {
-        items.push({ text: l.text.endsWith("\n") ? l.text.slice(0, -1) : l.text });
-        owners.push({ index, line: l.line });
-      }
-    }
-    if (items.length >= BATCH_ITEMS) {
-      const done = await flush();
-      if (!done.ok) return done;
-    }
+  } finally {
+    Atomics.store(new Int32Array(stop), 0, 1);
   }
-  const done = await flush();
-  if (!done.ok) return done;
   if (request.signal.aborted)
     return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
   return succeed({ matches, files_searched: searched, truncated: found > request.maxResults });
@@ -267,66 +226,4 @@ function fileOf(root: string, rel: string): WalkedFile {
 
 function relOf(name: string): string {
   return name.startsWith("./") ? name.slice(2) : name;
-}
-
-function matchOf(record: Buffer): { rel: string; line: number; text?: string } | undefined {
-  try {
-    const data = (JSON.parse(record.toString("utf8")) as { data: RgMatch }).data;
-    if (typeof data.path.text !== "string" || typeof data.line_number !== "number") return undefined;
-    const rel = relOf(data.path.text);
-    return typeof data.lines.text === "string"
-      ? { rel, line: data.line_number, text: data.lines.text }
-      : { rel, line: data.line_number };
-  } catch {
-    return undefined;
-  }
-}
-
-interface RgMatch {
-  path: { text?: string };
-  line_number?: number;
-  lines: { text?: string };
-}
-
-/**
- * Whether a file passes the search's rules for text: a regular file, no NUL in
- * its first 8 KB, valid UTF-8 throughout (read 256 KB at a time, cut between characters).
- */
-async function textFile(abs: string): Promise<boolean> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(
-      abs,
-      constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0),
-    );
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return false;
-    const buffer = Buffer.allocUnsafe(Math.min(256 * 1024, stats.size + 1));
-    let filled = 0;
-    let total = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      if (total < 8192 && buffer.subarray(filled, filled + Math.min(bytesRead, 8192 - total)).includes(0))
-        return false;
-      total += bytesRead;
-      filled += bytesRead;
-      if (total > MAX_FILE_BYTES) return false;
-      const eof = bytesRead === 0;
-      // Checked up to the last character's first byte (it may be cut), the rest kept for the next read.
-      let end = filled;
-      if (!eof) {
-        let i = filled - 1;
-        while (i > 0 && filled - i < 4 && (buffer[i]! & 0xc0) === 0x80) i--;
-        if (buffer[i]! >= 0xc0) end = i;
-      }
-      if (!isUtf8(buffer.subarray(0, end))) return false;
-      buffer.copy(buffer, 0, end, filled);
-      filled -= end;
-      if (eof) return true;
-    }
-  } catch {
-    return false;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
