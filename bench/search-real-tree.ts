@@ -97,6 +97,7 @@ async function lspRows(
   root: string,
   rg: boolean,
   gitGrep: boolean,
+  engine: string,
 ): Promise<TimingRow[]> {
   const rows: TimingRow[] = [];
   for (const c of CASES) {
@@ -137,7 +138,9 @@ async function lspRows(
     ]
       .filter(Boolean)
       .join(", ");
-    rows.push(timingRow(`search_files ${c.what} (LSP round trip)`, lockstep, `${matches} matches; ${vs}`));
+    rows.push(
+      timingRow(`search_files ${c.what} (LSP round trip, ${engine})`, lockstep, `${matches} matches; ${vs}`),
+    );
     if (rg) rows.push(timingRow(`rg -n --hidden -S, same pattern`, rgMs, "spawn included"));
     if (gitGrep)
       rows.push(timingRow(`git grep -n -I -E (committed copy), same pattern`, gitMs, "spawn included"));
@@ -185,7 +188,7 @@ async function readsDuringSearch(client: TestClient): Promise<TimingRow> {
   );
 }
 
-async function cliRows(root: string, rg: boolean): Promise<TimingRow[]> {
+async function cliRows(root: string, rg: boolean, engine: string): Promise<TimingRow[]> {
   if (!existsSync("/usr/bin/time"))
     return [
       {
@@ -220,7 +223,7 @@ async function cliRows(root: string, rg: boolean): Promise<TimingRow[]> {
     const ms = (xs: { ms: number }[]): number[] => xs.map((x) => x.ms);
     rows.push(
       timingRow(
-        `lockstep search ${c.what} (whole process)`,
+        `lockstep search ${c.what} (whole process, ${engine})`,
         ms(lockstep),
         `peak ${peak(lockstep)}; ${rg ? `${ratio(ms(lockstep), ms(rgRuns))} rg (target ≤ 2.5×)` : "rg not on PATH: not compared"}`,
       ),
@@ -244,23 +247,33 @@ export async function realTreeRows(): Promise<TimingRow[]> {
   const rg = has("rg");
   const gitGrep = has("git");
   const tree = await buildTree();
-  const client = await startServer({ root: tree.root, style: "helix" });
   const rows: TimingRow[] = [];
+  // Both searches, each chosen by LOCKSTEP_SEARCH (unset, rg runs from four cores).
   try {
-    await client.command("search_files", { pattern: "warm-up" });
-    rows.push(...(await lspRows(client, tree.root, rg, gitGrep)));
-    rows.push({
-      what: `server's peak memory after these searches`,
-      runs: 1,
-      median: `${peakMb(client.pid).toFixed(0)} MB`,
-      p90: "",
-      note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules`,
-    });
-  } finally {
-    await client.shutdown();
-  }
-  try {
-    rows.push(...(await cliRows(tree.root, rg)));
+    for (const engine of rg ? ["rg", "js"] : ["js"]) {
+      const client = await startServer({ root: tree.root, style: "helix", env: { LOCKSTEP_SEARCH: engine } });
+      try {
+        await client.command("search_files", { pattern: "warm-up" });
+        rows.push(...(await lspRows(client, tree.root, rg, gitGrep, engine)));
+        rows.push({
+          what: `server's peak memory after these searches (${engine})`,
+          runs: 1,
+          median: `${peakMb(client.pid).toFixed(0)} MB`,
+          p90: "",
+          note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules`,
+        });
+      } finally {
+        await client.shutdown();
+      }
+      const before = process.env["LOCKSTEP_SEARCH"];
+      process.env["LOCKSTEP_SEARCH"] = engine;
+      try {
+        rows.push(...(await cliRows(tree.root, rg, engine)));
+      } finally {
+        if (before === undefined) delete process.env["LOCKSTEP_SEARCH"];
+        else process.env["LOCKSTEP_SEARCH"] = before;
+      }
+    }
   } finally {
     await fs.rm(tree.root, { recursive: true, force: true });
   }

@@ -4,6 +4,7 @@
 // open buffers by their unsaved text, Unicode and smart case, the order of the
 // matches, files_searched and truncated. Needs rg on PATH (CI installs it).
 import { promises as fs } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import { scopeOf } from "../../server/src/workspace/walk.js";
 import { includeFilter } from "../../server/src/workspace/walk/glob.js";
 import { compileSearch } from "../../server/src/workspace/walk/line-search.js";
 import { planRipgrep, searchWithRipgrep } from "../../server/src/workspace/walk/rg-search.js";
-import { ripgrep, searchEngine } from "../../server/src/workspace/walk/ripgrep.js";
+import { findRipgrep, searchEngine } from "../../server/src/workspace/walk/ripgrep.js";
 import { searchTree, type TreeSearch } from "../../server/src/workspace/walk/search-tree.js";
 import { Workspace } from "../../server/src/workspace/workspace.js";
 import { tempDir, writeTree, type FileTree } from "../support/workspace-fixture.js";
@@ -116,14 +117,16 @@ async function request(
   };
 }
 
-describe.skipIf(ripgrep() === undefined)("search through ripgrep", () => {
+const rg = findRipgrep();
+
+describe.skipIf(rg === undefined)("search through ripgrep", () => {
   it("gives what the JavaScript search gives: files, rules, buffers, order, files_searched, truncated", async () => {
     const { workspace } = await setUp();
     for (const extra of [{}, { include: "*.txt" }, { path: "d2" }, { path: "src" }]) {
       for (const pattern of PATTERNS) {
         for (const max of [1, 3, 20, 1000]) {
           const r = await request(workspace, pattern, max, extra);
-          const plan = await planRipgrep(workspace, r);
+          const plan = await planRipgrep(workspace, r, rg);
           expect({ pattern, plan: typeof plan === "string" ? plan : "rg" }).toEqual({ pattern, plan: "rg" });
           if (typeof plan === "string") continue;
           const viaRg = await searchWithRipgrep(workspace, r, plan);
@@ -153,16 +156,31 @@ describe.skipIf(ripgrep() === undefined)("search through ripgrep", () => {
       expect(found.filter((f) => f.startsWith(absent))).toEqual([]);
   });
 
-  it("says which search runs, for lockstep config and the server's status", () => {
-    expect(searchEngine()).toMatch(
-      /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/,
-    );
+  it("says which search runs, for lockstep config and the server's status; LOCKSTEP_SEARCH chooses", () => {
+    const before = process.env["LOCKSTEP_SEARCH"];
+    try {
+      process.env["LOCKSTEP_SEARCH"] = "rg";
+      expect(searchEngine()).toMatch(
+        /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/,
+      );
+      process.env["LOCKSTEP_SEARCH"] = "js";
+      expect(searchEngine()).toBe("JavaScript (LOCKSTEP_SEARCH=js)");
+      delete process.env["LOCKSTEP_SEARCH"];
+      expect(searchEngine()).toMatch(
+        availableParallelism() >= 4
+          ? /^ripgrep /
+          : /^JavaScript \(\d+ cores: rg is used from 4, or with LOCKSTEP_SEARCH=rg\)$/,
+      );
+    } finally {
+      if (before === undefined) delete process.env["LOCKSTEP_SEARCH"];
+      else process.env["LOCKSTEP_SEARCH"] = before;
+    }
   });
 
   it("leaves to JavaScript what rg cannot do alike: no required text, a file, ignore files above the path", async () => {
     const { workspace, root } = await setUp();
     const plans = async (pattern: string, p?: string) =>
-      planRipgrep(workspace, await request(workspace, pattern, 10, p === undefined ? {} : { path: p }));
+      planRipgrep(workspace, await request(workspace, pattern, 10, p === undefined ? {} : { path: p }), rg);
     expect(await plans("\\w+")).toBe("no required text in the pattern");
     expect(await plans("Needle", "a.b")).toBe("one file");
     await fs.mkdir(path.join(root, "src", "x"));

@@ -39,9 +39,12 @@ interface Plan {
 }
 
 /** Why this search goes to JavaScript, or the plan for rg. */
-export async function planRipgrep(workspace: Workspace, request: TreeSearch): Promise<Plan | string> {
-  const rg = ripgrep();
-  if (!rg) return "rg is not installed";
+export async function planRipgrep(
+  workspace: Workspace,
+  request: TreeSearch,
+  rg: Ripgrep | undefined = ripgrep(),
+): Promise<Plan | string> {
+  if (!rg) return "rg is not used";
   const scope = request.scope;
   if (scope.kind !== "tree") return "one file";
   if (scope.starts.length !== 1) return "several roots";

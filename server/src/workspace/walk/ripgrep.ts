@@ -1,10 +1,11 @@
-// ripgrep, where it is installed: found once on PATH (LOCKSTEP_SEARCH=js turns
-// it off), run with the walk's own ignore rules spelled as flags, its output read
+// ripgrep, where it is installed: found once on PATH (LOCKSTEP_SEARCH chooses),
+// run with the walk's own ignore rules spelled as flags, its output read
 // record by record with a bound on each record and on the whole, so a tree of any
 // size or a line of any length costs bounded memory (past a bound the caller
 // falls back to the JavaScript search). Knows nothing of patterns or results.
 import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 
 export interface Ripgrep {
@@ -14,11 +15,22 @@ export interface Ripgrep {
 
 let found: Ripgrep | null | undefined;
 
-/** The rg on PATH (undefined when absent, too old to have --json, or turned off). */
+/**
+ * The search that runs: LOCKSTEP_SEARCH=rg or js chooses; left unset, rg where the machine has
+ * four cores or more. On two cores the JavaScript search, which starts matching while it walks
+ * and stops at max_results, answered sooner than rg listing and searching beside it (benchmarks.md).
+ */
 export function ripgrep(): Ripgrep | undefined {
+  const chosen = process.env["LOCKSTEP_SEARCH"];
+  if (chosen === "js") return undefined;
+  if (chosen !== "rg" && availableParallelism() < 4) return undefined;
+  return findRipgrep();
+}
+
+/** The rg on PATH, whatever the choice (undefined when absent or too old to have --json). */
+export function findRipgrep(): Ripgrep | undefined {
   if (found !== undefined) return found ?? undefined;
   found = null;
-  if (process.env["LOCKSTEP_SEARCH"] === "js") return undefined;
   for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
     if (dir === "" || !path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, "rg");
@@ -29,7 +41,7 @@ export function ripgrep(): Ripgrep | undefined {
     }
     const r = spawnSync(candidate, ["--version"], { encoding: "utf8", timeout: 5000 });
     const version = /^ripgrep (\d+)\.(\d+)\S*/.exec(r.stdout ?? "");
-    // --json arrived in 0.10; the flags used here are all in 11.
+    // The flags used here are all in 11.
     if (version && Number(version[1]) >= 11) found = { path: candidate, version: version[0] };
     break;
   }
@@ -40,9 +52,11 @@ export function ripgrep(): Ripgrep | undefined {
 export function searchEngine(): string {
   const rg = ripgrep();
   if (rg) return `${rg.version} (${rg.path}), JavaScript where rg cannot give the same answer`;
-  return process.env["LOCKSTEP_SEARCH"] === "js"
-    ? "JavaScript (LOCKSTEP_SEARCH=js)"
-    : "JavaScript (rg not found on PATH)";
+  const chosen = process.env["LOCKSTEP_SEARCH"];
+  if (chosen === "js") return "JavaScript (LOCKSTEP_SEARCH=js)";
+  const installed = findRipgrep();
+  if (!installed) return "JavaScript (rg not found on PATH)";
+  return `JavaScript (${availableParallelism()} cores: rg is used from 4, or with LOCKSTEP_SEARCH=rg)`;
 }
 
 /**
