@@ -1,10 +1,11 @@
-// read_file keeps answering while search_files runs on the same server (the
+// read_file keeps answering while search_files runs on the same server, by either search (the
 // issue's bound is 50 ms; `npm run bench` reports it on a real tree). Here the
 // reads are sent one after another for as long as a search of many matching
 // lines runs, and each one's wait is held to a bound generous enough for a
 // loaded machine: a server that read or matched on its own thread would stall
 // them for the whole search.
 import { afterEach, describe, expect, it } from "vitest";
+import { findRipgrep } from "../../server/src/workspace/walk/ripgrep.js";
 import { cleanup, launch } from "../support/lsp-client.js";
 
 afterEach(cleanup);
@@ -47,4 +48,27 @@ describe("read_file while search_files runs", () => {
       slowest: true,
     });
   });
+
+  it.skipIf(findRipgrep() === undefined)(
+    "through rg (LOCKSTEP_SEARCH=rg): the same, and a catastrophic pattern still ends in a timeout naming its file",
+    async () => {
+      const files = { ...tree(), "evil.txt": "a".repeat(48) + "!\n" };
+      const client = await launch(files, { style: "helix", env: { LOCKSTEP_SEARCH: "rg" } });
+      const search = client.command("search_files", { pattern: "^(a+)+$" });
+      let done = false;
+      void search.then(() => (done = true));
+      const read = await client.command("read_file", { file_path: "small.ts" });
+      expect(read).toMatchObject({ ok: true });
+      expect(done).toBe(false);
+      expect(await search).toMatchObject({
+        ok: false,
+        error: { code: "timeout", message: expect.stringContaining("evil.txt") as string },
+      });
+      const session = await client.command("session", {});
+      expect(session).toMatchObject({
+        ok: true,
+        data: { search: expect.stringMatching(/^ripgrep /) as string },
+      });
+    },
+  );
 });
