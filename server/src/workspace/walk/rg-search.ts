@@ -19,7 +19,7 @@ import { IGNORE_FILES, IgnoreRules } from "./ignore-rules.js";
 import { requiredLiterals } from "./required-literal.js";
 import { ripgrep, runRecords, walkFlags, type Ripgrep } from "./ripgrep.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
-import type { SearchMatch, SearchResult, TreeSearch } from "./search-tree.js";
+import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
 import { runBatch, SEARCH_THREADS, type BatchOutcome } from "./search-worker.js";
 import { walkOrder } from "./walk-order.js";
 

@@ -6,39 +6,14 @@ import { pathToFileURL } from "node:url";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
-import { displayName, scopeFiles, type Scope, type WalkedFile } from "../walk.js";
+import { displayName, scopeFiles, type WalkedFile } from "../walk.js";
 import type { SearchItem } from "./file-scan.js";
-import type { CompiledSearch } from "./line-search.js";
 import { planRipgrep, searchWithRipgrep } from "./rg-search.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
+import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
 import { runBatch, SEARCH_THREADS, type BatchOutcome } from "./search-worker.js";
 
-export interface SearchMatch {
-  file_path: string;
-  line: number;
-  text: string;
-}
-
-export interface SearchResult {
-  matches: SearchMatch[];
-  files_searched: number;
-  truncated: boolean;
-}
-
-export interface TreeSearch {
-  pattern: CompiledSearch;
-  scope: Scope;
-  /** Which walked files to search, by their root-relative path. */
-  include?: (rel: string) => boolean;
-  maxResults: number;
-  signal: AbortSignal;
-  /** A file the pattern takes longer than this on stops the search (a catastrophic pattern). */
-  fileTimeLimitMs?: number;
-  /** Batches searched at once (default: SEARCH_THREADS). */
-  threads?: number;
-  /** "js": never through ripgrep (the fallback, and what tests compare it with). */
-  engine?: "auto" | "js";
-}
+export type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
 
 const BATCH_FILES = 256;
 
