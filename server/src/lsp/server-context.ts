@@ -21,6 +21,7 @@ import type { Journal } from "../review/journal.js";
 import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
+import { redact } from "../sessions/format.js";
 import { redactTokens } from "../sessions/secrets.js";
 import { commandTitle } from "../tools/command-question.js";
 import type { ToolConditions } from "../tools/tool.js";
@@ -112,7 +113,11 @@ export function createServerContext(
       })
     : undefined;
   const prompt = messagePrompt(connection, () => state.flags.approvalWithDiff);
-  const askCommand = commandPrompt(connection);
+  const askCommand = commandPrompt(
+    connection,
+    () => state.flags.approvalCommands,
+    (jobId) => agent.stop(jobId),
+  );
   const pendingCommands = new PendingCommands(
     (q) =>
       q.job_id !== undefined &&
@@ -123,7 +128,13 @@ export function createServerContext(
         message: `waiting for you: run \`${commandTitle(q.command)}\`? (code actions: run, always, reject)`,
       }),
   );
-  const askCall = callPrompt(connection);
+  // A call's arguments are the model's: a key it quotes is not shown.
+  const askCall = callPrompt(
+    connection,
+    () => state.flags.approvalCalls,
+    (text) => redact(text, keySecrets(settings.current.apiKeyEnv)),
+    (jobId) => agent.stop(jobId),
+  );
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = {
     prompt: () => (state.flags.messageActions ? prompt : undefined),
