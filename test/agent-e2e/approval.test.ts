@@ -1,3 +1,6 @@
+// Approval of the model's changes (approval "ask") through a showMessageRequest prompt, and the
+// failures the user is never asked about. "Always allow" is per tool and per server process.
+// Without a prompt (Helix) the change is staged instead: approval-staged.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeTurn } from "../support/fake-gemini.js";
 import {

@@ -1,3 +1,6 @@
+// safe_patch through the workspace: a patch that fits lands (a corrected header line said,
+// CRLF kept, a new file, several hunks), a dry run, and twenty writers on one state. The
+// refusals are safe-patch-refusals.test.ts.
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EMPTY_SHA256, latestState, lines, makeWorkspace, sha256Of } from "../support/workspace-fixture.js";

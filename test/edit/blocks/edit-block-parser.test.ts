@@ -1,3 +1,5 @@
+// parseEditBlocks on a whole answer: blocks among prose and fences, the path right before the
+// marker, CRLF and loose whitespace, a last END without a newline, the count code actions show.
 import { describe, expect, it } from "vitest";
 import {
   countEditBlocks,

@@ -1,3 +1,5 @@
+// aider's SEARCH/REPLACE form read by the same parser as ««« EDIT blocks: the same block from
+// either form, both forms in one answer, any chunking of a stream.
 import { describe, expect, it } from "vitest";
 import { EditBlockParser, parseEditBlocks } from "../../../server/src/edit/blocks/edit-blocks.js";
 
