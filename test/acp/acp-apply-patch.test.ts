@@ -37,6 +37,14 @@ async function run(answer: string): Promise<ScriptedEditor> {
   return editor;
 }
 
+/** The content of the update that showed a call's diffs. */
+const diffsOfCall = (editor: ScriptedEditor, id: string): ToolCallContent[] =>
+  editor.updates
+    .map((u) => u.update)
+    .filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id)
+    .map((u) => (u as { content?: ToolCallContent[] }).content ?? [])
+    .find((c) => c.some((x) => x.type === "diff")) ?? [];
+
 const disk = (editor: ScriptedEditor, rel: string): string =>
   readFileSync(path.join(editor.root, rel), "utf8");
 
@@ -44,7 +52,9 @@ describe("apply_patch across files over ACP", () => {
   it("asks once with a diff per file; allowed, every file lands", async () => {
     const editor = await run("allow_once");
     expect(editor.permissions).toHaveLength(1);
-    const diffs = (editor.permissions[0]!.toolCall.content ?? []).filter(
+    // The diffs go out once, in the update before the question; the question refers to that call.
+    expect(editor.permissions[0]!.toolCall.content ?? []).toEqual([]);
+    const diffs = diffsOfCall(editor, editor.permissions[0]!.toolCall.toolCallId).filter(
       (c): c is Extract<ToolCallContent, { type: "diff" }> => c.type === "diff",
     );
     expect(diffs.map((d) => [path.relative(editor.root, d.path), d.oldText, d.newText])).toEqual([
@@ -91,7 +101,9 @@ describe("apply_patch across files over ACP", () => {
       prompt: [{ type: "text", text: "change @a.py and @b.py" }],
     });
     expect(editor.permissions).toHaveLength(1);
-    expect(editor.permissions[0]!.toolCall.content?.filter((c) => c.type === "diff")).toHaveLength(3);
+    expect(
+      diffsOfCall(editor, editor.permissions[0]!.toolCall.toolCallId).filter((c) => c.type === "diff"),
+    ).toHaveLength(3);
     const started = await editor.waitForUpdate(
       (u) =>
         u.update.sessionUpdate === "tool_call" &&

@@ -117,10 +117,18 @@ describe("lockstep acp with an editor that offers its buffers", () => {
     const stale = endOf(calls[2]!);
     expect(stale.status).toBe("failed");
     expect(stale.content.at(-1)?.content?.text).toMatch(/^Stale, not applied: State Mismatch/);
-    const retried = endOf(calls[3]!);
+    const retried = endOf(calls[3]!) as { status: string; content?: unknown; title?: string };
     expect(retried.status).toBe("completed");
-    expect(retried.content.at(-1)?.content?.text).toMatch(/after a stale attempt was refused/);
-    const diff = retried.content.find((c) => c.type === "diff")!;
+    // Landed: the diff already shown stays in view (no content sent again); the title says it was a retry.
+    expect(retried.content).toBeUndefined();
+    expect(retried.title).toMatch(/after a stale attempt was refused/);
+    const shown = updates.find(
+      (u) =>
+        u.update.sessionUpdate === "tool_call_update" &&
+        (u.update as { toolCallId: string }).toolCallId === calls[3] &&
+        (u.update.content ?? []).some((c) => c.type === "diff"),
+    )!.update as { content: { type: string }[] };
+    const diff = shown.content.find((c) => c.type === "diff")!;
     expect(diff).toMatchObject({
       path: file,
       oldText: "// typed meanwhile\n" + A,
@@ -135,9 +143,12 @@ describe("lockstep acp with an editor that offers its buffers", () => {
         (u.update.content ?? []).some((c) => c.type === "diff"),
     );
     expect(diffAt).toBeGreaterThan(-1);
-    expect(editor.permissions).toHaveLength(1);
-    expect(editor.permissions[0]!.toolCall.content?.some((c) => c.type === "diff")).toBe(true);
-    expect(editor.permissions[0]!.options.map((o) => o.kind)).toEqual([
+    // The stale attempt is found before its question or after it (by the read that follows the answer).
+    const asked = editor.permissions.at(-1)!;
+    // The question refers to that update (its call, title and kind), without the diff again.
+    expect(asked.toolCall).toMatchObject({ toolCallId: calls[3], kind: "edit" });
+    expect(asked.toolCall.content ?? []).toEqual([]);
+    expect(asked.options.map((o) => o.kind)).toEqual([
       "allow_once",
       "allow_always",
       "reject_once",
@@ -151,7 +162,7 @@ describe("lockstep acp with an editor that offers its buffers", () => {
     expect(readFileSync(file, "utf8")).toBe(A);
   });
 
-  it("re-reads through the client just before writing, and refuses when the buffer moved after the approval", async () => {
+  it("reads through the client again after the approval, and refuses when the buffer moved while the user decided", async () => {
     const editor = await startEditor({
       files: { "a.ts": A },
       turns: [
@@ -186,11 +197,11 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       ],
     });
     const file = path.join(editor.root, "a.ts");
-    // After the user said yes, lockstep reads the file twice: its own check, then the write's. The user types between them.
+    // The user types while deciding: the read after the yes (the one the write is checked against) sees it.
     let readsAfterYes = 0;
     editor.onRead = (p) => {
       if (p !== file || editor.permissions.length !== 1) return;
-      if (++readsAfterYes === 2) editor.buffers.set(file, A + "// typed at the last moment\n");
+      if (++readsAfterYes === 1) editor.buffers.set(file, A + "// typed at the last moment\n");
     };
     const sessionId = await editor.newSession();
     await editor.conn.agent.request(methods.agent.session.prompt, {
@@ -209,7 +220,7 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       "completed",
     ]);
     expect(contentText(ends[1]!)).toMatch(
-      /Stale, not applied: State Mismatch: the editor refused the edit \(the client's text is now at sha256/,
+      /Stale, not applied: State Mismatch: a\.ts changed while the change was waiting for approval/,
     );
     // One write only, on the text the user typed last: nothing of theirs was overwritten.
     expect(editor.writes).toEqual([

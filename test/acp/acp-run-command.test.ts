@@ -30,6 +30,11 @@ describe("lockstep acp runs commands with the client's permission", () => {
       "Reject",
     ]);
     expect(JSON.stringify(editor.permissions[0]!.toolCall.content)).toContain("echo first");
+    // The question names its call as the call does: title and kind.
+    expect(editor.permissions[0]!.toolCall).toMatchObject({
+      title: "run_command echo first",
+      kind: "execute",
+    });
     await editor.waitForUpdate(
       (u) => u.update.sessionUpdate === "tool_call" && u.update.kind === "execute",
       5000,

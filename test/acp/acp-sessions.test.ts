@@ -82,7 +82,7 @@ describe("lockstep acp keeps sessions across processes", () => {
     ).toEqual(["read", "edit"]);
     expect(
       replayed
-        .filter((u) => u.sessionUpdate === "tool_call_update")
+        .filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== undefined)
         .map((u) => (u as { status: string }).status),
     ).toEqual(["completed", "completed"]);
     // Titles as first sent ("read_file a.ts", not "read_file"); a read shows what it read, not "Done.".

@@ -16,6 +16,7 @@ import {
   type RequestPermissionRequest,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { withTerminals, type TerminalLog } from "./client-terminals.js";
 
 /** Files to create: root-relative path → text. (Not workspace-fixture's: this file also serves the bench, outside vitest.) */
 export type FileTree = Record<string, string>;
@@ -49,6 +50,8 @@ export interface EditorOptions {
   root?: string;
   /** Where the session store lives (kept on close); a fresh directory when absent. */
   stateDir?: string;
+  /** The editor offers `terminal` and runs terminal/* for real (client-terminals.ts). */
+  terminal?: boolean;
 }
 
 export interface ScriptedEditor {
@@ -65,6 +68,10 @@ export interface ScriptedEditor {
   updates: SessionNotification[];
   /** Every message lockstep wrote, parsed, in the order it wrote them (the SDK may hand a response over before an earlier notification). */
   wire: Record<string, unknown>[];
+  /** The terminal/* calls lockstep made, and the processes they started. */
+  terminals: TerminalLog;
+  /** The length of each line lockstep wrote, in the order written (a default Python SDK reader stops at 64 KB). */
+  lineLengths: number[];
   stderr: () => string;
   /** Resolves at the first update that passes `test`. */
   waitForUpdate(test: (n: SessionNotification) => boolean, timeoutMs?: number): Promise<SessionNotification>;
@@ -98,11 +105,16 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   });
   let stderr = "";
   const wire: Record<string, unknown>[] = [];
+  const lineLengths: number[] = [];
   let partial = "";
   child.stdout!.on("data", (d: Buffer) => {
     const lines = (partial + d.toString()).split("\n");
     partial = lines.pop() ?? "";
-    for (const line of lines) if (line.trim() !== "") wire.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      lineLengths.push(Buffer.byteLength(line) + 1);
+      wire.push(JSON.parse(line) as Record<string, unknown>);
+    }
   });
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const buffers = new Map<string, string>();
@@ -114,7 +126,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     [];
   const editor = { onRead: (): void => undefined } as unknown as ScriptedEditor;
 
-  const app = client({ name: "scripted-editor" })
+  const terminals: TerminalLog = { calls: [], pids: [] };
+  const base = client({ name: "scripted-editor" })
     .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
       reads.push(params.path);
       editor.onRead(params.path, reads.length);
@@ -152,6 +165,7 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
         }
       }
     });
+  const app = options.terminal === true ? withTerminals(base, terminals) : base;
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin!),
     Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
@@ -160,7 +174,10 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
   const fsCaps = options.fs ?? { read: true, write: true };
   await conn.agent.request(methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: fsCaps.read, writeTextFile: fsCaps.write } },
+    clientCapabilities: {
+      fs: { readTextFile: fsCaps.read, writeTextFile: fsCaps.write },
+      ...(options.terminal === true ? { terminal: true } : {}),
+    },
     clientInfo: { name: "scripted-editor", version: "1" },
   });
 
@@ -174,6 +191,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Scripted
     permissions,
     updates,
     wire,
+    lineLengths,
+    terminals,
     stderr: () => stderr,
     waitForUpdate: (test: (n: SessionNotification) => boolean, timeoutMs = 20_000) => {
       const seen = updates.find(test);

@@ -29,6 +29,7 @@ import { addTrust } from "../config/trust.js";
 import { AcpSession, type AcpPort } from "./session.js";
 import { listSessions } from "./session-list.js";
 import type { ClientFiles } from "./editor-link.js";
+import type { ClientTerminals } from "./terminal-run.js";
 import { redactTokens } from "../sessions/secrets.js";
 
 /** ACP v1: an agent answers with the client's version when it speaks it, else with the latest it speaks. */
@@ -331,6 +332,21 @@ export function serveAcp(
             path: file,
             content,
           })),
+      };
+    },
+    terminals: (sessionId): ClientTerminals | undefined => {
+      if (client.terminal !== true) return undefined;
+      const c = connection.client;
+      return {
+        create: async (params) =>
+          (await c.request(methods.client.terminal.create, { sessionId, ...params })).terminalId,
+        output: (terminalId) => c.request(methods.client.terminal.output, { sessionId, terminalId }),
+        waitForExit: (terminalId) =>
+          c.request(methods.client.terminal.waitForExit, { sessionId, terminalId }),
+        kill: async (terminalId) =>
+          void (await c.request(methods.client.terminal.kill, { sessionId, terminalId })),
+        release: async (terminalId) =>
+          void (await c.request(methods.client.terminal.release, { sessionId, terminalId })),
       };
     },
     log,

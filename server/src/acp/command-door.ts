@@ -1,8 +1,9 @@
 // run_command over ACP: the question as a session/request_permission on the running tool
-// call (run once, always allow its prefix for the session, reject), and the command's output
-// as that call's content while it runs (kind `execute`, set in updates.ts). The client's
-// `terminal` capability is not used yet: output goes in tool_call_update content.
-import type { PermissionOption, SessionUpdate } from "@agentclientprotocol/sdk";
+// call (run once, always allow its prefix for the session, reject). Where the client offers
+// `terminal`, the allowed command runs in the client's terminal (terminal-run.ts), embedded in
+// the call so the client shows it live; otherwise lockstep runs it and its output is the
+// call's content while it runs (kind `execute`, set in updates.ts).
+import type { PermissionOption, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import {
   alwaysTitleFor,
   commandQuestionText,
@@ -10,6 +11,7 @@ import {
   type CommandDoor,
 } from "../tools/command-question.js";
 import type { PermissionRequester } from "./permission.js";
+import { runInClientTerminal, type ClientTerminals } from "./terminal-run.js";
 
 /** The live output a tool call shows: its last characters (the result keeps head and tail). */
 const LIVE_TAIL = 16_000;
@@ -22,11 +24,23 @@ export interface AcpCommandParts {
   /** Resolves once every update sent so far is out (a permission request must follow its tool call). */
   sent: () => Promise<void>;
   send: (update: SessionUpdate) => void;
+  /** The client's terminals, where it offers `terminal`. */
+  terminals?: ClientTerminals | undefined;
+  /** Adds content to the running call that stays in it to its end (an embedded terminal). */
+  embed: (content: ToolCallContent) => void;
 }
 
 export function acpCommandDoor(parts: AcpCommandParts): CommandDoor {
   let live = { id: "", text: "" };
+  const terminals = parts.terminals;
   return {
+    run: () =>
+      terminals
+        ? (request) =>
+            runInClientTerminal(terminals, request, (terminalId) =>
+              parts.embed({ type: "terminal", terminalId }),
+            )
+        : undefined,
     prompt:
       () =>
       async (question, signal): Promise<CommandDecision> => {
@@ -54,7 +68,13 @@ export function acpCommandDoor(parts: AcpCommandParts): CommandDoor {
           const answer = await parts.request(
             {
               sessionId: parts.sessionId,
-              toolCall: { toolCallId, status: "pending", content: [text] },
+              toolCall: {
+                toolCallId,
+                title: `run_command ${question.command}`,
+                kind: "execute",
+                status: "pending",
+                content: [text],
+              },
               options,
             },
             signal,

@@ -5,6 +5,12 @@
 // the client and its sha256 is the one the change was built on. A client that
 // reads but cannot write gets disk writes of disk text only: a buffer's unsaved
 // text is never written to disk, where the user's next save would overwrite it.
+//
+// Reads per change: two fs/read_text_file. One serves every check made before the question
+// (the text the change is built on; a read younger than FRESH_MS stands for the client's text
+// while no question was answered since, as a later read checks it anyway). The other is the
+// check before the write: the read made just after the user's answer (`decided`) serves it;
+// where nothing was asked (approval "auto", an "always"), the write reads the file again itself.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256 } from "../edit/shared/text.js";
@@ -20,7 +26,16 @@ export interface ClientFiles {
   write?: (path: string, content: string) => Promise<void>;
 }
 
+/** How long a client read stands for the client's text while nothing was decided. */
+export const FRESH_MS = 1000;
+
 export class AcpEditorLink implements EditorLink {
+  /**
+   * When each file was last read through the client (cleared when a question is answered), and
+   * whether that read followed an answer closely enough to be the check before the write.
+   */
+  private readonly readAt = new Map<string, { at: number; afterAnswer: boolean }>();
+  private answeredAt = -Infinity;
   /** What the client last showed for each file; `version` counts the distinct texts seen, the client has no versions. */
   private readonly buffers = new Map<string, EditorDocument>();
   private versions = 0;
@@ -43,8 +58,30 @@ export class AcpEditorLink implements EditorLink {
   }
 
   async refresh(uri: string): Promise<void> {
+    if (this.fresh(uri)) return;
+    await this.readNow(uri);
+  }
+
+  /** The user answered a question: every read from before it is old. */
+  decided(): void {
+    this.readAt.clear();
+    this.answeredAt = performance.now();
+  }
+
+  private fresh(uri: string): boolean {
+    const read = this.readAt.get(uri);
+    return read !== undefined && performance.now() - read.at < FRESH_MS;
+  }
+
+  private async readNow(uri: string): Promise<string | undefined> {
     const text = await this.files.read(this.clientPath(uri)).catch(() => undefined);
     this.remember(uri, text);
+    if (text === undefined) this.readAt.delete(uri);
+    else {
+      const at = performance.now();
+      this.readAt.set(uri, { at, afterAnswer: at - this.answeredAt < FRESH_MS });
+    }
+    return text;
   }
 
   async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
@@ -61,8 +98,9 @@ export class AcpEditorLink implements EditorLink {
     write: (path: string, content: string) => Promise<void>,
   ): Promise<EditReply> {
     const file = this.clientPath(edit.uri);
-    const now = await this.files.read(file).catch(() => undefined);
-    this.remember(edit.uri, now);
+    // The workspace has just read the file after the user's answer: that read is the check. Otherwise read now.
+    const checked = this.fresh(edit.uri) && this.readAt.get(edit.uri)?.afterAnswer === true;
+    const now = checked ? this.buffers.get(edit.uri)?.text : await this.readNow(edit.uri);
     if (now === undefined ? !edit.create : sha256(now) !== sha256(edit.before)) {
       return {
         applied: false,
@@ -82,6 +120,8 @@ export class AcpEditorLink implements EditorLink {
       };
     }
     this.remember(edit.uri, after);
+    // What the client does with a write (a format on save) is known only by reading it again.
+    this.readAt.delete(edit.uri);
     return { applied: true };
   }
 
@@ -107,6 +147,7 @@ export class AcpEditorLink implements EditorLink {
     });
     if (!written.ok) return { applied: false, reason: written.error.message };
     this.remember(edit.uri, after);
+    this.readAt.delete(edit.uri);
     return { applied: true };
   }
 

@@ -1,11 +1,16 @@
-// A stored conversation as the session/update notifications that would have
-// shown it live, for session/load: the user's prompts, the model's text, each
-// tool call with its kind and its outcome. Pure: messages in, updates out.
+// A stored conversation as the session/update notifications that showed it live, for
+// session/load: the user's prompts, the model's text, each tool call with its title, kind and
+// locations, a landed change's diff (from the journal: what was applied, sized as live) and
+// the outcome as first sent (a retry after a stale attempt named in the title). A change that
+// did not land shows its outcome, as live; one reverted since has left the journal and shows
+// none. Pure: messages in, updates out.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Message } from "../agent/model.js";
+import type { JournalEntry } from "../review/journal.js";
 import type { Envelope } from "../tools/envelope.js";
 import { findTool } from "../tools/registry.js";
-import { kindOf, outcomeText, slim, titleOf, type Locations } from "./updates.js";
+import { sizedDiffs } from "./diff-content.js";
+import { kindOf, outcomeText, slim, slimArgs, titleOf, type Locations } from "./updates.js";
 
 /**
  * `prompts`: what the user typed for each run, in order; a stored user message holds the prompt
@@ -15,11 +20,15 @@ export function replayUpdates(
   history: readonly Message[],
   prompts: readonly string[],
   where: Locations,
+  journal: readonly JournalEntry[] = [],
 ): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   let userTurn = 0;
   let callCount = 0;
-  const pending: { id: string; read: boolean }[] = [];
+  const pending: { id: string; read: boolean; title: string; file: string | undefined }[] = [];
+  const used = new Set<number>();
+  /** Files whose last change was refused as stale: the next one that lands is a retry (as live). */
+  const stale = new Set<string>();
   for (const message of history) {
     if (message.role === "user") {
       const typed = prompts[userTurn++];
@@ -34,7 +43,13 @@ export function replayUpdates(
         const id = `stored:${++callCount}`;
         const tool = findTool(part.functionCall.name);
         const event = { kind: tool?.kind ?? "external", call: part.functionCall } as const;
-        pending.push({ id, read: event.kind === "read" });
+        const file = part.functionCall.args["file_path"];
+        pending.push({
+          id,
+          read: event.kind === "read",
+          title: titleOf(event),
+          file: typeof file === "string" ? file : undefined,
+        });
         updates.push({
           sessionUpdate: "tool_call",
           toolCallId: id,
@@ -42,29 +57,53 @@ export function replayUpdates(
           kind: kindOf(event),
           status: "in_progress",
           locations: where.ofArgs(part.functionCall.args),
-          rawInput: part.functionCall.args,
+          rawInput: slimArgs(part.functionCall.args),
         });
       } else if ("functionResponse" in part) {
         // Answers come in call order, one per call of the turn before.
         const call = pending.shift();
         if (call === undefined) continue;
         const result = part.functionResponse.response as unknown as Envelope;
-        // As live: a read that worked shows no words (the locations say what it read), anything else its outcome.
-        const content =
-          call.read && result.ok
-            ? []
-            : [
-                {
-                  type: "content" as const,
-                  content: { type: "text" as const, text: outcomeText(result, false) },
-                },
-              ];
+        const landed = result.ok && result.data["applied"] === true;
+        const entries = landed ? takeEntries(journal, used, changedFiles(result)) : [];
+        if (entries.length > 0) {
+          const sized = sizedDiffs(
+            entries.map((e) => ({
+              file_path: e.file_path,
+              before: e.before === null ? null : { content: e.before },
+              after: e.after,
+            })),
+            (rel) => where.abs(rel),
+          );
+          updates.push({
+            sessionUpdate: "tool_call_update",
+            toolCallId: call.id,
+            content: sized.map((d) => d.content),
+          });
+        }
+        const retried = landed && call.file !== undefined && stale.has(call.file);
+        if (call.file !== undefined) {
+          if (!result.ok && result.error.code === "state_mismatch") stale.add(call.file);
+          else if (result.ok) stale.delete(call.file);
+        }
+        // As live: a read that worked shows no words (the locations say what it read); a change that
+        // landed keeps its diff in view; anything else shows its outcome.
+        const words = [
+          {
+            type: "content" as const,
+            content: { type: "text" as const, text: outcomeText(result, retried) },
+          },
+        ];
         const locations = where.ofResult(result);
         updates.push({
           sessionUpdate: "tool_call_update",
           toolCallId: call.id,
           status: result.ok ? "completed" : "failed",
-          content,
+          ...(entries.length > 0
+            ? retried
+              ? { title: `${call.title} (applied on the current state, after a stale attempt was refused)` }
+              : {}
+            : { content: call.read && result.ok ? [] : words }),
           ...(locations.length > 0 ? { locations } : {}),
           rawOutput: slim(result),
         });
@@ -72,4 +111,25 @@ export function replayUpdates(
     }
   }
   return updates;
+}
+
+/** The files a change's result names as written (one file, or each file of a change across files). */
+function changedFiles(result: Envelope & { ok: true }): string[] {
+  const data = result.data;
+  const files = Array.isArray(data["files"]) ? (data["files"] as { file_path?: unknown }[]) : [];
+  const named = [data["latest_file_state"] as { file_path?: unknown } | undefined, ...files]
+    .map((f) => f?.file_path)
+    .filter((f): f is string => typeof f === "string");
+  return [...new Set(named)];
+}
+
+/** The journal's entries for these files, the first not yet replayed of each, in the journal's order. */
+function takeEntries(journal: readonly JournalEntry[], used: Set<number>, files: string[]): JournalEntry[] {
+  const picked: number[] = [];
+  for (const file of files) {
+    const i = journal.findIndex((e, at) => !used.has(at) && e.file_path === file);
+    if (i >= 0) picked.push(i);
+  }
+  for (const i of picked) used.add(i);
+  return picked.sort((a, b) => a - b).map((i) => journal[i]!);
 }

@@ -13,6 +13,7 @@ import type {
 import type { ToolCallEvent } from "../agent/events.js";
 import type { Envelope } from "../tools/envelope.js";
 import type { ProposedChange } from "../review/proposal.js";
+import { sizedDiffs, type SizedDiff } from "./diff-content.js";
 
 /** How many places of a search's result are listed as locations. */
 const MAX_LOCATIONS = 20;
@@ -82,25 +83,15 @@ export function toolCallStarted(event: ToolCallEvent, where: Locations): ToolCal
     kind: kindOf(event),
     status: "in_progress",
     locations: where.ofArgs(event.call.args),
-    rawInput: event.call.args,
+    rawInput: slimArgs(event.call.args),
   };
 }
 
-/** The diff an editor shows for a change, before it is applied. */
-export function diffOf(change: ProposedChange, where: Locations): ToolCallContent {
-  return {
-    type: "diff",
-    path: where.abs(change.file_path),
-    oldText: change.before === null ? null : change.before.content,
-    newText: change.after,
-  };
-}
-
-/** The diffs of a change: one per file of a change across files. */
-export function diffsOf(change: ProposedChange, where: Locations): ToolCallContent[] {
-  return change.files && change.files.length > 0
-    ? change.files.map((f) => diffOf(f, where))
-    : [diffOf(change, where)];
+/** The diffs of a change (one per file of a change across files), each sized for a client's line (diff-content.ts). */
+export function diffsOf(change: ProposedChange, where: Locations): SizedDiff[] {
+  return sizedDiffs(change.files && change.files.length > 0 ? change.files : [change], (rel) =>
+    where.abs(rel),
+  );
 }
 
 /** The files a change touches, as locations. */
@@ -124,27 +115,39 @@ export function outcomeText(result: Envelope, retried: boolean): string {
   return `Refused (${code}): ${message}`;
 }
 
+/**
+ * The call's end. `shown`: a diff of it went out already (the update before the change); a
+ * change that landed then keeps that content in view (an update without `content` leaves it),
+ * and one that did not land replaces it with the words saying why: a diff is never sent twice.
+ */
 export function toolCallEnded(
   event: ToolCallEvent & { phase: "end" },
-  diffs: ToolCallContent[],
+  shown: { title: string } | undefined,
   retried: boolean,
   where: Locations,
+  /** Content that stays (the terminal the command ran in, which shows its output). */
+  embedded: ToolCallContent[] = [],
 ): ToolCallUpdate {
   const { result } = event;
-  const applied = result.ok && result.data["applied"] === true;
   const text: ToolCallContent = {
     type: "content",
     content: { type: "text", text: outcomeText(result, retried) },
   };
   const locations = where.ofResult(result);
+  const kept = shown !== undefined && result.ok;
   return {
     toolCallId: event.call_id,
     status: result.ok ? "completed" : "failed",
-    // A change that did not land keeps its diff in view only as what was proposed; the words say it did not land.
-    content:
-      event.kind === "read" && result.ok
-        ? []
-        : [...(applied || !result.ok ? diffs : []), text, ...commandOutput(result)],
+    ...(kept
+      ? retried
+        ? { title: `${shown.title} (applied on the current state, after a stale attempt was refused)` }
+        : {}
+      : {
+          content:
+            event.kind === "read" && result.ok
+              ? []
+              : [...embedded, text, ...(embedded.length > 0 ? [] : commandOutput(result))],
+        }),
     ...(locations.length > 0 ? { locations } : {}),
     rawOutput: slim(result),
   };
@@ -156,6 +159,15 @@ function commandOutput(result: Envelope): ToolCallContent[] {
   return typeof output === "string" && output !== ""
     ? [{ type: "content", content: { type: "text", text: output } }]
     : [];
+}
+
+/** A call's arguments with any long string (a whole file to write) named by its size: the update stays small. */
+export function slimArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(args, (_key, value: unknown) =>
+      typeof value === "string" && value.length > 2000 ? `(${value.length} characters)` : value,
+    ),
+  ) as Record<string, unknown>;
 }
 
 /** The envelope without file contents over a few lines: the client has the files, the update stays small. */

@@ -3,6 +3,8 @@
 // The doors (an LSP prompt, an ACP permission request, the terminal) show `commandQuestionText`
 // with three answers: run it once, always allow its prefix for this session, reject.
 
+import type { RunRequest, RunResult } from "../commands/index.js";
+
 export interface CommandQuestion {
   tool: "run_command";
   command: string;
@@ -45,12 +47,15 @@ export interface CommandAccess {
   prompt(): CommandPrompt | undefined;
   /** The command's output as it comes (already redacted), for the door to show live. */
   output?(jobId: string | undefined, text: string): void;
+  /** Where the door runs an allowed command itself (an ACP client's terminal); else lockstep runs it. */
+  run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
 
-/** What a door brings for commands: how it asks, and where the live output goes. */
+/** What a door brings for commands: how it asks, where the live output goes, and where it runs them if not here. */
 export interface CommandDoor {
   prompt(): CommandPrompt | undefined;
   output?(jobId: string | undefined, text: string): void;
+  run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
 
 /** A door's command port joined to the settings and the conversation's "always" answers (the assembly does this). */
@@ -64,6 +69,7 @@ export function commandAccess(
     alwaysAllowed,
     prompt: () => door.prompt(),
     ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}),
+    ...(door.run ? { run: () => door.run?.() } : {}),
   };
 }
 

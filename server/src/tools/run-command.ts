@@ -90,7 +90,9 @@ export const runCommandTool = defineTool({
     const before = await diskHashes(ctx);
     const root = dir.value.root;
     const dotGit = path.join(root, ".git");
-    const result = await runCommand({
+    // The door's own runner where it has one (an ACP client's terminal), with the same sandbox and environment.
+    const run = access.run?.() ?? runCommand;
+    const result = await run({
       command: args.command,
       cwd: dir.value.abs,
       timeoutMs: args.timeout_ms ?? DEFAULT_TIMEOUT_MS,

@@ -1,0 +1,99 @@
+// lockstep driven by acp-factory, a second ACP client from npm that nobody here wrote: it
+// holds the buffers (its onFileRead and onFileWrite), answers permissions through its callback,
+// and streams the turn's updates. One full turn: the model reads a file whose buffer has
+// unsaved text, changes it on that text, the user is asked (title and kind named), and the
+// write lands in the buffer, not on disk.
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { AgentFactory, type ExtendedSessionUpdate } from "acp-factory";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN } from "./scripted-editor.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const DISK = "export const retries = 3;\n";
+const UNSAVED = "// typed, not saved\nexport const retries = 3;\n";
+
+describe("lockstep acp under acp-factory", () => {
+  it("a turn over an unsaved buffer: read, asked with title and kind, written to the buffer", async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-acpf-")));
+    const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), "lockstep-acpf-home-")));
+    dirs.push(root, home);
+    const file = path.join(root, "a.ts");
+    writeFileSync(file, DISK);
+    const script = path.join(home, "script.json");
+    writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [
+          { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
+          {
+            calls: [
+              {
+                name: "edit",
+                args: {
+                  file_path: "a.ts",
+                  old_string: "retries = 3",
+                  new_string: "retries = 5",
+                  base_content_sha256: "{{sha256:a.ts}}",
+                },
+              },
+            ],
+          },
+          { text: ["Set retries to 5."] },
+        ],
+      }),
+    );
+    const buffers = new Map([[file, UNSAVED]]);
+    const asked: { title?: string | null; kind?: string | null }[] = [];
+    AgentFactory.register("lockstep-under-test", {
+      command: process.execPath,
+      args: [BIN, "acp", "--replay", script],
+      env: { HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home },
+    });
+    const agent = await AgentFactory.spawn("lockstep-under-test", {
+      permissionMode: "callback",
+      onPermissionRequest: async (request) => {
+        asked.push({ title: request.toolCall.title, kind: request.toolCall.kind });
+        return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      },
+      onFileRead: async (p) => buffers.get(p) ?? readFileSync(p, "utf8"),
+      onFileWrite: async (p, content) => void buffers.set(p, content),
+    });
+    try {
+      const session = await agent.createSession(root);
+      const updates: ExtendedSessionUpdate[] = [];
+      for await (const update of session.prompt("set retries to 5")) updates.push(update);
+
+      const text = updates
+        .map((u) =>
+          u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "",
+        )
+        .join("");
+      expect(text).toContain("Set retries to 5.");
+      expect(
+        updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => (u as { kind?: string }).kind),
+      ).toEqual(["read", "edit"]);
+      // The diff is over the unsaved text, shown once.
+      const diffs = updates.flatMap((u) =>
+        u.sessionUpdate === "tool_call_update" ? (u.content ?? []).filter((c) => c.type === "diff") : [],
+      );
+      expect(diffs).toEqual([
+        expect.objectContaining({ path: file, oldText: UNSAVED, newText: UNSAVED.replace("3", "5") }),
+      ]);
+      expect(asked).toEqual([{ title: "edit a.ts", kind: "edit" }]);
+      // The write went to the buffer; the disk keeps what the user saved.
+      expect(buffers.get(file)).toBe(UNSAVED.replace("retries = 3", "retries = 5"));
+      expect(readFileSync(file, "utf8")).toBe(DISK);
+      expect(
+        updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed"),
+      ).toHaveLength(2);
+    } finally {
+      await agent.close();
+    }
+  });
+});
