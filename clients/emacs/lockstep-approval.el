@@ -20,6 +20,8 @@
 (require 'eglot)
 (require 'diff-mode)
 
+(declare-function lockstep-approval-details "lockstep-approval-details" (question))
+
 (defvar lockstep-approval-diff-buffer-name "*lockstep-diff*"
   "Name of the buffer that shows the change an approval question is about.")
 
@@ -38,18 +40,24 @@
     (insert (or (plist-get file :diff) ""))
     (unless (bolp) (insert "\n"))))
 
-(defun lockstep-approval--show (files)
-  "Show FILES' diffs in a buffer beside the selected window; return the window."
+(defun lockstep-approval--display (insert mode)
+  "Fill the question's buffer with INSERT, in MODE, beside the selected window.
+Return the window."
   (let ((buffer (get-buffer-create lockstep-approval-diff-buffer-name)))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
         (erase-buffer)
-        (mapc #'lockstep-approval--insert-file files)
-        (diff-mode)
+        (funcall insert)
+        (funcall mode)
         (setq buffer-read-only t)
         (goto-char (point-min))))
     (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window)
                              (inhibit-same-window . t)))))
+
+(defun lockstep-approval--show (files)
+  "Show FILES' diffs in a buffer beside the selected window; return the window."
+  (lockstep-approval--display (lambda () (mapc #'lockstep-approval--insert-file files))
+                              #'diff-mode))
 
 (defun lockstep-approval--choices (tool)
   "The answers the question about TOOL's change takes, as shown and as sent."
@@ -59,33 +67,40 @@
     ("Reject and say why" . reason)
     ("Stop the run" . "stop")))
 
+(defun lockstep-approval--choose (window prompt choices)
+  "Ask PROMPT with CHOICES ((TITLE . DECISION) ...), WINDOW showing the details.
+Return the answer plist for the server, or nil; WINDOW goes afterwards."
+  (unwind-protect
+      (let* ((picked (completing-read (concat prompt " ") (mapcar #'car choices) nil t))
+             (decision (cdr (assoc picked choices))))
+        (cond ((eq decision 'reason)
+               (let ((reason (read-string "Why not (the model reads this): ")))
+                 (if (string-empty-p (string-trim reason))
+                     (list :decision "reject")
+                   (list :decision "reject" :reason reason))))
+              (decision (list :decision decision))
+              (t nil)))
+    (when (and (window-live-p window)
+               (not (eq window (selected-window)))
+               (window-parent window))
+      (delete-window window))))
+
 (defun lockstep-approval-ask (message tool files)
   "Ask about TOOL's change described by MESSAGE, its diffs FILES shown beside.
 Return the answer plist for the server.  In the minibuffer,
 \\[scroll-other-window] scrolls the diff."
-  (let ((window (lockstep-approval--show files))
-        (choices (lockstep-approval--choices tool)))
-    (unwind-protect
-        (let* ((picked (completing-read (concat message " ") (mapcar #'car choices) nil t))
-               (decision (cdr (assoc picked choices))))
-          (cond ((eq decision 'reason)
-                 (let ((reason (read-string "Why not (the model reads this): ")))
-                   (if (string-empty-p (string-trim reason))
-                       (list :decision "reject")
-                     (list :decision "reject" :reason reason))))
-                (decision (list :decision decision))
-                (t nil)))
-      (when (and (window-live-p window)
-                 (not (eq window (selected-window)))
-                 (window-parent window))
-        (delete-window window)))))
+  (lockstep-approval--choose (lockstep-approval--show files) message
+                             (lockstep-approval--choices tool)))
 
 (cl-defmethod eglot-handle-request
   ((_server lockstep-server) (_method (eql lockstep/approve))
-   &key message tool files &allow-other-keys)
-  "Answer the approval question MESSAGE about TOOL, FILES' diffs beside it."
-  (lockstep-approval-ask (or message "lockstep wants to change files.")
-                         (or tool "this tool") (append files nil)))
+   &rest question &key kind message tool files &allow-other-keys)
+  "Answer the approval QUESTION: a change (MESSAGE about TOOL, FILES' diffs
+beside it), a command or an MCP call (`lockstep-approval-details')."
+  (if (member kind '("command" "call"))
+      (lockstep-approval-details question)
+    (lockstep-approval-ask (or message "lockstep wants to change files.")
+                           (or tool "this tool") (append files nil))))
 
 (defconst lockstep-approval--decided-label "lockstep: decided by the user"
   "The label of an edit the user decided already (the server sets it).")

@@ -127,8 +127,11 @@ changes, JOB `lockstep.job''s data of the last job (or nil)."
     (append
      (list (format "lockstep %s session" (or (plist-get data :version) ""))
            ""
-           (funcall row "model" (lockstep--session-model data))
-           (funcall row "approval" (or (plist-get data :approval) "?"))
+           (funcall row "model" (lockstep--session-model data)))
+     ;; Provider, baseUrl and model set in different places: said, never shown as fine.
+     (and (stringp (plist-get data :model_warning))
+          (list (funcall row "" (concat "WARNING: " (plist-get data :model_warning)))))
+     (list (funcall row "approval" (or (plist-get data :approval) "?"))
            (funcall row "last job" (lockstep--session-job job))
            (funcall row "review" (lockstep--session-review pending))
            (funcall row "context" (lockstep--session-join (plist-get data :files_in_context)))

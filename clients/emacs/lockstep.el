@@ -38,8 +38,9 @@
 ;; `lockstep-wrap-all' wraps every plain command of
 ;; `eglot-server-programs'.
 ;;
-;; The package is this file and six beside it, which it loads:
-;; lockstep-wrap.el (wrap mode), lockstep-chat.el (the chat buffer and
+;; The package is this file and the files beside it, which it loads:
+;; lockstep-approval.el and lockstep-approval-details.el (the approval
+;; questions), lockstep-wrap.el (wrap mode), lockstep-chat.el (the chat buffer and
 ;; the agent commands), lockstep-review.el (review), lockstep-revert.el
 ;; (`lockstep-revert'), lockstep-session-view.el (`lockstep-session')
 ;; and lockstep-sessions.el (stored sessions).
@@ -125,8 +126,10 @@ Eglot prompts in the minibuffer but does not say so, and lockstep
 asks for approvals only of clients that do."
   (let* ((capabilities (copy-sequence (cl-call-next-method)))
          (window (copy-sequence (plist-get capabilities :window))))
-    ;; The approval question with the diffs in it (lockstep-approval.el).
-    (plist-put capabilities :experimental '(:lockstepApproval t))
+    ;; The approval question with the diffs in it (lockstep-approval.el), and a
+    ;; command's and an MCP call's question with their details.
+    (plist-put capabilities :experimental
+               '(:lockstepApproval t :lockstepApprovalKinds ["command" "call"]))
     (plist-put capabilities :window
                (plist-put window :showMessage
                           '(:messageActionItem
@@ -311,7 +314,7 @@ now (else Eglot refuses the edit as made for an older version)."
 ;; this file defines, and their commands' autoloads name this file.
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (dolist (part '("lockstep-approval" "lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
+  (dolist (part '("lockstep-approval" "lockstep-approval-details" "lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
                   "lockstep-session-view" "lockstep-sessions"))
     (load (expand-file-name part directory) nil t)))
 

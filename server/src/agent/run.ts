@@ -87,7 +87,7 @@ function readSummary(data: Record<string, unknown>): string {
 /** Why a run ended when the user stopped it at a question (the abort's reason, and the job's error). */
 export const STOPPED = Object.freeze({
   code: "stopped",
-  message: "Stopped: you ended the run at the approval question; that change was not applied.",
+  message: "Stopped: you ended the run at the approval question; what it asked about was not done.",
 });
 
 /** Ends a job: its status, what landed (from the journal), the store told, the doors told. */

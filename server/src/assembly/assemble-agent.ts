@@ -121,7 +121,9 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     mcp = new McpTools(
       servers,
       cwd,
-      (request, ctx) => approveCall(request, ctx.signal),
+      // The run's job goes with the question: a door that offers "stop" ends that run.
+      (request, ctx) =>
+        approveCall({ ...request, ...(ctx.jobId !== undefined ? { job_id: ctx.jobId } : {}) }, ctx.signal),
       problems,
       ports.warn,
     );

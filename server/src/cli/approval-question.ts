@@ -3,9 +3,11 @@
 // always, stop (Ctrl-C too: the run ends, nothing more is asked of the model), or the diff
 // again. The outcome is said in words. The question is input from the server: read leniently,
 // shown bounded by what the server already cut.
+import { askCall, askCommand, type CallAnswer, type CommandAnswer } from "./approval-details.js";
 import type { Io } from "./io.js";
 import type { Prompter } from "./prompt.js";
 import { paint } from "./stream-view.js";
+import { oneLine, terminalSafe } from "./terminal-text.js";
 
 interface QuestionFile {
   file_path: string;
@@ -52,7 +54,11 @@ export function readQuestion(raw: unknown): Question | undefined {
       },
     ];
   });
-  return { message: r["message"], tool: typeof r["tool"] === "string" ? r["tool"] : "the tool", files };
+  return {
+    message: terminalSafe(r["message"]),
+    tool: typeof r["tool"] === "string" ? r["tool"] : "the tool",
+    files,
+  };
 }
 
 /** Each file's diff, coloured, under a header naming the file and what happens to it. */
@@ -68,8 +74,8 @@ export function diffLines(q: Question): string[] {
           : f.op === "delete"
             ? `${f.file_path} (deleted)`
             : f.file_path;
-    out.push("", bold(`✎ ${what}`) + dim(` +${f.added} −${f.removed}`));
-    for (const l of f.diff.split("\n")) {
+    out.push("", bold(`✎ ${oneLine(what)}`) + dim(` +${f.added} −${f.removed}`));
+    for (const l of terminalSafe(f.diff).split("\n")) {
       // The header lines name the file the line above already names.
       if (/^(---|\+\+\+|Index: |={5,})/.test(l)) continue;
       out.push(l.startsWith("+") ? green(l) : l.startsWith("-") ? red(l) : l.startsWith("@@") ? dim(l) : l);
@@ -102,12 +108,21 @@ async function showDiff(lines: string[], asking: QuestionAsking, io: Io): Promis
 const STOPPED =
   "  Stopped: the run ends here; nothing more is asked of the model, and this change was not applied.\n";
 
-/** Asks about one change; resolves with the answer for the server. */
+/** Asks about one change, command or MCP call (the question's `kind`); resolves with the answer for the server. */
 export async function askQuestion(
   raw: unknown,
   asking: QuestionAsking,
   io: Io,
-): Promise<QuestionAnswer | null> {
+): Promise<QuestionAnswer | CommandAnswer | CallAnswer | null> {
+  if (typeof raw === "object" && raw !== null) {
+    const kind = (raw as Record<string, unknown>)["kind"];
+    if (kind === "command") return askCommand(raw as Record<string, unknown>, asking, io);
+    if (kind === "call") return askCall(raw as Record<string, unknown>, asking, io);
+  }
+  return askChange(raw, asking, io);
+}
+
+async function askChange(raw: unknown, asking: QuestionAsking, io: Io): Promise<QuestionAnswer | null> {
   const q = readQuestion(raw);
   if (!q) return null;
   const lines = diffLines(q);

@@ -9,11 +9,14 @@ import { parseArgs } from "node:util";
 import {
   envVariableOf,
   loadSettings,
+  modelSourcesOf,
   originLabel,
   type ProjectTrust,
   type SettingKey,
 } from "../config/load-settings.js";
+import { mixedModelSources } from "../config/model-sources.js";
 import { waitingForTrust } from "../config/project-keys.js";
+import { defaultInUse } from "./config-defaults.js";
 import { settingsSchema } from "../config/settings.js";
 import { findSandbox } from "../commands/index.js";
 import { UsageError, type Io } from "./io.js";
@@ -52,6 +55,12 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   )
     throw new UsageError(`--root ${values.root ?? root}: no such directory; give the workspace's directory`);
   const loaded = loadSettings({ root, ...settingsFlags(values) });
+  // Provider, baseUrl and model set in different places are said, never shown as fine.
+  const mixed = mixedModelSources(
+    { ...loaded.settings, baseUrl: shownValue(loaded.settings.baseUrl) ?? undefined },
+    modelSourcesOf(loaded.origins),
+  );
+  if (mixed !== undefined) loaded.problems.push({ severity: "warning", key: "model", message: mixed });
   const keys = Object.keys(settingsSchema.shape) as SettingKey[];
   const failed = loaded.problems.some((p) => p.severity === "error");
   const probe = await findSandbox();
@@ -63,14 +72,15 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const mcp = await probeMcpServers(root);
   if (values.json) {
     const settings = Object.fromEntries(
-      keys.map((k) => [
-        k,
-        {
-          value: shownValue(loaded.settings[k]),
-          from: originLabel(loaded.origins[k]),
-          origin: loaded.origins[k],
-        },
-      ]),
+      keys.map((k) => {
+        // A key with no value of its own: what is used in its place.
+        const inUse = defaultInUse(k, loaded.settings, process.env);
+        const value = { value: shownValue(loaded.settings[k]), from: originLabel(loaded.origins[k]) };
+        return [
+          k,
+          { ...value, origin: loaded.origins[k], ...(inUse !== undefined ? { in_use: inUse } : {}) },
+        ];
+      }),
     );
     const apiKey = {
       variables: loaded.key.variables,
@@ -112,10 +122,13 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   for (const key of keys) {
     const value = loaded.settings[key];
     // A value holding a newline or an escape sequence shows it escaped: it cannot print a line the user never set.
-    const shown =
+    const shown = oneLine(
       value === undefined
-        ? "(unset)"
-        : oneLine(typeof value === "string" ? shownUrl(value) : JSON.stringify(value));
+        ? (defaultInUse(key, loaded.settings, process.env) ?? "none")
+        : typeof value === "string"
+          ? shownUrl(value)
+          : JSON.stringify(value),
+    );
     out.push(`  ${key.padEnd(width)}  ${shown.padEnd(28)}  ${originLabel(loaded.origins[key])}`);
   }
   const { variables, found, needed } = loaded.key;

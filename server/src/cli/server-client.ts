@@ -62,7 +62,8 @@ function initializeParams(options: AskOptions): Record<string, unknown> {
       },
       window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } },
       // The approval question comes as lockstep/approve, with each file's diff (approval-question.ts).
-      experimental: { lockstepApproval: true },
+      // Commands and MCP calls too: the command line, the sandbox, the call's arguments (approval-details.ts).
+      experimental: { lockstepApproval: true, lockstepApprovalKinds: ["command", "call"] },
     },
     initializationOptions: {
       ...options.settings,

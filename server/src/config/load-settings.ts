@@ -34,6 +34,7 @@ import {
 import { projectFilePath, readSettingsFile, userFilePath } from "./settings-file.js";
 import { MCP_SERVERS_KEY } from "./mcp-servers.js";
 import { realFolder, trustedBy } from "./trust.js";
+import { MODEL_KEYS, type ModelKey, type ModelSource } from "./model-sources.js";
 
 export type SettingKey = keyof Settings;
 
@@ -144,6 +145,18 @@ export function originLabel(origin: Origin): string {
     case "editor":
       return "editor";
   }
+}
+
+/** Where provider, baseUrl and model were set, for `mixedModelSources`; a default is no place. */
+export function modelSourcesOf(origins: Record<SettingKey, Origin>): Partial<Record<ModelKey, ModelSource>> {
+  const out: Partial<Record<ModelKey, ModelSource>> = {};
+  for (const key of MODEL_KEYS) {
+    const o = origins[key];
+    if (o.kind === "default") continue;
+    const place = o.kind === "user" || o.kind === "project" ? `${o.kind}:${o.file}` : o.kind;
+    out[key] = { place, label: originLabel(o) };
+  }
+  return out;
 }
 
 export function loadSettings(options: LoadSettingsOptions): LoadedSettings {

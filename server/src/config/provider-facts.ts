@@ -39,6 +39,9 @@ export function keyVariablesOf(provider: ProviderName): string[] {
   return ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
 }
 
+/** Gemini's default: fast and cheap, with tool calling. */
+export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+
 /** Claude's default: the current Sonnet, Anthropic's balance of speed and capability for coding. */
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5";
 

@@ -1,14 +1,17 @@
 // The approval prompts. A client that says it shows the change while it asks
 // (`experimental.lockstepApproval`: lockstep's terminal, Neovim and Emacs clients) gets the
 // `lockstep/approve` request with each file's diff, and answers apply / always / reject
-// (with a reason) / stop. Other clients with window/showMessageRequest get Apply / Always
-// allow / Reject / Stop the run for a whole change, and Run once / Always allow its prefix /
-// Reject for a command. Clients without either, and a change's prompt closed without a
+// (with a reason) / stop; one that also lists `command` in `experimental.lockstepApprovalKinds`
+// gets a command's question the same way (approve-details.ts: the line, where it runs, the
+// sandbox, what "always" allows; stop ends the run). Other clients with window/showMessageRequest
+// get Apply / Always allow / Reject / Stop the run for a whole change, and Run once / Always allow
+// its prefix / Reject for a command. Clients without either, and a change's prompt closed without a
 // choice, get the change staged for review instead (review-view.ts); a command is not run.
 import type { Connection } from "vscode-languageserver";
 import { CancellationTokenSource, MessageType, RequestType, ShowMessageRequest } from "vscode-languageserver";
 import { approvalMessage, type ApprovalPrompt, type UserDecision } from "../review/policy.js";
-import { approvalQuestion, parseAnswer, type ApprovalQuestion } from "../review/question.js";
+import { approvalQuestion, parseAnswer } from "../review/question.js";
+import { commandApproveQuestion, parseCommandAnswer } from "./approve-details.js";
 import {
   alwaysTitleFor,
   commandQuestionText,
@@ -24,8 +27,8 @@ const RUN_ONCE = "Run once";
 const ABORTED = Symbol("aborted");
 export const alwaysTitle = (tool: string): string => `Always allow ${tool} this session`;
 
-/** The request lockstep's own clients answer, with the change in it. */
-export const approveRequest = new RequestType<ApprovalQuestion, unknown, void>("lockstep/approve");
+/** The request lockstep's own clients answer, with the change (or the command, or the call) in it. */
+export const approveRequest = new RequestType<unknown, unknown, void>("lockstep/approve");
 
 export function messagePrompt(connection: Connection, withDiff: () => boolean): ApprovalPrompt {
   return (change, signal) =>
@@ -56,7 +59,7 @@ export function messagePrompt(connection: Connection, withDiff: () => boolean): 
  * Runs one question; a cancelled one answers `aborted` at once (the client may never answer),
  * a failed one `failed`.
  */
-async function asked<T>(
+export async function asked<T>(
   signal: AbortSignal,
   aborted: T,
   failed: T,
@@ -87,8 +90,29 @@ async function asked<T>(
   }
 }
 
-export function commandPrompt(connection: Connection): CommandPrompt {
+/**
+ * `withDetails`: the client shows a command's question itself (lockstep/approve, kind `command`),
+ * where "stop" ends the run (`stop`).
+ */
+export function commandPrompt(
+  connection: Connection,
+  withDetails: () => boolean,
+  stop: (jobId: string) => void,
+): CommandPrompt {
   return async (question: CommandQuestion, signal: AbortSignal): Promise<CommandDecision | "dismissed"> => {
+    if (withDetails()) {
+      const shown = commandApproveQuestion(question);
+      const answer = await asked<ReturnType<typeof parseCommandAnswer>>(
+        signal,
+        "reject",
+        "dismissed",
+        async (token) =>
+          parseCommandAnswer(await connection.sendRequest(approveRequest, shown, token), shown),
+      );
+      if (answer !== "stop") return answer;
+      if (question.job_id !== undefined) stop(question.job_id);
+      return "reject";
+    }
     const always = question.prefixes.length > 0 ? [alwaysTitleFor(question.prefixes)] : [];
     const picked = await pick(
       connection,

@@ -16,6 +16,9 @@ export interface ClientFlags {
   messageActions: boolean;
   /** lockstep/approve: the client shows the change while it asks (lockstep's own clients). */
   approvalWithDiff: boolean;
+  /** lockstep/approve also for a command's and an MCP call's question (`experimental.lockstepApprovalKinds`). */
+  approvalCommands: boolean;
+  approvalCalls: boolean;
   /** Server-initiated $/progress. */
   workDoneProgress: boolean;
   /** window/showDocument. */
@@ -37,6 +40,8 @@ export function clientFlags(caps: ClientCapabilities): ClientFlags {
     deleteFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes("delete"),
     messageActions: caps.window?.showMessage !== undefined || lockstepApproval(caps),
     approvalWithDiff: lockstepApproval(caps),
+    approvalCommands: lockstepApproval(caps) && approvalKinds(caps).includes("command"),
+    approvalCalls: lockstepApproval(caps) && approvalKinds(caps).includes("call"),
     workDoneProgress: caps.window?.workDoneProgress === true,
     showDocument: caps.window?.showDocument?.support === true,
     configuration: caps.workspace?.configuration === true,
@@ -53,6 +58,12 @@ function lockstepApproval(caps: ClientCapabilities): boolean {
     experimental !== null &&
     (experimental as Record<string, unknown>)["lockstepApproval"] === true
   );
+}
+
+/** The other questions a lockstep client shows itself: `command`, `call`. */
+function approvalKinds(caps: ClientCapabilities): unknown[] {
+  const kinds = (caps.experimental as { lockstepApprovalKinds?: unknown } | undefined)?.lockstepApprovalKinds;
+  return Array.isArray(kinds) ? kinds : [];
 }
 
 export function serverCapabilities(commands: readonly string[]): ServerCapabilities {

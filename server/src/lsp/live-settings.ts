@@ -11,6 +11,8 @@ import { projectFilePath, readSettingsFile } from "../config/settings-file.js";
 import { realFolder, trustedBy } from "../config/trust.js";
 import { keyVariablesOf } from "../config/provider-facts.js";
 import { combinationProblems, DEFAULT_SETTINGS, readSettings, type Settings } from "../config/settings.js";
+import { shownUrl } from "../config/shown-url.js";
+import { MODEL_KEYS, mixedModelSources, type ModelKey, type ModelSource } from "../config/model-sources.js";
 
 export interface FolderTrust {
   folder: string;
@@ -117,6 +119,27 @@ export class LiveSettings {
     if (raw === undefined) return this.fetch();
     this.apply(raw);
     return Promise.resolve();
+  }
+
+  /** Where provider, baseUrl and model in force were set: the editor's settings, the project file, or nowhere (a default). */
+  modelSources(): Partial<Record<ModelKey, ModelSource>> {
+    const given = (values: Record<string, unknown>, key: string): boolean =>
+      values[key] !== undefined && values[key] !== null;
+    const out: Partial<Record<ModelKey, ModelSource>> = {};
+    for (const key of MODEL_KEYS) {
+      if (given(this.#editor, key)) out[key] = { place: "editor", label: "the editor's settings" };
+      else if (given(this.#project, key)) out[key] = { place: "project", label: ".lockstep.json" };
+    }
+    return out;
+  }
+
+  /** Said wherever the model is shown when its three settings were set in different places. */
+  modelWarning(): string | undefined {
+    const s = this.current;
+    return mixedModelSources(
+      { ...s, baseUrl: s.baseUrl !== undefined ? shownUrl(s.baseUrl) : undefined },
+      this.modelSources(),
+    );
   }
 
   /** Whether the key the provider reads is set (never the key itself). */

@@ -21,6 +21,7 @@ import type { Journal } from "../review/journal.js";
 import type { ApprovalChannels } from "../review/policy.js";
 import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
+import { redact } from "../sessions/format.js";
 import { redactTokens } from "../sessions/secrets.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -108,8 +109,18 @@ export function createServerContext(
       })
     : undefined;
   const prompt = messagePrompt(connection, () => state.flags.approvalWithDiff);
-  const askCommand = commandPrompt(connection);
-  const askCall = callPrompt(connection);
+  const askCommand = commandPrompt(
+    connection,
+    () => state.flags.approvalCommands,
+    (jobId) => agent.stop(jobId),
+  );
+  // A call's arguments are the model's: a key it quotes is not shown.
+  const askCall = callPrompt(
+    connection,
+    () => state.flags.approvalCalls,
+    (text) => redact(text, keySecrets(settings.current.apiKeyEnv)),
+    (jobId) => agent.stop(jobId),
+  );
   // A prompt for the whole change where the editor has one; else (and in review mode) the change is staged.
   const channels: ApprovalChannels = {
     prompt: () => (state.flags.messageActions ? prompt : undefined),

@@ -13,6 +13,8 @@ export interface CallRequest {
   args: Record<string, unknown>;
   /** `trust: true` on the server in the user's file. */
   trusted: boolean;
+  /** The run that made the call, when there is one (a door may offer to stop it). */
+  job_id?: string;
 }
 
 export type CallDecision = "apply" | "always_tool" | "always_server" | "reject";

@@ -17,6 +17,8 @@ export interface QuestionFile {
 }
 
 export interface ApprovalQuestion {
+  /** A change of files (a command's or an MCP call's question is another kind: lsp/approve-details.ts). */
+  kind: "change";
   /** One line, the same words as the prompt where the editor has no diff to show. */
   message: string;
   tool: string;
@@ -33,6 +35,7 @@ export function approvalQuestion(change: ProposedChange): ApprovalQuestion {
   const files = change.files && change.files.length > 0 ? change.files : [change];
   let budget = DIFF_LIMIT;
   return {
+    kind: "change",
     message: approvalMessage(change),
     tool: change.tool,
     ...(change.job_id !== undefined ? { job_id: change.job_id } : {}),

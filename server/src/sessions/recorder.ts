@@ -1,8 +1,10 @@
 // The live server's side of the store: the SessionSink the agent calls and the
 // listener the journal calls. A session file is made on the first run (a server
 // that never runs the agent leaves nothing on disk), written at the end of each
-// turn, and continued after a resume. A failing write is reported once and never
-// stops a run.
+// turn, and continued after a resume. A first run that never reached the model (no
+// turn completed, nothing changed: a refused connection, a bad key) takes its file
+// away again, so the list holds no empty session; a file made before any run (the
+// ACP door's `begin`) stays. A failing write is reported once and never stops a run.
 import type { Message, Usage } from "../agent/model.js";
 import type { RunEnd, RunStart, SessionSink } from "../agent/session-sink.js";
 import type { JournalEntry, JournalListener } from "../review/journal.js";
@@ -31,6 +33,8 @@ export class SessionRecorder implements SessionSink, JournalListener {
   /** Set by a resume: the next run first looks at the files the conversation showed. */
   private refresh = false;
   private failed = false;
+  /** The run that made the file, until a turn of it completes or it changes a file. */
+  private firstRun: string | undefined;
 
   constructor(private readonly deps: RecorderDeps) {}
 
@@ -52,7 +56,10 @@ export class SessionRecorder implements SessionSink, JournalListener {
     history: readonly Message[],
     read: (file: string) => Promise<unknown>,
   ): Promise<string> {
-    if (!this.writer) this.open(run.prompt);
+    if (!this.writer) {
+      this.open(run.prompt);
+      if (this.writer) this.firstRun = run.job_id;
+    }
     this.safely((w) => {
       w.add({ t: "run", job_id: run.job_id, prompt: run.prompt, model: run.model, at: now() });
       w.flush();
@@ -63,6 +70,7 @@ export class SessionRecorder implements SessionSink, JournalListener {
   }
 
   turnEnded(jobId: string, history: readonly Message[], usage: Usage): void {
+    this.firstRun = undefined;
     this.safely((w) => {
       this.messages(w, history);
       w.add({ t: "turn", job_id: jobId, usage: { ...usage }, at: now() });
@@ -71,6 +79,7 @@ export class SessionRecorder implements SessionSink, JournalListener {
   }
 
   runEnded(run: RunEnd): void {
+    if (this.firstRun !== undefined && this.firstRun === run.job_id) return this.discard();
     this.safely((w) => {
       // The note that closes a stopped run is part of the history too; `end` commits it.
       this.messages(w, run.history);
@@ -89,6 +98,7 @@ export class SessionRecorder implements SessionSink, JournalListener {
   recorded(entry: JournalEntry): void {
     if (entry.job_id === null) return;
     const jobId = entry.job_id;
+    this.firstRun = undefined;
     // Written at once: a change on disk must stay revertable even if the turn never completes.
     this.safely((w) => {
       const before = entry.before === null ? null : w.blob(entry.before);
@@ -164,6 +174,19 @@ export class SessionRecorder implements SessionSink, JournalListener {
     return { ok: true, value: session };
   }
 
+  /** The first run never reached the model: its file goes, and the next run makes a new one. */
+  private discard(): void {
+    const id = this.writer?.id;
+    this.firstRun = undefined;
+    this.close();
+    if (id === undefined) return;
+    try {
+      this.deps.store()?.delete(id);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
   /** The session was cleared: the next run starts a new stored session. */
   reset(): void {
     this.close();
@@ -171,6 +194,7 @@ export class SessionRecorder implements SessionSink, JournalListener {
   }
 
   close(): void {
+    this.firstRun = undefined;
     try {
       this.writer?.close();
     } catch {

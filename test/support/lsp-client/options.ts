@@ -21,6 +21,8 @@ export interface StartOptions {
   showMessageRequest?: (params: ShowMessageRequestParams) => Promise<MessageActionItem | null>;
   /** Answers lockstep/approve (the question with the diffs in it); the client then says it takes it. */
   approve?: (params: unknown) => Promise<unknown>;
+  /** The other questions the client shows itself through lockstep/approve (`command`, `call`). */
+  approveKinds?: string[];
   configuration?: Record<string, unknown>;
   args?: string[];
   workDoneProgress?: boolean;
@@ -118,6 +120,9 @@ export function capabilitiesFor(options: StartOptions): ClientCapabilities {
           experimental: {
             ...(options.saveFiles ? { lockstep: { saveFiles: true } } : {}),
             ...(options.approve ? { lockstepApproval: true } : {}),
+            ...(options.approve && options.approveKinds
+              ? { lockstepApprovalKinds: options.approveKinds }
+              : {}),
           },
         }
       : {}),

@@ -1,6 +1,7 @@
--- The approval question: `lockstep/approve` carries each file's diff, shown in a floating
--- window while the question is asked (question.lua); `window/showMessageRequest` is the
--- plain form (Apply / Always allow <tool> this session / Reject / Stop the run).
+-- The approval question: `lockstep/approve` carries each file's diff (or a command's line, or
+-- an MCP call's arguments), shown in a floating window while the question is asked
+-- (question.lua); `window/showMessageRequest` is the plain form (Apply / Always allow <tool>
+-- this session / Reject / Stop the run).
 --
 -- Neovim 0.10+ runs server requests inside a coroutine, so the answer can wait for an
 -- asynchronous `vim.ui.select` (telescope, fzf-lua, dressing, ...). Neovim 0.7 calls the
@@ -17,74 +18,57 @@ local function builtin_select()
   return info ~= nil and info.source:find("vim/ui.lua", 1, true) ~= nil
 end
 
-local function headless()
-  return #vim.api.nvim_list_uis() == 0
+--- Headless with the built-in select, nobody can answer: said once per question, and `true`.
+local function nobody_to_ask()
+  if #vim.api.nvim_list_uis() == 0 and builtin_select() then
+    vim.notify("lockstep: approval requested with no UI to ask; left staged for review", vim.log.levels.WARN)
+    return true
+  end
+  return false
 end
 
-local function select_options(params)
-  local kind = ({ [1] = "Error", [2] = "Warning", [3] = "Info", [4] = "Log" })[params.type]
-  return {
-    prompt = (kind and ("lockstep (" .. kind .. "): ") or "lockstep: ") .. (params.message or ""),
-    kind = "lockstep.approval",
-    format_item = function(action)
-      return action.title
-    end,
-  }
-end
-
---- Asks `vim.ui.select` on the main thread (0.7) or in the request's coroutine (0.10+);
---- `nil` when no answer could be had now.
-local function select_now(items, opts)
+--- Asks `ask(opts, on_answer)` (vim.ui.select or vim.ui.input) on the main thread (0.7) or in
+--- the request's coroutine (0.10+); `nil` when no answer could be had now (`late` is then said).
+local function answer_now(ask, opts, late)
   local co, is_main = coroutine.running()
   if co and not is_main then
-    vim.ui.select(items, opts, function(choice)
+    ask(opts, function(answer)
       vim.schedule(function()
-        coroutine.resume(co, choice)
+        coroutine.resume(co, answer)
       end)
     end)
     return coroutine.yield()
   end
   local answered, answer = false, nil
-  vim.ui.select(items, opts, function(choice)
+  ask(opts, function(choice)
     answered = true
     answer = choice
   end)
-  if not answered then
-    vim.notify(
-      "lockstep: this Neovim needs an immediate answer, but vim.ui.select replied later; "
-        .. "the change stays staged: review it with :LockstepReview or the code actions",
-      vim.log.levels.WARN
-    )
+  if not answered and late then
+    vim.notify(late, vim.log.levels.WARN)
   end
   return answer
 end
 
---- `vim.ui.input` the same way: the reason for a "no".
+local LATE = "lockstep: this Neovim needs an immediate answer, but vim.ui.select replied later; "
+  .. "the change stays staged: review it with :LockstepReview or the code actions"
+
+local function select_now(items, opts)
+  return answer_now(function(o, done)
+    vim.ui.select(items, o, done)
+  end, opts, LATE)
+end
+
+--- The reason for a "no".
 local function input_now(opts)
-  local co, is_main = coroutine.running()
-  if co and not is_main then
-    vim.ui.input(opts, function(text)
-      vim.schedule(function()
-        coroutine.resume(co, text)
-      end)
-    end)
-    return coroutine.yield()
-  end
-  local answer = nil
-  vim.ui.input(opts, function(text)
-    answer = text
-  end)
-  return answer
+  return answer_now(vim.ui.input, opts)
 end
 
---- The `lockstep/approve` handler: the diff in a floating window, then the question.
---- Answers `{ decision, reason? }`, or `vim.NIL` (no choice: the change is staged for review).
+--- The `lockstep/approve` handler: the change (or command, or call) in a floating window, then
+--- the question. Answers `{ decision, reason? }`, or `vim.NIL` (no choice: a change is staged
+--- for review, a command or a call does not run).
 function M.approve(_, params)
-  if type(params) ~= "table" then
-    return vim.NIL
-  end
-  if headless() and builtin_select() then
-    vim.notify("lockstep: approval requested with no UI to ask; left staged for review", vim.log.levels.WARN)
+  if type(params) ~= "table" or nobody_to_ask() then
     return vim.NIL
   end
   local question = require("lockstep.question")
@@ -105,34 +89,17 @@ function M.show_message_request(_, params)
     vim.notify("lockstep: " .. ((params and params.message) or ""), vim.log.levels.INFO)
     return vim.NIL
   end
-  if headless() and builtin_select() then
-    vim.notify("lockstep: approval requested with no UI to ask; left staged for review", vim.log.levels.WARN)
+  if nobody_to_ask() then
     return vim.NIL
   end
-
-  local co, is_main = coroutine.running()
-  if co and not is_main then
-    vim.ui.select(actions, select_options(params), function(choice)
-      vim.schedule(function()
-        coroutine.resume(co, choice or vim.NIL)
-      end)
-    end)
-    return coroutine.yield()
-  end
-
-  local answered, answer = false, vim.NIL
-  vim.ui.select(actions, select_options(params), function(choice)
-    answered = true
-    answer = choice or vim.NIL
-  end)
-  if not answered then
-    vim.notify(
-      "lockstep: this Neovim needs an immediate answer, but vim.ui.select replied later; "
-        .. "the change stays staged: review it with :LockstepReview or the code actions",
-      vim.log.levels.WARN
-    )
-  end
-  return answer
+  local kind = ({ [1] = "Error", [2] = "Warning", [3] = "Info", [4] = "Log" })[params.type]
+  return select_now(actions, {
+    prompt = (kind and ("lockstep (" .. kind .. "): ") or "lockstep: ") .. (params.message or ""),
+    kind = "lockstep.approval",
+    format_item = function(action)
+      return action.title
+    end,
+  }) or vim.NIL
 end
 
 return M

@@ -102,7 +102,15 @@ function M.check()
     if data then
       local model = data.model ~= vim.NIL and data.model or "(not set)"
       local line = string.format("model: %s %s%s", tostring(data.provider), tostring(model), data.baseUrl ~= vim.NIL and data.baseUrl and (" at " .. data.baseUrl) or "")
-      if data.key_found or data.baseUrl ~= vim.NIL and data.baseUrl then
+      -- Provider, baseUrl and model from different places (the editor's settings over .lockstep.json)
+      -- may not fit together: never reported as OK.
+      local mixed = data.model_warning ~= vim.NIL and data.model_warning or nil
+      if mixed then
+        warn(line, {
+          mixed,
+          "Set them in one place: only in .lockstep.json (then leave them out of setup{} settings), or all three in setup{}.",
+        })
+      elseif data.key_found or data.baseUrl ~= vim.NIL and data.baseUrl then
         ok(line .. (data.key_found and ", API key found" or ", no API key (a local endpoint needs none)"))
       else
         warn(line .. ", no API key found", {

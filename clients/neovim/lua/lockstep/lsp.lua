@@ -97,8 +97,12 @@ local function client_capabilities()
   -- 0.7 answers workspace/configuration but does not say so; the server then would not ask.
   capabilities.workspace = capabilities.workspace or {}
   capabilities.workspace.configuration = true
-  -- The approval question comes as lockstep/approve, with each file's diff (approval.lua).
-  capabilities.experimental = vim.tbl_extend("force", capabilities.experimental or {}, { lockstepApproval = true })
+  -- The approval question comes as lockstep/approve, with each file's diff (approval.lua); so do a
+  -- command's (its line, where it runs, the sandbox) and an MCP call's (server, tool, arguments).
+  capabilities.experimental = vim.tbl_extend("force", capabilities.experimental or {}, {
+    lockstepApproval = true,
+    lockstepApprovalKinds = { "command", "call" },
+  })
   -- Versioned edits let the server tie each change to the buffer version it was computed on.
   capabilities.workspace.workspaceEdit = vim.tbl_extend("force", capabilities.workspace.workspaceEdit or {}, { documentChanges = true })
   -- The server may ask to save buffers before the agent runs a command (lockstep/saveFiles, init.lua).

@@ -1,14 +1,62 @@
 -- The approval question with the change in it (`lockstep/approve`): each file's diff in a
 -- floating window while the choices are asked; "Show the whole diff" opens it in a tab and
--- asks again; "Reject and say why" asks for the words the model will read.
+-- asks again; "Reject and say why" asks for the words the model will read. A command's
+-- question shows its line, where it runs, the sandbox and what "always" allows; an MCP call's
+-- the server, the tool and the arguments (the server redacted and bounded them).
 -- Neovim 0.7.2 APIs only (nvim_open_win with border, no title).
 
 local M = {}
 
 local api = vim.api
 
---- The diff lines of every file, each under its own header.
+local function split(text)
+  return vim.split(tostring(text or ""), "\n", { plain = true })
+end
+
+local function has(list, item)
+  return type(list) == "table" and vim.tbl_contains(list, item)
+end
+
+local function command_lines(params)
+  local where = (params.cwd == nil or params.cwd == ".") and "the project root" or params.cwd
+  local out = { "run_command in " .. where .. ":" }
+  for _, line in ipairs(split(params.command)) do
+    table.insert(out, "  $ " .. line)
+  end
+  table.insert(out, tostring(params.sandbox or (params.sandboxed and "Sandboxed." or "Not sandboxed.")))
+  if type(params.reasons) == "table" and #params.reasons > 0 then
+    table.insert(out, "Asked because: " .. table.concat(params.reasons, "; ") .. ".")
+  end
+  if has(params.decisions, "always") and type(params.prefixes) == "table" then
+    local quoted = {}
+    for _, p in ipairs(params.prefixes) do
+      table.insert(quoted, "`" .. tostring(p) .. "`")
+    end
+    table.insert(out, "Always would allow: " .. table.concat(quoted, ", ") .. " for this session")
+  else
+    table.insert(out, "This command cannot be allowed for the session; it is asked about each time.")
+  end
+  return out
+end
+
+local function call_lines(params)
+  local out = {
+    string.format("MCP server %s, tool %s (%s)", tostring(params.server), tostring(params.server_tool), tostring(params.tool)),
+    "Arguments:",
+  }
+  for _, line in ipairs(split(params.arguments)) do
+    table.insert(out, "  " .. line)
+  end
+  return out
+end
+
+--- What the window shows: each file's diff under its own header, a command, or a call.
 function M.lines(params)
+  if params.kind == "command" then
+    return command_lines(params)
+  elseif params.kind == "call" then
+    return call_lines(params)
+  end
   local out = {}
   for _, file in ipairs(params.files or {}) do
     local head = file.file_path
@@ -33,10 +81,14 @@ function M.lines(params)
   return out
 end
 
-local function scratch(lines)
+local function filetype_of(params)
+  return ({ command = "sh", call = "json" })[params.kind] or "diff"
+end
+
+local function scratch(lines, filetype)
   local buf = api.nvim_create_buf(false, true)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  api.nvim_buf_set_option(buf, "filetype", "diff")
+  api.nvim_buf_set_option(buf, "filetype", filetype or "diff")
   api.nvim_buf_set_option(buf, "modifiable", false)
   api.nvim_buf_set_option(buf, "bufhidden", "wipe")
   return buf
@@ -49,14 +101,14 @@ function M.show(params)
   local height = math.max(1, math.min(#lines, rows - 10))
   if #lines > height then
     lines = vim.list_slice(lines, 1, height - 1)
-    table.insert(lines, string.format("... %d more lines: choose \"Show the whole diff\"", #M.lines(params) - height + 1))
+    table.insert(lines, string.format("... %d more lines: choose \"%s\"", #M.lines(params) - height + 1, M.show_title(params)))
   end
   local width = 20
   for _, line in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(line))
   end
   width = math.min(width, columns - 4)
-  local buf = scratch(lines)
+  local buf = scratch(lines, filetype_of(params))
   local ok, win = pcall(api.nvim_open_win, buf, false, {
     relative = "editor",
     row = 1,
@@ -80,7 +132,36 @@ function M.close(shown)
   end
 end
 
+--- The choice that shows everything in a tab.
+function M.show_title(params)
+  return (params.kind == "command" or params.kind == "call") and "Show it all" or "Show the whole diff"
+end
+
 local function choices(params)
+  if params.kind == "command" then
+    local out = { { title = "Run once", decision = "once" } }
+    if has(params.decisions, "always") then
+      table.insert(out, { title = tostring(params.always or "Always allow this command this session"), decision = "always" })
+    end
+    table.insert(out, { title = "Reject", decision = "reject" })
+    if has(params.decisions, "stop") then
+      table.insert(out, { title = "Stop the run", decision = "stop" })
+    end
+    table.insert(out, { title = M.show_title(params), show = true })
+    return out
+  elseif params.kind == "call" then
+    local out = {
+      { title = "Apply", decision = "apply" },
+      { title = "Always allow " .. tostring(params.tool) .. " this session", decision = "always_tool" },
+      { title = "Always allow server " .. tostring(params.server) .. " this session", decision = "always_server" },
+      { title = "Reject", decision = "reject" },
+    }
+    if has(params.decisions, "stop") then
+      table.insert(out, { title = "Stop the run", decision = "stop" })
+    end
+    table.insert(out, { title = M.show_title(params), show = true })
+    return out
+  end
   return {
     { title = "Apply", decision = "apply" },
     { title = "Always allow " .. tostring(params.tool) .. " this session", decision = "always" },
@@ -93,16 +174,27 @@ end
 
 --- The whole diff in a new tab (the user closes it with :tabclose).
 local function show_whole(params)
-  local buf = scratch(M.lines(params))
+  local buf = scratch(M.lines(params), filetype_of(params))
   vim.cmd("tabnew")
   api.nvim_win_set_buf(0, buf)
   vim.cmd("redraw")
 end
 
+--- One line for the picker; the window shows the rest.
+function M.prompt(params)
+  if params.kind == "command" then
+    local where = (params.cwd == nil or params.cwd == ".") and "" or (" in " .. tostring(params.cwd))
+    return "lockstep wants to run" .. where .. ": " .. split(params.command)[1] .. (#split(params.command) > 1 and " ..." or "")
+  elseif params.kind == "call" then
+    return string.format("lockstep wants to call %s on the MCP server %s", tostring(params.server_tool), tostring(params.server))
+  end
+  return "lockstep: " .. tostring(params.message or "")
+end
+
 --- Asks until there is a decision; `nil` when the question was closed without one.
 function M.ask(params, select, input)
   local opts = {
-    prompt = "lockstep: " .. tostring(params.message or ""),
+    prompt = M.prompt(params),
     kind = "lockstep.approval",
     format_item = function(choice)
       return choice.title

@@ -143,6 +143,10 @@ function M.lines(data, pending, job)
     table.insert(out, string.format("%-13s%s", label, text))
   end
   add("model", model_line(data))
+  -- Provider, baseUrl and model set in different places (the editor's over .lockstep.json): said, not hidden.
+  if value(data.model_warning) then
+    add("", "WARNING: " .. tostring(data.model_warning))
+  end
   add("approval", tostring(value(data.approval) or "?"))
   add("last job", job_line(job))
   add("review", review_line(pending))

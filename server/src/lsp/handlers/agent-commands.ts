@@ -1,6 +1,6 @@
 // The agent's commands (lockstep.ask, job, cancel, session, reset_session, and
 // the review's review, decide, revert; the store's sessions, resume): the agent service and the review desk behind one switch.
-import { baseUrlInUse } from "../../config/provider-facts.js";
+import { baseUrlInUse, DEFAULT_GEMINI_MODEL } from "../../config/provider-facts.js";
 import { okEnvelope, type Envelope } from "../../tools/envelope.js";
 import { VERSION } from "../../version.js";
 import type { AgentCommand } from "../commands.js";
@@ -30,9 +30,14 @@ export function agentCommands(ctx: ServerContext) {
           ...ctx.conversation.facts(),
           project_instructions: await ctx.agent.projectInstructions(),
           provider: s.provider,
-          model: s.model ?? (s.provider === "gemini" ? "gemini-2.5-flash" : null),
+          model: s.model ?? (s.provider === "gemini" ? DEFAULT_GEMINI_MODEL : null),
           baseUrl: baseUrlInUse(s) !== undefined ? shownUrl(baseUrlInUse(s)!) : null,
           key_found: ctx.settings.keyFound(),
+          // Where each was set ("editor", "project"; absent: the default), and the warning when they differ.
+          model_sources: Object.fromEntries(
+            Object.entries(ctx.settings.modelSources()).map(([k, source]) => [k, source.place]),
+          ),
+          model_warning: ctx.settings.modelWarning() ?? null,
           approval: s.approval,
           version: VERSION,
           companion: ctx.companion.facts(),

@@ -1,0 +1,135 @@
+// The `lockstep/approve` question for what is not a change of files: a command the model wants
+// to run (the whole line, where it runs, sandboxed or not, what "always" would allow) and a
+// call of an MCP server's tool (the server, the tool, its arguments: redacted and bounded).
+// Sent only to a client that says it shows them (`experimental.lockstepApprovalKinds`); the
+// answer is parsed here, since a client is input. Knows nothing of how a client draws it.
+import * as z from "zod";
+import { callMessage, type CallDecision, type CallRequest } from "../review/call-approval.js";
+import {
+  alwaysTitleFor,
+  commandQuestionText,
+  type CommandDecision,
+  type CommandQuestion,
+} from "../tools/command-question.js";
+
+export interface CommandApproveQuestion {
+  kind: "command";
+  /** The same words as the plain prompt, for a client that shows only a line. */
+  message: string;
+  tool: "run_command";
+  job_id?: string;
+  command: string;
+  /** Root-relative (`.` is the root). */
+  cwd: string;
+  sandboxed: boolean;
+  /** One line on the sandbox: what it keeps the command from, or why there is none. */
+  sandbox: string;
+  reasons: string[];
+  /** What "always" would allow for the session; empty: "always" is not offered. */
+  prefixes: string[];
+  /** The title of "always" as the plain prompt words it, when offered. */
+  always?: string;
+  /** `stop` is offered when the command belongs to a run (it ends the run). */
+  decisions: ("once" | "always" | "reject" | "stop")[];
+}
+
+export interface CallApproveQuestion {
+  kind: "call";
+  message: string;
+  /** The name the model called (`mcp__server__tool`): what "always allow this tool" remembers. */
+  tool: string;
+  server: string;
+  /** The tool's own name on its server. */
+  server_tool: string;
+  /** The arguments as indented JSON, redacted, cut at ARGUMENTS_LIMIT characters (saying so). */
+  arguments: string;
+  job_id?: string;
+  /** `stop` is offered when the call belongs to a run (it ends the run). */
+  decisions: ("apply" | "always_tool" | "always_server" | "reject" | "stop")[];
+}
+
+/** How much of a call's arguments the question shows: enough to judge, never a flood. */
+export const ARGUMENTS_LIMIT = 4000;
+
+export function commandApproveQuestion(q: CommandQuestion): CommandApproveQuestion {
+  const canAlways = q.prefixes.length > 0;
+  return {
+    kind: "command",
+    message: commandQuestionText(q),
+    tool: "run_command",
+    ...(q.job_id !== undefined ? { job_id: q.job_id } : {}),
+    command: q.command,
+    cwd: q.cwd,
+    sandboxed: q.sandboxed,
+    sandbox: q.sandbox,
+    reasons: [...q.reasons],
+    prefixes: [...q.prefixes],
+    ...(canAlways ? { always: alwaysTitleFor(q.prefixes) } : {}),
+    decisions: [
+      "once",
+      ...(canAlways ? (["always"] as const) : []),
+      "reject",
+      ...(q.job_id !== undefined ? (["stop"] as const) : []),
+    ],
+  };
+}
+
+/** `redact`: the door's redaction (key variables' values, credential shapes). */
+export function callApproveQuestion(
+  request: CallRequest,
+  redact: (text: string) => string,
+): CallApproveQuestion {
+  return {
+    kind: "call",
+    message: redact(callMessage(request)),
+    tool: request.name,
+    server: request.server,
+    server_tool: request.tool,
+    arguments: shownArguments(request.args, redact),
+    ...(request.job_id !== undefined ? { job_id: request.job_id } : {}),
+    decisions: [
+      "apply",
+      "always_tool",
+      "always_server",
+      "reject",
+      ...(request.job_id !== undefined ? (["stop"] as const) : []),
+    ],
+  };
+}
+
+/** The arguments as a person reads them: indented, redacted, bounded. */
+export function shownArguments(args: Record<string, unknown>, redact: (text: string) => string): string {
+  let text: string;
+  try {
+    text = redact(JSON.stringify(args, null, 2) ?? "{}");
+  } catch {
+    text = "(arguments that cannot be shown as JSON)";
+  }
+  if (text.length <= ARGUMENTS_LIMIT) return text;
+  return `${text.slice(0, ARGUMENTS_LIMIT)}\n… (${text.length - ARGUMENTS_LIMIT} more characters not shown)`;
+}
+
+const commandAnswer = z.object({ decision: z.enum(["once", "always", "reject", "stop"]) });
+const callAnswer = z.object({
+  decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
+});
+
+/** A command's answer; anything not offered is no choice (the command does not run). */
+export function parseCommandAnswer(
+  raw: unknown,
+  asked: CommandApproveQuestion,
+): CommandDecision | "stop" | "dismissed" {
+  const parsed = commandAnswer.safeParse(raw);
+  if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
+  return parsed.data.decision;
+}
+
+/** A call's answer; anything not offered is no choice (the call is declined). */
+export function parseCallAnswer(
+  raw: unknown,
+  asked: CallApproveQuestion,
+): CallDecision | "stop" | "dismissed" {
+  const parsed = callAnswer.safeParse(raw);
+  if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
+  return parsed.data.decision;
+}
