@@ -1,8 +1,10 @@
 // search_files and find_files on a real tree beside ripgrep and git grep, in
 // the same run: a copy of the project's own node_modules (its nested
 // node_modules left out, which lockstep skips and rg would not), no ignore
-// files. Each search as an LSP round trip against `rg` spawned, and as whole
-// processes (`lockstep search` against `rg`), with the peak memory of both.
+// files, committed to a git repository so `git grep` searches its index as it
+// would in a project. Each search as an LSP round trip against `rg` spawned, and
+// as whole processes (`lockstep search` against `rg`), with the peak memory of
+// both; read_file's wait while a search runs.
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
@@ -49,10 +51,21 @@ async function buildTree(): Promise<{ root: string; files: number; bytes: number
     verbatimSymlinks: true,
     filter: (src) => src === source || !path.relative(source, src).split(path.sep).includes("node_modules"),
   });
+  await fs.writeFile(path.join(root, "bench-small.txt"), "read while a search runs\n");
+  if (has("git")) {
+    const git = (...args: string[]) =>
+      run("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], {
+        cwd: root,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+    await git("init", "-q");
+    await git("add", "-A", "-f");
+    await git("commit", "-q", "-m", "tree", "--no-verify");
+  }
   let files = 0;
   let bytes = 0;
   for (const entry of await fs.readdir(root, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
+    if (!entry.isFile() || path.relative(root, entry.parentPath).split(path.sep)[0] === ".git") continue;
     files++;
     bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
   }
@@ -84,6 +97,7 @@ async function lspRows(
   root: string,
   rg: boolean,
   gitGrep: boolean,
+  engine: string,
 ): Promise<TimingRow[]> {
   const rows: TimingRow[] = [];
   for (const c of CASES) {
@@ -103,19 +117,18 @@ async function lspRows(
       if (rg)
         rgMs.push(
           await time(() =>
-            run("rg", ["-n", "--hidden", "-S", c.pattern, root], { maxBuffer: 256 * 1024 * 1024 }).catch(
-              () => undefined,
-            ),
+            run("rg", ["-n", "--hidden", "-g", "!.git/", "-S", c.pattern, root], {
+              maxBuffer: 256 * 1024 * 1024,
+            }).catch(() => undefined),
           ),
         );
       if (gitGrep)
         gitMs.push(
           await time(() =>
-            run(
-              "git",
-              ["grep", "--no-index", "-n", "-I", "-E", ...(/[A-Z]/.test(c.pattern) ? [] : ["-i"]), c.pattern],
-              { cwd: root, maxBuffer: 256 * 1024 * 1024 },
-            ).catch(() => undefined),
+            run("git", ["grep", "-n", "-I", "-E", ...(/[A-Z]/.test(c.pattern) ? [] : ["-i"]), c.pattern], {
+              cwd: root,
+              maxBuffer: 256 * 1024 * 1024,
+            }).catch(() => undefined),
           ),
         );
     }
@@ -125,17 +138,23 @@ async function lspRows(
     ]
       .filter(Boolean)
       .join(", ");
-    rows.push(timingRow(`search_files ${c.what} (LSP round trip)`, lockstep, `${matches} matches; ${vs}`));
+    rows.push(
+      timingRow(`search_files ${c.what} (LSP round trip, ${engine})`, lockstep, `${matches} matches; ${vs}`),
+    );
     if (rg) rows.push(timingRow(`rg -n --hidden -S, same pattern`, rgMs, "spawn included"));
-    if (gitGrep) rows.push(timingRow(`git grep --no-index -n -I -E, same pattern`, gitMs, "spawn included"));
+    if (gitGrep)
+      rows.push(timingRow(`git grep -n -I -E (committed copy), same pattern`, gitMs, "spawn included"));
   }
+  rows.push(await readsDuringSearch(client));
   const find: number[] = [];
   const files: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     find.push(await time(() => client.command("find_files", { pattern: "**/*.zzz" })));
     if (rg)
       files.push(
-        await time(() => run("rg", ["--files", "--hidden", root], { maxBuffer: 256 * 1024 * 1024 })),
+        await time(() =>
+          run("rg", ["--files", "--hidden", "-g", "!.git/", root], { maxBuffer: 256 * 1024 * 1024 }),
+        ),
       );
   }
   rows.push(
@@ -149,7 +168,27 @@ async function lspRows(
   return rows;
 }
 
-async function cliRows(root: string, rg: boolean): Promise<TimingRow[]> {
+/** read_file of a small file, one after another, while literal searches run. */
+async function readsDuringSearch(client: TestClient): Promise<TimingRow> {
+  const waits: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    let done = false;
+    const search = client
+      .command("search_files", { pattern: "createConnection", max_results: 1000 })
+      .finally(() => (done = true));
+    do {
+      waits.push(await time(() => client.command("read_file", { file_path: "bench-small.txt" })));
+    } while (!done);
+    await search;
+  }
+  return timingRow(
+    "read_file while search_files runs (LSP round trip)",
+    waits,
+    `slowest ${Math.max(...waits).toFixed(0)} ms (target < 50 ms)`,
+  );
+}
+
+async function cliRows(root: string, rg: boolean, engine: string): Promise<TimingRow[]> {
   if (!existsSync("/usr/bin/time"))
     return [
       {
@@ -177,13 +216,14 @@ async function cliRows(root: string, rg: boolean): Promise<TimingRow[]> {
           "--json",
         ]),
       );
-      if (rg) rgRuns.push(await wholeProcess("rg", ["-n", "--hidden", "-S", c.pattern, root]));
+      if (rg)
+        rgRuns.push(await wholeProcess("rg", ["-n", "--hidden", "-g", "!.git/", "-S", c.pattern, root]));
     }
     const peak = (xs: { mb: number }[]): string => `${Math.max(...xs.map((x) => x.mb)).toFixed(0)} MB`;
     const ms = (xs: { ms: number }[]): number[] => xs.map((x) => x.ms);
     rows.push(
       timingRow(
-        `lockstep search ${c.what} (whole process)`,
+        `lockstep search ${c.what} (whole process, ${engine})`,
         ms(lockstep),
         `peak ${peak(lockstep)}; ${rg ? `${ratio(ms(lockstep), ms(rgRuns))} rg (target ≤ 2.5×)` : "rg not on PATH: not compared"}`,
       ),
@@ -207,23 +247,33 @@ export async function realTreeRows(): Promise<TimingRow[]> {
   const rg = has("rg");
   const gitGrep = has("git");
   const tree = await buildTree();
-  const client = await startServer({ root: tree.root, style: "helix" });
   const rows: TimingRow[] = [];
+  // Both searches, each chosen by LOCKSTEP_SEARCH (unset, rg runs from four cores).
   try {
-    await client.command("search_files", { pattern: "warm-up" });
-    rows.push(...(await lspRows(client, tree.root, rg, gitGrep)));
-    rows.push({
-      what: `server's peak memory after these searches`,
-      runs: 1,
-      median: `${peakMb(client.pid).toFixed(0)} MB`,
-      p90: "",
-      note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules`,
-    });
-  } finally {
-    await client.shutdown();
-  }
-  try {
-    rows.push(...(await cliRows(tree.root, rg)));
+    for (const engine of rg ? ["rg", "js"] : ["js"]) {
+      const client = await startServer({ root: tree.root, style: "helix", env: { LOCKSTEP_SEARCH: engine } });
+      try {
+        await client.command("search_files", { pattern: "warm-up" });
+        rows.push(...(await lspRows(client, tree.root, rg, gitGrep, engine)));
+        rows.push({
+          what: `server's peak memory after these searches (${engine})`,
+          runs: 1,
+          median: `${peakMb(client.pid).toFixed(0)} MB`,
+          p90: "",
+          note: `tree: ${tree.files} files, ${(tree.bytes / 1e6).toFixed(0)} MB, a copy of node_modules`,
+        });
+      } finally {
+        await client.shutdown();
+      }
+      const before = process.env["LOCKSTEP_SEARCH"];
+      process.env["LOCKSTEP_SEARCH"] = engine;
+      try {
+        rows.push(...(await cliRows(tree.root, rg, engine)));
+      } finally {
+        if (before === undefined) delete process.env["LOCKSTEP_SEARCH"];
+        else process.env["LOCKSTEP_SEARCH"] = before;
+      }
+    }
   } finally {
     await fs.rm(tree.root, { recursive: true, force: true });
   }

@@ -35,6 +35,9 @@ const slow: McpTool = {
   },
 };
 
+/** An idle time longer than any gap between one client's requests on a loaded 2-core machine. */
+const IDLE_UNDER_LOAD_MS = 1_500;
+
 /** Sessions behind a real endpoint; `events` records what the sessions report. */
 async function serve(
   idleMs: number,
@@ -117,7 +120,9 @@ describe("HTTP sessions", () => {
   });
 
   it("ends a session whose agent left without a word once its event stream stays closed", async () => {
-    const { sessions, token, port, opened, closed } = await serve(100);
+    // The idle time counts from the initialize's answer: it must outlast the client's next steps
+    // (initialized, the stream), which took over 100 ms on a loaded machine and ended it first.
+    const { sessions, token, port, opened, closed } = await serve(IDLE_UNDER_LOAD_MS);
     const agent = await AgentClient.connect(port, token);
     await eventually(() => opened.length === 1, "the event stream");
     await agent.close(); // closes the stream, sends no DELETE
@@ -156,9 +161,12 @@ describe("HTTP sessions", () => {
   });
 
   it("keeps a session whose request is still in progress, however long, and its agent without a stream", async () => {
-    const { sessions, token, port, allClosed } = await serve(100);
+    const { sessions, token, port, allClosed } = await serve(IDLE_UNDER_LOAD_MS);
     const agent = await AgentClient.connect(port, token);
-    expect(await agent.call("slow", { ms: 600 })).toEqual({ isError: false, text: "done" });
+    expect(await agent.call("slow", { ms: 2 * IDLE_UNDER_LOAD_MS })).toEqual({
+      isError: false,
+      text: "done",
+    });
     expect(allClosed).toEqual([]);
     expect(sessions.count).toBe(1);
     await agent.close();

@@ -29,7 +29,8 @@ describe("search_files over LSP", () => {
           { file_path: "src/app.ts", line: 1, text: "export const greeting = 'hello';" },
           { file_path: "src/util.ts", line: 1, text: "export function helper() { return greeting; }" },
         ],
-        files_searched: 3,
+        // .gitignore, the two sources and blob.bin (binary: looked at, nothing reported from it).
+        files_searched: 4,
         truncated: false,
       },
     });

@@ -78,7 +78,8 @@ const MATCHES: Match[] = [
 describe("edit replaces old_string with new_string", () => {
   it.each(MATCHES)("with $name", async ({ args, strategy, occurrences, after }) => {
     const ws = await serverWorkspace();
-    const result = await ws.call("edit", { file_path: FILE, ...args });
+    // Locked to the text read: a loose match without a base is refused (edit-unlocked.test.ts).
+    const result = await ws.call("edit", { file_path: FILE, base_content_sha256: sha256Of(SERVER), ...args });
 
     expect(result).toMatchObject({
       ok: true,
@@ -263,7 +264,11 @@ describe("edit with a corrector", () => {
       explanation: "quotes differ",
     });
     const ws = await serverWorkspace({ corrector });
-    const result = await ws.call("edit", { file_path: FILE, ...misremembered });
+    const result = await ws.call("edit", {
+      file_path: FILE,
+      base_content_sha256: sha256Of(SERVER),
+      ...misremembered,
+    });
 
     expect(result).toMatchObject({ ok: true, data: { strategy: "llm", occurrences: 1 } });
     expect(await ws.text(FILE)).toBe(SERVER.replace("res.end('ok')", "res.end('ready')"));
@@ -285,7 +290,7 @@ describe("edit with a corrector", () => {
       explanation: "",
     });
     const ws = await serverWorkspace({ corrector });
-    const result = await ws.call("edit", { file_path: FILE, ...args });
+    const result = await ws.call("edit", { file_path: FILE, base_content_sha256: sha256Of(SERVER), ...args });
 
     expect(result).toMatchObject({ ok: true, data: { strategy } });
     expect(correct).not.toHaveBeenCalled();

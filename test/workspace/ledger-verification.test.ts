@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { FileState } from "../../server/src/workspace/file-state.js";
 import { Sandbox } from "../../server/src/workspace/sandbox.js";
 import type { EditorLink, EditReply, FileEdit } from "../../server/src/workspace/editor-link.js";
@@ -194,6 +194,10 @@ describe("the ledger and an editor that may claim what it did not do", () => {
   );
 
   it("refuses a second edit to a closed file whose first edit the editor claimed and never showed, naming that behaviour", async () => {
+    // The claim expires 3 pending waits (6 ms) after the edit, and this test reads it as still
+    // standing: the clock held still, so a loaded machine's pause between two awaits cannot expire it.
+    const frozen = vi.spyOn(performance, "now").mockReturnValue(performance.now());
+    onTestFinished(() => frozen.mockRestore());
     const root = mkdtempSync(path.join(tmpdir(), "lockstep-ledger-"));
     writeFileSync(path.join(root, "a.txt"), TEXT);
     const sandbox = await Sandbox.create([root]);

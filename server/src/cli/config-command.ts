@@ -19,6 +19,7 @@ import { waitingForTrust } from "../config/project-keys.js";
 import { defaultInUse } from "./config-defaults.js";
 import { settingsSchema } from "../config/settings.js";
 import { findSandbox } from "../commands/index.js";
+import { searchEngine } from "../workspace/walk/ripgrep.js";
 import { UsageError, type Io } from "./io.js";
 import { mcpReport, probeMcpServers } from "./mcp-report.js";
 import { SETTINGS_OPTIONS, settingsFlags } from "./settings-flags.js";
@@ -97,6 +98,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
       settings,
       api_key: apiKey,
       sandbox,
+      search: searchEngine(),
       problems: loaded.problems,
       ...mcpData,
     };
@@ -139,6 +141,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   out.push(
     `  Sandbox for commands: ${sandbox.available ? `${sandbox.name} (root writable, .git read-only, ${loaded.settings.sandboxNetwork ? "network allowed" : "no network"})` : `none: ${sandbox.reason ?? ""}`}`,
   );
+  out.push(`  Search: ${oneLine(searchEngine())}`);
   out.push(
     `  Any key can also be set as LOCKSTEP_ + its name in upper snake case, e.g. ${envVariableOf("baseUrl")}.`,
   );

@@ -1,7 +1,8 @@
 // MCP over stdio, one JSON-RPC message per line, read under the bounds every door
 // shares (`jsonrpc/limits.ts`): a line past the size cap, or a message nested past
 // the depth cap, is refused with a JSON-RPC error naming the bound (by its id when
-// it has one), told on stderr, and the next line is read as usual. The SDK's stdio
+// it has one), told on stderr, and the next line is read as usual; so is a line that is not
+// JSON (-32700, id null) or JSON that is not a JSON-RPC message (-32600). The SDK's stdio
 // transport closes itself when its buffer passes 10 MB, and `lockstep mcp` then
 // ended with exit 0 and not a word; a deep message ended it in zod's validation.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -55,19 +56,31 @@ export class BoundedStdioTransport implements Transport {
     const parsed = parseBounded(line);
     if (!parsed.ok && parsed.reason === "depth")
       return this.refuse(topLevelId(parsed.value), tooDeepMessage("lockstep mcp: a message"));
-    if (!parsed.ok) return this.onerror?.(new Error(`a line that is not JSON (${parsed.message})`));
+    if (!parsed.ok)
+      return this.refuse(
+        null,
+        `lockstep mcp: a line that is not JSON (${parsed.message}); it was skipped and the next line is read. Send one JSON-RPC message per line.`,
+        -32700,
+      );
     const checked = JSONRPCMessageSchema.safeParse(parsed.value);
-    if (!checked.success) return this.onerror?.(checked.error);
+    if (!checked.success) {
+      // A notification (no id) that is not a message is only told on stderr: nothing answers a notification.
+      const id = topLevelId(parsed.value);
+      const message =
+        "lockstep mcp: a JSON value that is not a JSON-RPC 2.0 message (`jsonrpc`, `method` or `result`/`error`); it was skipped.";
+      if (id === null && !notNotification(parsed.value)) return this.report(`${message}\n`);
+      return this.refuse(id, message, -32600);
+    }
     this.onmessage?.(checked.data);
   }
 
   /** The sender hears why its message was not read (by its id, when it names one), and so does stderr. */
-  private refuse(id: string | number | null, message: string): void {
+  private refuse(id: string | number | null, message: string, code = -32600): void {
     this.report(`${message}${id === null ? "" : ` (request id ${JSON.stringify(id)})`}\n`);
-    void this.send({
-      jsonrpc: "2.0",
-      id: id as string | number,
-      error: { code: -32600, message },
-    } as JSONRPCMessage);
+    void this.send({ jsonrpc: "2.0", id: id as string | number, error: { code, message } } as JSONRPCMessage);
   }
 }
+
+/** A value that is no notification: anything but an object with a `method` and no `id` gets an answer. */
+const notNotification = (value: unknown): boolean =>
+  typeof value !== "object" || value === null || Array.isArray(value) || !("method" in value);

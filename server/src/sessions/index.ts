@@ -9,7 +9,8 @@
 // Where: `<state>/<project>/<session id>.jsonl`; <state> is the `sessionsDir` setting, else
 // `$XDG_STATE_HOME/lockstep`, else `~/.local/state/lockstep` (stateDirectory); <project> is the
 // root's readable name and a hash of its real path (projectFolderName). Folders 0700, files 0600.
-// A live writer holds `<id>.lock` (its pid); a lock whose process is gone is taken over.
+// A live writer holds `<id>.lock` (its pid and a token); a lock whose process is gone is taken over by
+// one taker (session-lock.ts).
 //
 // Format 1 (format.ts), one JSON record per line, append-only:
 //   {t:"session", format, id, root, provider, model, endpoint, started, title}   first line

@@ -3,24 +3,11 @@
 // of the process leaves whole turns and at most one torn line. The sync to the
 // disk (for a power cut) runs off the thread, so a turn does not wait on it. A lock file
 // holding the writer's pid keeps a second live server from appending to the same
-// session; a lock whose process is gone is taken over.
-import {
-  closeSync,
-  fdatasync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+// session; a lock whose process is gone is taken over, by one taker (session-lock.ts).
+import { closeSync, fdatasync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import type { Message } from "../agent/model.js";
 import { blobId, encodeMessage, redact, type SessionRecord } from "./format.js";
-import { errnoCode } from "../shared/errno.js";
-import { isProcessAlive } from "../shared/process-alive.js";
-
-export class SessionBusy extends Error {}
+import { releaseLock, takeLock } from "./session-lock.js";
 
 export class SessionWriter {
   private fd: number;
@@ -42,7 +29,7 @@ export class SessionWriter {
 
   /** A new file (exclusive create, 0600). */
   static create(id: string, file: string, secrets: () => readonly string[]): SessionWriter {
-    lock(file);
+    takeLock(file);
     const fd = openSync(file, "wx", 0o600);
     return new SessionWriter(id, file, fd, new Set(), secrets);
   }
@@ -58,7 +45,7 @@ export class SessionWriter {
     blobs: Set<string>,
     secrets: () => readonly string[],
   ): SessionWriter {
-    lock(file);
+    takeLock(file);
     const fd = openSync(file, "r+", 0o600);
     ftruncateSync(fd, completeBytes);
     // A last line that was whole but lacked its newline gets one.
@@ -109,7 +96,7 @@ export class SessionWriter {
       this.flush();
     } finally {
       this.closing = true;
-      unlock(this.file);
+      releaseLock(this.file);
       if (this.syncing === 0) this.release();
     }
   }
@@ -121,67 +108,4 @@ export class SessionWriter {
   }
 }
 
-const lockOf = (file: string): string => file.replace(/\.jsonl$/, ".lock");
-
-/** The session files this process writes: a second writer here is refused as one in another process is. */
-const held = new Set<string>();
-
-/** The pid holding a session, when that process is alive; this process's own only while it writes the file. */
-export function liveHolder(file: string): number | undefined {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(lockOf(file), "utf8").trim());
-  } catch {
-    return undefined;
-  }
-  if (pid === process.pid) return held.has(file) ? pid : undefined;
-  return isProcessAlive(pid) ? pid : undefined;
-}
-
-/**
- * Takes the session's lock, atomically: the lock file is created exclusively (two processes that
- * resume one session at once cannot both succeed), and a stale one (its process gone) is removed and
- * the exclusive create tried again, once.
- */
-function lock(file: string): void {
-  for (let attempt = 0; ; attempt++) {
-    const holder = liveHolder(file);
-    if (holder !== undefined) {
-      const where =
-        holder === process.pid
-          ? "this lockstep process (it is open already)"
-          : `another lockstep process (pid ${holder})`;
-      throw new SessionBusy(`the session is live in ${where}`);
-    }
-    try {
-      writeFileSync(lockOf(file), String(process.pid), { mode: 0o600, flag: "wx" });
-      held.add(file);
-      return;
-    } catch (error) {
-      const exists = errnoCode(error) === "EEXIST";
-      if (!exists || attempt > 0)
-        throw exists
-          ? new SessionBusy("another lockstep process took the session at the same moment")
-          : error;
-      // Stale (its process gone, or our own from a writer closed without unlocking): taken over.
-      if (liveHolder(file) === undefined) removeLock(file);
-    }
-  }
-}
-
-function unlock(file: string): void {
-  held.delete(file);
-  try {
-    if (readFileSync(lockOf(file), "utf8").trim() === String(process.pid)) unlinkSync(lockOf(file));
-  } catch {
-    // gone already
-  }
-}
-
-export function removeLock(file: string): void {
-  try {
-    unlinkSync(lockOf(file));
-  } catch {
-    // none
-  }
-}
+export { liveHolder, removeLock, SessionBusy } from "./session-lock.js";

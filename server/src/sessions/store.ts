@@ -2,12 +2,12 @@
 // (one per project root, named by a hash of its real path and a readable name),
 // one JSON Lines file per session. Creates, reopens, lists, loads, deletes and
 // prunes; what a file holds is format.ts's and session-reader.ts's business.
-import { summaryText } from "./summary-read.js";
+import { summarizeFile, summarizeFileSync } from "./summary-read.js";
+import type { SummaryResult } from "./summary-fold.js";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { titleOf } from "./format.js";
 import { parseSession, type StoredSession } from "./session-reader.js";
 import { liveHolder, removeLock, SessionBusy, SessionWriter } from "./session-writer.js";
 
@@ -158,7 +158,16 @@ export class SessionStore {
 
   /** Every readable session, newest activity first, and the files that were skipped with why. */
   list(): { sessions: SessionSummary[]; skipped: Skipped[] } {
-    return this.summarize((file) => readFileSync(file, "utf8"));
+    const results = new Map<string, SummaryResult | Error>();
+    for (const id of this.ids()) {
+      const file = this.fileOf(id);
+      try {
+        results.set(file, summarizeFileSync(file));
+      } catch (error) {
+        results.set(file, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return this.summarize(results);
   }
 
   /**
@@ -166,51 +175,45 @@ export class SessionStore {
    * between chunks: for a server, whose other requests must not wait behind a large session file.
    */
   async listAsync(): Promise<{ sessions: SessionSummary[]; skipped: Skipped[] }> {
-    const texts = new Map<string, string | Error>();
+    const results = new Map<string, SummaryResult | Error>();
     for (const id of this.ids()) {
       const file = this.fileOf(id);
-      texts.set(
+      results.set(
         file,
-        await summaryText(file).catch((error: unknown) =>
+        await summarizeFile(file).catch((error: unknown) =>
           error instanceof Error ? error : new Error(String(error)),
         ),
       );
     }
-    return this.summarize((file) => {
-      const text = texts.get(file);
-      if (text instanceof Error || text === undefined) throw text ?? new Error("gone while listing");
-      return text;
-    });
+    return this.summarize(results);
   }
 
-  private summarize(read: (file: string) => string): { sessions: SessionSummary[]; skipped: Skipped[] } {
+  private summarize(results: Map<string, SummaryResult | Error>): {
+    sessions: SessionSummary[];
+    skipped: Skipped[];
+  } {
     const sessions: SessionSummary[] = [];
     const skipped: Skipped[] = [];
-    for (const id of this.ids()) {
-      const file = this.fileOf(id);
-      let parsed;
-      try {
-        parsed = parseSession(read(file), { summary: true });
-      } catch (error) {
-        skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
+    for (const [file, result] of results) {
+      if (result instanceof Error) {
+        skipped.push({ file, reason: result.message });
         continue;
       }
-      if (!parsed.ok) {
-        skipped.push({ file, reason: parsed.reason });
+      if (!result.ok) {
+        skipped.push({ file, reason: result.reason });
         continue;
       }
-      const s = parsed.session;
+      const s = result.summary;
       sessions.push({
         id: s.header.id,
-        // A session stored before its first prompt takes that prompt's title.
-        title: s.header.title !== "" ? s.header.title : titleOf(s.runs[0]?.prompt ?? ""),
+        title: s.title,
         started: s.header.started,
         updated: s.updated,
         provider: s.header.provider,
         model: s.header.model,
-        runs: s.runs.length,
+        runs: s.runs,
         turns: s.turns,
-        files_changed: [...new Set(s.runs.flatMap((r) => r.files_changed))].sort(),
+        files_changed: s.files_changed,
         usage: s.usage,
         live: liveHolder(file) ?? null,
         notes: s.notes,

@@ -113,9 +113,14 @@ const OFFLOAD_FILE_CHARS = 4 * 1024 * 1024;
 /** Each edit block searches the file: blocks x file characters from which the work is long (about 20 ms). */
 const OFFLOAD_BLOCK_WORK = 16 * 1024 * 1024;
 
-function heavy(job: EngineJob): boolean {
+/** Files in a change from which planning them all is long, however small each is (1,000 took 250 ms). */
+const OFFLOAD_CHANGE_FILES = 100;
+
+/** Whether a job goes to a worker (when the server runs from its bundle). */
+export function heavy(job: EngineJob): boolean {
   if (job.kind === "change")
     return (
+      job.ops.length >= OFFLOAD_CHANGE_FILES ||
       Object.values(job.files).reduce((n, t) => n + (t?.length ?? 0), 0) >= OFFLOAD_FILE_CHARS ||
       JSON.stringify(job.ops).length >= OFFLOAD_INPUT_CHARS
     );

@@ -177,7 +177,7 @@ export const edit = defineTool({
       "more unchanged lines around the change so it matches one place); new_string is the " +
       "full replacement, never a placeholder like '// ...existing code'.",
     "Pass base_content_sha256 (the sha256 of the state you copied from) to lock the change " +
-      "to that version. Set expected_replacements to change several identical places at " +
+      "to that version; without it only an exact match of old_string lands. Set expected_replacements to change several identical places at " +
       "once. instruction says in one sentence what the change is for; it is used to repair " +
       "an old_string that does not match.",
   ].join(" "),
@@ -233,6 +233,7 @@ export const edit = defineTool({
         if (!chosen.ok) return chosen;
         const { content, strategy, occurrences } = chosen.value;
         const how = chosen === result ? strategy : "llm";
+        if (exists && args.base_content_sha256 === undefined && how !== "exact") return unlockedGuess(how);
         return succeed({
           content,
           message: exists
@@ -244,6 +245,24 @@ export const edit = defineTool({
     );
   },
 });
+
+/**
+ * Without base_content_sha256 nothing says which text the model copied old_string from: a match
+ * found only by ignoring whitespace (or repaired by a model) may be the user's own edit of those
+ * lines (re-indented, trailing spaces typed), and replacing it would lose what they typed. So an
+ * unlocked edit lands on an exact match only; anything looser is refused with the way to retry.
+ */
+function unlockedGuess(how: string): Outcome<never> {
+  const found =
+    how === "llm" ? "only after a model repaired old_string" : `only by a ${how} match (whitespace ignored)`;
+  return fail(
+    "state_mismatch",
+    `State Mismatch: old_string was found ${found}, and without base_content_sha256 lockstep cannot tell a stale copy from the user's own edit of those lines. Nothing was applied.`,
+    [
+      "Copy old_string exactly from latest_file_state (attached) and pass its sha256 as base_content_sha256, then call edit again.",
+    ],
+  );
+}
 
 /**
  * When every matching tier fails and a model is at hand, ask it once to repair

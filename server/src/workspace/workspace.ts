@@ -2,13 +2,21 @@
 // The ledger of file states and the way a change reaches a file. Open editor
 // buffers win over disk; a change goes to the editor as an edit it can apply,
 // undo and refuse, or to disk atomically when there is no editor to take it.
-import { unlink } from "node:fs/promises";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import { sha256 } from "../edit/shared/text.js";
 import { computeTextEdits } from "../edit/text-edits.js";
 import { listDirectory, readTextFile, writeTextFileAtomic, type DirectoryEntry } from "./disk.js";
 import type { FileState } from "./file-state.js";
 import type { EditorLink } from "./editor-link.js";
+import {
+  fileNotFound,
+  notTheBase,
+  replyFailure,
+  unconfirmedClosedClaim,
+  unreportedEdit,
+} from "./edit-replies.js";
+import { delay, PendingEdits, type Pending } from "./pending-edits.js";
+import { removeFile } from "./remove-file.js";
 import { readSmallTextFiles } from "./small-files.js";
 import type { Access, ResolvedPath, Sandbox } from "./sandbox.js";
 
@@ -21,9 +29,6 @@ export type ClosedFileEdits = "editor" | "disk";
  * a command never waits for its own didChange.
  */
 export const DEFAULT_PENDING_WAIT_MS = 1000;
-
-/** A claim unconfirmed for this many pending waits is dropped: reads show the editor's own report again. */
-const UNCONFIRMED_EXPIRY_FACTOR = 3;
 
 /** How many files' last hash the workspace remembers. */
 const HASH_MEMORY = 256;
@@ -43,21 +48,8 @@ export interface Delivered {
   via: "editor" | "disk";
 }
 
-/** Text we delivered that the editor has not reported back yet. */
-interface Pending {
-  text: string;
-  /** When the editor claimed it applied the edit (ms, performance.now). */
-  at: number;
-  /** The text the edit was computed on. */
-  base: string;
-  /** Buffer version the edit was based on; `null` for a file that was not open. */
-  baseVersion: number | null;
-  settled: Promise<void>;
-  settle: () => void;
-}
-
 export class Workspace {
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending: PendingEdits;
   /** The last text hashed per file: a buffer read again at the same version is not hashed again. */
   private readonly hashes = new Map<string, { content: string; sha256: string }>();
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -65,7 +57,9 @@ export class Workspace {
   constructor(
     readonly sandbox: Sandbox,
     private readonly options: WorkspaceOptions = {},
-  ) {}
+  ) {
+    this.pending = new PendingEdits(options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS);
+  }
 
   resolve(userPath: string, access: Access): Promise<Outcome<ResolvedPath>> {
     return this.sandbox.resolve(userPath, access);
@@ -84,9 +78,9 @@ export class Workspace {
     const doc = this.options.editor?.document(path.uri);
     const pending = this.pending.get(path.uri);
     if (doc) {
-      if (pending && pending.baseVersion === doc.version && !this.expired(pending))
+      if (pending && pending.baseVersion === doc.version && !this.pending.expired(pending))
         return succeed({ ...state(pending.text, null, true), unconfirmed: true });
-      this.settle(path.uri);
+      this.pending.settle(path.uri);
       return succeed(state(doc.text, doc.version, true));
     }
     if (pending && pending.baseVersion === null) {
@@ -95,21 +89,14 @@ export class Workspace {
       const disk = path.exists ? await readTextFile(path.abs) : undefined;
       const onDisk = disk?.ok ? disk.value.content : "";
       if (onDisk === pending.base) {
-        if (!this.expired(pending))
+        if (!this.pending.expired(pending))
           return succeed({ ...state(pending.text, null, false), unconfirmed: true });
-      } else this.settle(path.uri);
+      } else this.pending.settle(path.uri);
       if (disk?.ok) return succeed(state(onDisk, null, false));
     }
     if (!path.exists) {
       const suggestions = await this.sandbox.suggest(path.rel);
-      return fail(
-        "not_found",
-        `File not found: ${path.rel}.` +
-          (suggestions.length ? ` Did you mean ${suggestions.map((s) => `\`${s}\``).join(", ")}?` : ""),
-        suggestions.length
-          ? suggestions.map((s) => `Did you mean ${s}?`)
-          : ["Call list_files to see which files exist."],
-      );
+      return fileNotFound(path.rel, suggestions);
     }
     const disk = await readTextFile(path.abs);
     if (!disk.ok) return disk;
@@ -146,7 +133,9 @@ export class Workspace {
       const doc = this.options.editor?.document(p.uri);
       const pending = this.pending.get(p.uri);
       const claimed =
-        pending && (doc === undefined || pending.baseVersion === doc.version) && !this.expired(pending);
+        pending &&
+        (doc === undefined || pending.baseVersion === doc.version) &&
+        !this.pending.expired(pending);
       const held = claimed ? pending.text : doc?.text;
       if (held === undefined) continue;
       const disk = await readTextFile(p.abs);
@@ -204,7 +193,7 @@ export class Workspace {
 
   /** The editor reported a change, an open or a close: its buffer is the truth again. */
   documentChanged(uri: string): void {
-    this.settle(uri);
+    this.pending.settle(uri);
   }
 
   /**
@@ -243,15 +232,8 @@ export class Workspace {
       if (this.pending.has(path.uri)) {
         // Nobody confirmed the previous edit: an edit computed on it would land at the wrong lines
         // if the editor never applied it. Not sent; the claim is dropped, so a read shows the editor's report.
-        this.settle(path.uri);
-        return fail(
-          "state_mismatch",
-          `State Mismatch: the editor answered that it applied lockstep's previous edit to ${path.rel}, but has not reported the change ` +
-            `(no didChange within ${this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS} ms), so what its buffer holds is unconfirmed. This change was not sent.`,
-          [
-            "Read the file again and rebuild the change from what the editor reports. If this repeats, the editor reports edits as applied without applying them.",
-          ],
-        );
+        this.pending.settle(path.uri);
+        return unreportedEdit(path.rel, this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS);
       }
       if (now) {
         if (now.text !== before.content) {
@@ -271,50 +253,14 @@ export class Workspace {
       { uri: path.uri, version, edits: computeTextEdits(base, after), before: base, create: before === null },
       signal,
     );
-    if (reply.timedOut) {
-      return fail(
-        "timeout",
-        "Timeout: the editor did not answer the edit in time. It may still apply it, so the file's state is uncertain.",
-        ["Read the file again before the next change; its sha256 tells what the buffer holds."],
-      );
-    }
-    if (reply.declined)
-      return fail(
-        "rejected",
-        `Rejected: the user declined the edit to ${path.rel} in the editor's own prompt. Nothing was applied.`,
-        ["Ask the user what they want instead; do not retry the same change."],
-      );
-    if (!reply.applied && reply.refused) {
-      return fail(
-        "permission_denied",
-        `Permission Denied: the editor cannot take this change to ${path.rel}: ${reply.reason ?? "it refused it"}. Nothing was applied.`,
-        [
-          "Tell the user why it could not land; do not send it again until they have done what the reason asks.",
-        ],
-      );
-    }
-    if (!reply.applied) {
-      return fail(
-        "state_mismatch",
-        `State Mismatch: the editor refused the edit${reply.reason ? ` (${reply.reason})` : ""}; the buffer most likely changed meanwhile. Nothing was applied.`,
-        ["Retry from the latest file state attached here."],
-      );
-    }
-    this.settle(path.uri);
+    const refused = replyFailure(reply, path.rel);
+    if (refused) return refused;
+    this.pending.settle(path.uri);
     // The editor may have opened the file while applying (eglot loads a closed file and sends didOpen
     // with the disk text); what it reports now is the base the pending text is read against.
     const reported = editor.document(path.uri);
     if (reported?.text !== after) {
-      let settle = (): void => undefined;
-      const settled = new Promise<void>((resolve) => (settle = resolve));
-      this.pending.set(path.uri, {
-        text: after,
-        at: performance.now(),
-        base,
-        baseVersion: reported?.version ?? null,
-        settled,
-        settle,
-      });
+      this.pending.claim(path.uri, { text: after, base, baseVersion: reported?.version ?? null });
     }
     const delivered = this.stateOf(path, after, null, doc !== undefined);
     return succeed({
@@ -340,44 +286,9 @@ export class Workspace {
    * editor where the file is its business and it can delete files, else on disk. Never anything else.
    */
   async remove(path: ResolvedPath, expected: string, signal: AbortSignal): Promise<Outcome<void>> {
-    const editor = this.options.editor;
-    const viaEditor =
-      editor !== undefined &&
-      editor.canApplyEdit &&
-      (editor.document(path.uri) !== undefined || (this.options.closedFileEdits ?? "editor") === "editor");
-    if (viaEditor) {
-      if (!editor.deleteFiles || !editor.deleteFile) {
-        return fail(
-          "permission_denied",
-          `${path.rel} was left in place: this editor cannot delete files through LSP.`,
-          [`Delete ${path.rel} yourself if you do not want it.`],
-        );
-      }
-      const reply = await editor.deleteFile(path.uri, signal);
-      if (!reply.applied)
-        return fail(
-          "state_mismatch",
-          `${path.rel} was left in place: the editor did not delete it${reply.reason ? ` (${reply.reason})` : ""}.`,
-          [`Delete ${path.rel} yourself if you do not want it.`],
-        );
-      this.settle(path.uri);
-      return succeed(undefined);
-    }
-    const disk = await readTextFile(path.abs);
-    if (!disk.ok || disk.value.content !== expected)
-      return fail("state_mismatch", `${path.rel} was left in place: it changed on disk.`, [
-        `Delete ${path.rel} yourself if you do not want it.`,
-      ]);
-    try {
-      await unlink(path.abs);
-    } catch (error) {
-      return fail(
-        "io_error",
-        `${path.rel} could not be deleted: ${error instanceof Error ? error.message : String(error)}.`,
-      );
-    }
-    this.settle(path.uri);
-    return succeed(undefined);
+    const removed = await removeFile(this.options, path, expected, signal);
+    if (removed.ok) this.pending.settle(path.uri);
+    return removed;
   }
 
   /**
@@ -398,24 +309,12 @@ export class Workspace {
     const now = this.options.editor?.document(path.uri);
     const disk = now ? undefined : await this.diskText(path);
     if (!now && disk === claim.base) {
-      return fail(
-        "state_mismatch",
-        `State Mismatch: the editor answered that it applied lockstep's previous edit to ${path.rel}, a file it did not have open, but neither opened it ` +
-          `nor saved it (nothing within ${waitMs} ms), so what it holds for that file is unconfirmed. This change was not sent.`,
-        [
-          `Ask the user to open ${path.rel} in the editor (or save it), then read it again and rebuild the change from what it shows.`,
-          'If the opened buffer lacks the previous edit, the editor reports edits as applied without applying them; the closedFileEdits setting "disk" avoids this.',
-        ],
-      );
+      return unconfirmedClosedClaim(path.rel, waitMs);
     }
-    this.settle(path.uri);
+    this.pending.settle(path.uri);
     const held = now ? now.text : disk;
     if (held !== (before?.content ?? "")) {
-      return fail(
-        "state_mismatch",
-        `State Mismatch: ${path.rel} is not the text the change was built on (the editor or another program changed it). Nothing was applied.`,
-        ["Read the file again and rebuild the change from its latest state."],
-      );
+      return notTheBase(path.rel);
     }
     return succeed(now ? now.version : null);
   }
@@ -450,7 +349,7 @@ export class Workspace {
       base === undefined ? { pinned: true } : { base, pinned: true },
     );
     if (!written.ok) return written;
-    this.settle(path.uri);
+    this.pending.settle(path.uri);
     return succeed({ state: this.stateOf(path, after, null, false), applied: true, via: "disk" });
   }
 
@@ -476,34 +375,4 @@ export class Workspace {
     if (this.hashes.size > HASH_MEMORY) this.hashes.delete(this.hashes.keys().next().value!);
     return hash;
   }
-
-  /**
-   * An editor's claim that it applied an edit, never confirmed by a didChange
-   * long after it should have come: it no longer stands for the buffer.
-   */
-  private expired(p: Pending): boolean {
-    return (
-      performance.now() - p.at >
-      UNCONFIRMED_EXPIRY_FACTOR * (this.options.pendingWaitMs ?? DEFAULT_PENDING_WAIT_MS)
-    );
-  }
-
-  private settle(uri: string): void {
-    const p = this.pending.get(uri);
-    if (!p) return;
-    this.pending.delete(uri);
-    p.settle();
-  }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -9,6 +9,7 @@ import { reviewCommands } from "./review-commands.js";
 import { sessionCommands } from "./session-commands.js";
 import { trustFolder } from "../trust-offer.js";
 import { shownUrl } from "../../config/shown-url.js";
+import { searchEngine } from "../../workspace/walk/ripgrep.js";
 
 export function agentCommands(ctx: ServerContext) {
   const stored = sessionCommands(ctx);
@@ -42,6 +43,7 @@ export function agentCommands(ctx: ServerContext) {
           version: VERSION,
           companion: ctx.companion.facts(),
           wrapped: ctx.wrapStatus(),
+          search: searchEngine(),
           stored_session: ctx.recorder.live(),
           trust: ctx.settings.trust
             ? {

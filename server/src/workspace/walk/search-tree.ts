@@ -6,40 +6,28 @@ import { pathToFileURL } from "node:url";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
-import { displayName, scopeFiles, type Scope, type WalkedFile } from "../walk.js";
+import { displayName, scopeFiles, type WalkedFile } from "../walk.js";
 import type { SearchItem } from "./file-scan.js";
-import type { CompiledSearch } from "./line-search.js";
+import { planRipgrep, searchWithRipgrep } from "./rg-search.js";
+import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
+import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
 import { runBatch, SEARCH_THREADS, type BatchOutcome } from "./search-worker.js";
 
-export interface SearchMatch {
-  file_path: string;
-  line: number;
-  text: string;
-}
-
-export interface SearchResult {
-  matches: SearchMatch[];
-  files_searched: number;
-  truncated: boolean;
-}
-
-export interface TreeSearch {
-  pattern: CompiledSearch;
-  scope: Scope;
-  /** Which walked files to search, by their root-relative path. */
-  include?: (rel: string) => boolean;
-  maxResults: number;
-  signal: AbortSignal;
-  /** A file the pattern takes longer than this on stops the search (a catastrophic pattern). */
-  fileTimeLimitMs?: number;
-  /** Batches searched at once (default: SEARCH_THREADS). */
-  threads?: number;
-}
+export type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
 
 const BATCH_FILES = 256;
-export const FILE_TIME_LIMIT_MS = 2000;
 
+/** The search through ripgrep where it can give the same answer (rg-search.ts), else in JavaScript. */
 export async function searchTree(workspace: Workspace, request: TreeSearch): Promise<Outcome<SearchResult>> {
+  if (request.engine !== "js") {
+    const plan = await planRipgrep(workspace, request);
+    const fast = typeof plan === "string" ? undefined : await searchWithRipgrep(workspace, request, plan);
+    if (fast !== undefined) return fast;
+  }
+  return searchInJavaScript(workspace, request);
+}
+
+async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Promise<Outcome<SearchResult>> {
   const { signal } = request;
   const sandbox = workspace.sandbox;
   const matches: SearchMatch[] = [];
@@ -85,10 +73,11 @@ export async function searchTree(workspace: Workspace, request: TreeSearch): Pro
       const head = inFlight.shift();
       if (head === undefined) break;
       const outcome = await head.running;
-      if (outcome.kind !== "done") return failure(outcome, head.files, sandbox, request);
+      if (outcome.kind !== "done") return batchFailure(outcome, head.files, sandbox, request);
       outcome.answers.forEach((answer, i) => {
-        // Counted as one thread would: up to the file where the (max+1)-th match turned up.
-        if (counting && answer.skipped === undefined) searched++;
+        // Counted as one thread would: up to the file where the (max+1)-th match turned up; a
+        // binary or unreadable file was looked at, and counts (as rg's listing counts it).
+        if (counting && answer.skipped !== "too_large" && answer.skipped !== "not_reached") searched++;
         found += answer.matches.length;
         if (found > request.maxResults) counting = false;
         const file = head.files[i]!;
@@ -117,32 +106,4 @@ async function itemOf(workspace: Workspace, file: WalkedFile): Promise<SearchIte
   if (!workspace.heldInMemory(uri)) return { abs: file.abs };
   const state = await workspace.read({ abs: file.abs, rel: file.rel, uri, root: file.root, exists: true });
   return state.ok ? { text: state.value.content } : { abs: file.abs };
-}
-
-function failure(
-  outcome: Exclude<BatchOutcome, { kind: "done" }>,
-  files: WalkedFile[],
-  sandbox: Workspace["sandbox"],
-  request: TreeSearch,
-): Outcome<never> {
-  if (outcome.kind === "cancelled")
-    return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
-  if (outcome.kind === "failed")
-    return fail(
-      "internal_error",
-      `Internal Error: the search thread failed (${outcome.message}). Nothing was changed; please report this.`,
-    );
-  const file = files[outcome.index];
-  const where = file ? displayName(sandbox, file.root, file.rel) : "a file";
-  const seconds = (request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS) / 1000;
-  return fail(
-    "timeout",
-    `The pattern ${JSON.stringify(request.pattern.source)} ran for over ${seconds} s on ` +
-      `${where} without finishing, so the search was stopped: it most likely backtracks ` +
-      `catastrophically (a repeated group inside a repetition, such as (a+)+ or (\\w*)*).`,
-    [
-      "Simplify the pattern (no nested quantifiers), or narrow the search with path or include.",
-      "Call search_files again with the simpler pattern.",
-    ],
-  );
 }

@@ -1,0 +1,191 @@
+// ripgrep's path and the JavaScript search give the same answer on the same
+// tree: which files are searched (nested .gitignore and .ignore, hidden files,
+// node_modules and .git, links, files over 64 MB), the binary and UTF-8 rules,
+// open buffers by their unsaved text, Unicode and smart case, the order of the
+// matches, files_searched and truncated. Needs rg on PATH (CI installs it).
+import { promises as fs } from "node:fs";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { Sandbox } from "../../server/src/workspace/sandbox.js";
+import { scopeOf } from "../../server/src/workspace/walk.js";
+import { includeFilter } from "../../server/src/workspace/walk/glob.js";
+import { compileSearch } from "../../server/src/workspace/walk/line-search.js";
+import { planRipgrep, searchWithRipgrep } from "../../server/src/workspace/walk/rg-search.js";
+import { findRipgrep, searchEngine } from "../../server/src/workspace/walk/ripgrep.js";
+import { searchTree, type TreeSearch } from "../../server/src/workspace/walk/search-tree.js";
+import { Workspace } from "../../server/src/workspace/workspace.js";
+import { tempDir, writeTree, type FileTree } from "../support/workspace-fixture.js";
+
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+const WORDS = ["Needle", "needle", "NEEDLE", "naïve needle", "\u212Aey", "key", "é😀", "plain", "a.b"];
+
+function tree(): FileTree {
+  const random = lcg(38);
+  const t: FileTree = {
+    ".gitignore": "*.log\nbuild/\n",
+    ".env": "needle in a hidden file\n",
+    "keep.log": "needle ignored\n",
+    "build/out.txt": "Needle ignored\n",
+    "src/.gitignore": "gen*.ts\n",
+    "src/.ignore": "!gen-keep.ts\n",
+    "src/gen-drop.ts": "Needle dropped\n",
+    "src/gen-keep.ts": "Needle kept\n",
+    "node_modules/pkg/index.js": "Needle in node_modules\n",
+    ".git/config": "needle in .git\n",
+    "sub/.git": "gitdir: needle\n",
+    "a/b.txt": "Needle a/b\n",
+    "a.b": "Needle a.b\n",
+    "nul-early.txt": Buffer.concat([Buffer.from("Needle\n"), Buffer.from([0])]),
+    "nul-late.txt": Buffer.concat([Buffer.from("x\n".repeat(5000) + "Needle late\n"), Buffer.from([0, 10])]),
+    "latin1.txt": Buffer.concat([Buffer.from("Needle latin1\n"), Buffer.from([0xe9, 10])]),
+    "long.js": "a".repeat(5000) + " Needle " + "b".repeat(5000) + "\r\n",
+    "open.txt": "Needle on disk only\n",
+    "crlf.txt": "Needle one\r\nneedle two\r\n\r\nNEEDLE three",
+  };
+  for (let d = 0; d < 5; d++) {
+    for (let f = 0; f < 30; f++) {
+      const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, (_, n) => {
+        const w = WORDS[Math.floor(random() * WORDS.length)]!;
+        return random() < 0.5 ? `${w} ${d}-${f}-${n}` : `line ${n} é`;
+      });
+      t[`d${d}/f${String(f).padStart(2, "0")}.${f % 3 === 0 ? "ts" : "txt"}`] = lines.join("\n") + "\n";
+    }
+  }
+  return t;
+}
+
+const PATTERNS = [
+  "Needle",
+  "needle",
+  "NEEDLE",
+  "key",
+  "Needle [0-9]-1\\d",
+  "(?:Needle|zzz) [24]",
+  "\\bneedle\\b",
+  "é.*Needle",
+  "naïve",
+  "a\\.b",
+  "needle$",
+  "Needle(?= 1)",
+  "(?<=naïve )needle",
+];
+
+async function setUp(): Promise<{ workspace: Workspace; root: string }> {
+  const root = await fs.realpath(tempDir("lockstep-rg-"));
+  await writeTree(root, tree());
+  await fs.symlink(path.join(root, "a.b"), path.join(root, "link.txt"));
+  await fs.symlink(path.join(root, "d0"), path.join(root, "linked-dir"));
+  await fs.writeFile(path.join(root, "huge.txt"), "");
+  await fs.truncate(path.join(root, "huge.txt"), 65 * 1024 * 1024);
+  const buffers = new Map<string, string>([
+    [pathToFileURL(path.join(root, "open.txt")).href, "unsaved Needle 1\nno match\nNeedle 2\n"],
+    [pathToFileURL(path.join(root, "d1/f04.txt")).href, "nothing here\n"],
+  ]);
+  const editor = {
+    document: (uri: string) => {
+      const text = buffers.get(uri);
+      return text === undefined ? undefined : { version: 1, text };
+    },
+    applyEdit: () => Promise.resolve({ applied: false }),
+    canApplyEdit: false,
+    createFiles: false,
+  };
+  return { workspace: new Workspace(await Sandbox.create([root]), { editor }), root };
+}
+
+async function request(
+  workspace: Workspace,
+  pattern: string,
+  max: number,
+  extra: { path?: string; include?: string } = {},
+): Promise<TreeSearch> {
+  const compiled = compileSearch(pattern, undefined);
+  const scope = await scopeOf(workspace.sandbox, extra.path);
+  if (!compiled.ok || !scope.ok) throw new Error("pattern or scope");
+  return {
+    pattern: compiled.value,
+    scope: scope.value,
+    maxResults: max,
+    signal: new AbortController().signal,
+    ...(extra.include ? { include: includeFilter(extra.include) } : {}),
+  };
+}
+
+const rg = findRipgrep();
+
+describe.skipIf(rg === undefined)("search through ripgrep", () => {
+  it("gives what the JavaScript search gives: files, rules, buffers, order, files_searched, truncated", async () => {
+    const { workspace } = await setUp();
+    for (const extra of [{}, { include: "*.txt" }, { path: "d2" }, { path: "src" }]) {
+      for (const pattern of PATTERNS) {
+        for (const max of [1, 3, 20, 1000]) {
+          const r = await request(workspace, pattern, max, extra);
+          const plan = await planRipgrep(workspace, r, rg);
+          expect({ pattern, plan: typeof plan === "string" ? plan : "rg" }).toEqual({ pattern, plan: "rg" });
+          if (typeof plan === "string") continue;
+          const viaRg = await searchWithRipgrep(workspace, r, plan);
+          const viaJs = await searchTree(workspace, { ...r, engine: "js" });
+          const shown = (o: typeof viaJs | undefined): object =>
+            o === undefined ? { fellBack: true } : o.ok ? o.value : o.error;
+          expect({ pattern, max, extra, ...shown(viaRg) }).toEqual({ pattern, max, extra, ...shown(viaJs) });
+        }
+      }
+    }
+    // The tree's traps are there: the unsaved buffer is searched, its disk copy is not.
+    const all = await searchTree(workspace, await request(workspace, "Needle", 1000));
+    const found = all.ok ? all.value.matches.map((m) => `${m.file_path}:${m.line}`) : [];
+    expect(found).toEqual(
+      expect.arrayContaining(["open.txt:1", "open.txt:3", "nul-late.txt:5001", "a/b.txt:1"]),
+    );
+    expect(found.indexOf("a/b.txt:1")).toBeLessThan(found.indexOf("a.b:1"));
+    for (const absent of [
+      "src/gen-drop.ts",
+      "node_modules",
+      "nul-early",
+      "latin1",
+      "keep.log",
+      "link.txt",
+      "linked-dir",
+    ])
+      expect(found.filter((f) => f.startsWith(absent))).toEqual([]);
+  });
+
+  it("says which search runs, for lockstep config and the server's status; LOCKSTEP_SEARCH chooses", () => {
+    const before = process.env["LOCKSTEP_SEARCH"];
+    try {
+      process.env["LOCKSTEP_SEARCH"] = "rg";
+      expect(searchEngine()).toMatch(
+        /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/,
+      );
+      process.env["LOCKSTEP_SEARCH"] = "js";
+      expect(searchEngine()).toBe("JavaScript (LOCKSTEP_SEARCH=js)");
+      delete process.env["LOCKSTEP_SEARCH"];
+      expect(searchEngine()).toMatch(
+        availableParallelism() >= 4
+          ? /^ripgrep /
+          : /^JavaScript \(\d+ cores: rg is used from 4, or with LOCKSTEP_SEARCH=rg\)$/,
+      );
+    } finally {
+      if (before === undefined) delete process.env["LOCKSTEP_SEARCH"];
+      else process.env["LOCKSTEP_SEARCH"] = before;
+    }
+  });
+
+  it("leaves to JavaScript what rg cannot do alike: no required text, a file, ignore files above the path", async () => {
+    const { workspace, root } = await setUp();
+    const plans = async (pattern: string, p?: string) =>
+      planRipgrep(workspace, await request(workspace, pattern, 10, p === undefined ? {} : { path: p }), rg);
+    expect(await plans("\\w+")).toBe("no required text in the pattern");
+    expect(await plans("Needle", "a.b")).toBe("one file");
+    await fs.mkdir(path.join(root, "src", "x"));
+    expect(await plans("Needle", "src/x")).toBe("ignore files above the directory searched");
+    expect(await plans("Needle", "build")).toBe("the directory searched is ignored");
+    expect(await plans("Needle", "d3")).toBeTypeOf("object");
+  });
+});
