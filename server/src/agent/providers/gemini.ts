@@ -3,14 +3,14 @@
 // the environment, retries with backoff, an overall deadline, and turning every
 // failure into a ModelError whose message never contains the key. The shapes are
 // gemini-messages.ts's; the deadline, the failures' meaning and the backoff gemini-errors.ts's.
-import { LOCAL_MODEL_LINE } from "../../config/provider-facts.js";
+import { DEFAULT_GEMINI_MODEL, LOCAL_MODEL_LINE } from "../../config/provider-facts.js";
 import { GoogleGenAI } from "@google/genai";
 import { ModelError } from "../model.js";
 import type { GenerateRequest, JsonRequest, Model, ModelEvent } from "../model.js";
 import { backoff, classify, startDeadline, type RetryPolicy } from "./gemini-errors.js";
 import { eventsOf, parseJsonAnswer, toContent } from "./gemini-messages.js";
 
-export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+export { DEFAULT_GEMINI_MODEL };
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_RETRY_BASE_DELAY_MS = 1_000;
