@@ -6,6 +6,13 @@ import path from "node:path";
 import { methods, type ToolCallContent } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import {
+  A_PY as A,
+  B_PY as B,
+  C_PY as C,
+  THREE_FILE_ENVELOPE as ENVELOPE,
+  threeFileTurns,
+} from "../support/three-file-change.js";
 import { closeAll, startEditor, type ScriptedEditor } from "./scripted-editor.js";
 
 let fake: FakeOpenAi | undefined;
@@ -15,32 +22,10 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const A = "def f():\n    return 1\n";
-const B = "B = 1\n";
-const C = "c = 3\n";
-const ENVELOPE = [
-  "*** Begin Patch",
-  "*** Update File: a.py",
-  "@@ def f():",
-  "-    return 1",
-  "+    return 2",
-  "*** Update File: b.py",
-  "@@",
-  "-B = 1",
-  "+B = 2",
-  "*** Add File: c.py",
-  "+c = 3",
-  "*** End Patch",
-].join("\n");
-
 async function run(answer: string): Promise<ScriptedEditor> {
   const editor = await startEditor({
     files: { "a.py": A, "b.py": B },
-    turns: [
-      { calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] },
-      { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] },
-      { text: ["ok"] },
-    ],
+    turns: threeFileTurns("ok"),
     permission: () => answer,
   });
   const sessionId = await editor.newSession();

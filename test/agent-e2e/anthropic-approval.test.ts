@@ -2,13 +2,12 @@
 // the same checks as on the other providers, with the real @anthropic-ai/sdk in the spawned
 // language server talking to a fake Messages endpoint. A refusal reaches Claude as a
 // tool_result with is_error; the retry is built on the state that refusal carried.
-import { createPatch } from "diff";
 import type { ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { askUntilDone } from "../support/ask-job.js";
-import { pick } from "../support/agent-scripts.js";
 import { startFakeAnthropic, type AnthropicAnswer, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { cleanup, launch, sha256, type TestClient } from "../support/lsp-client.js";
+import { cleanup } from "../support/lsp-client.js";
+import { A, launchOnA, safePatchArgs } from "../support/provider-approval.js";
 
 let fake: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -17,19 +16,9 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const A = ["export const a = 1;", "export const b = 2;", "export const c = 3;", ""].join("\n");
 const patch = (text: string, from: string, to: string): AnthropicAnswer => ({
   thinking: [{ text: `Change ${from}.`, signature: `sig-${from}` }],
-  calls: [
-    {
-      name: "safe_patch",
-      args: {
-        file_path: "a.ts",
-        unified_diff: createPatch("a.ts", text, text.replace(from, to)),
-        base_content_sha256: sha256(text),
-      },
-    },
-  ],
+  calls: [{ name: "safe_patch", args: safePatchArgs(text, from, to) }],
 });
 
 interface ToolResult {
@@ -51,27 +40,12 @@ async function agent(
   script: AnthropicAnswer[] | ((i: number) => AnthropicAnswer),
   approval: "ask" | "auto",
   answer?: (p: ShowMessageRequestParams) => string,
-): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+): ReturnType<typeof launchOnA> {
   fake = await startFakeAnthropic(script);
-  const prompts: ShowMessageRequestParams[] = [];
-  const client = await launch(
-    { "a.ts": A },
-    {
-      style: "helix",
-      env: { ANTHROPIC_API_KEY: "sk-ant-approval-test-key", ANTHROPIC_BASE_URL: "" },
-      initializationOptions: { provider: "anthropic", baseUrl: fake.url, approval, sessions: false },
-      ...(answer
-        ? {
-            showMessageRequest: (p: ShowMessageRequestParams) => (
-              prompts.push(p),
-              Promise.resolve(pick(p, answer(p)))
-            ),
-          }
-        : {}),
-    },
-  );
-  await client.open("a.ts");
-  return { client, prompts };
+  return launchOnA({ provider: "anthropic", baseUrl: fake.url, approval, sessions: false }, answer, {
+    ANTHROPIC_API_KEY: "sk-ant-approval-test-key",
+    ANTHROPIC_BASE_URL: "",
+  });
 }
 
 describe("the anthropic provider, approval and stale state", () => {

@@ -3,20 +3,18 @@
 // server, which loads the real @anthropic-ai/sdk from node_modules and talks to a fake
 // Messages endpoint on loopback: two reads in one turn (one failing), a patch on the sha256
 // read, an answer; thinking sent back verbatim; cache breakpoints and the cache figures shown.
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { methods } from "@agentclientprotocol/sdk";
 import { createPatch } from "diff";
 import { afterEach, describe, expect, it } from "vitest";
 import { askUntilDone } from "../support/ask-job.js";
 import { startFakeAnthropic, type AnthropicAnswer, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { cleanup, launch } from "../support/lsp-client.js";
+import { runAsk } from "../support/run-ask.js";
 import { sha256Of, tempDir } from "../support/workspace-fixture.js";
 import { closeAll, startEditor } from "../acp/scripted-editor.js";
 
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../bin/lockstep.js");
 const KEY = "sk-ant-e2e-secret-0123456789";
 let fake: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -91,23 +89,7 @@ async function project(): Promise<string> {
   return root;
 }
 
-function ask(
-  root: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
+const ask = runAsk;
 
 const cleanEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,

@@ -1,16 +1,13 @@
 // Local model servers by name: provider "ollama" (and "lmstudio", "llamacpp") is the
 // OpenAI-compatible provider at the server's usual address, with no key. `lockstep ask` spawns
 // the server, which talks to a fake endpoint on loopback with the real openai package.
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { baseUrlInUse } from "../../server/src/config/provider-facts.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import { runAsk } from "../support/run-ask.js";
 import { tempDir } from "../support/workspace-fixture.js";
 
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../bin/lockstep.js");
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -27,23 +24,8 @@ const NO_KEYS = {
   LOCKSTEP_BASE_URL: "",
 };
 
-function ask(
-  root: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
-      env: { ...NO_KEYS, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
+const ask = (root: string, args: string[], env: NodeJS.ProcessEnv = {}): ReturnType<typeof runAsk> =>
+  runAsk(root, args, { ...NO_KEYS, ...env });
 
 describe("provider ollama", () => {
   it("reaches the endpoint with no key and no Authorization header", async () => {

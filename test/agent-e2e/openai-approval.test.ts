@@ -1,13 +1,12 @@
 // Approval and stale-state recovery are the turn loop's, whichever provider serves
 // the model: here the same checks as on the Gemini fake, with the real openai
 // package in the spawned server talking to a fake OpenAI-compatible endpoint.
-import { createPatch } from "diff";
 import type { ShowMessageRequestParams } from "vscode-languageserver-protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { askUntilDone } from "../support/ask-job.js";
-import { pick } from "../support/agent-scripts.js";
 import { startFakeOpenAi, type FakeAnswer, type FakeOpenAi } from "../support/fake-openai.js";
-import { cleanup, launch, sha256, type TestClient } from "../support/lsp-client.js";
+import { cleanup } from "../support/lsp-client.js";
+import { A, launchOnA, safePatchArgs } from "../support/provider-approval.js";
 
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {
@@ -16,16 +15,8 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const A = ["export const a = 1;", "export const b = 2;", "export const c = 3;", ""].join("\n");
-const change = (text: string, from: string, to: string): string =>
-  createPatch("a.ts", text, text.replace(from, to));
 const patch = (text: string, from: string, to: string): FakeAnswer => ({
-  calls: [
-    {
-      name: "safe_patch",
-      args: { file_path: "a.ts", unified_diff: change(text, from, to), base_content_sha256: sha256(text) },
-    },
-  ],
+  calls: [{ name: "safe_patch", args: safePatchArgs(text, from, to) }],
 });
 
 /** The tool messages of the newest request: what the model was told its calls did. */
@@ -42,26 +33,9 @@ async function agent(
   script: FakeAnswer[] | ((i: number) => FakeAnswer),
   approval: "ask" | "auto",
   answer?: (p: ShowMessageRequestParams) => string,
-): Promise<{ client: TestClient; prompts: ShowMessageRequestParams[] }> {
+): ReturnType<typeof launchOnA> {
   fake = await startFakeOpenAi(script);
-  const prompts: ShowMessageRequestParams[] = [];
-  const client = await launch(
-    { "a.ts": A },
-    {
-      style: "helix",
-      initializationOptions: { provider: "openai", baseUrl: fake.url, model: "m", approval },
-      ...(answer
-        ? {
-            showMessageRequest: (p: ShowMessageRequestParams) => (
-              prompts.push(p),
-              Promise.resolve(pick(p, answer(p)))
-            ),
-          }
-        : {}),
-    },
-  );
-  await client.open("a.ts");
-  return { client, prompts };
+  return launchOnA({ provider: "openai", baseUrl: fake.url, model: "m", approval }, answer);
 }
 
 describe("the openai provider, approval and stale state", () => {

@@ -2,39 +2,21 @@
 // --provider openai --base-url … --model …` spawns the server, which loads the
 // real openai package and talks to a fake endpoint on loopback. A read, a patch
 // built on the sha256 it returned, and an answer; no key needed for a local server.
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createPatch } from "diff";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeOpenAi, type FakeOpenAi } from "../support/fake-openai.js";
+import { startFakeOpenAi, type FakeAnswer, type FakeOpenAi } from "../support/fake-openai.js";
+import { runAsk } from "../support/run-ask.js";
 import { sha256Of, tempDir } from "../support/workspace-fixture.js";
 
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../bin/lockstep.js");
 let fake: FakeOpenAi | undefined;
 afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
 
-function ask(
-  root: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "ask", ...args, "--root", root], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out }));
-  });
-}
+const ask = runAsk;
 
 describe("lockstep ask with provider openai", () => {
   it("reads, patches on the sha256 it read, and answers, against a local endpoint without a key", async () => {
@@ -119,28 +101,25 @@ describe("a model without tool calling (tools: false)", () => {
       "```",
     ].join("\n");
 
-  it("gets the file's versioned state and no tools, and its SEARCH/REPLACE block lands", async () => {
+  /** area.ts in a new root; `lockstep ask` with a model without tools that answers `answers`. */
+  async function askToolless(
+    answers: FakeAnswer[],
+  ): Promise<{ root: string; run: Awaited<ReturnType<typeof runAsk>>; requests: FakeOpenAi["requests"] }> {
     const root = await fs.realpath(tempDir("lockstep-toolless-"));
     await fs.writeFile(path.join(root, "area.ts"), before);
-    fake = await startFakeOpenAi([{ text: aider("  return w * h;", "  return h * w;") }]);
-    const run = await ask(
-      root,
-      [
-        "--provider",
-        "openai",
-        "--base-url",
-        fake.url,
-        "--model",
-        "small",
-        "--no-tools",
-        "--yes",
-        "swap the factors in @area.ts",
-      ],
-      { ...process.env },
-    );
+    fake = await startFakeOpenAi(answers);
+    const args = ["--provider", "openai", "--base-url", fake.url, "--model", "small", "--no-tools", "--yes"];
+    const run = await ask(root, [...args, "swap the factors in @area.ts"], { ...process.env });
+    return { root, run, requests: fake.requests };
+  }
+
+  it("gets the file's versioned state and no tools, and its SEARCH/REPLACE block lands", async () => {
+    const { root, run, requests } = await askToolless([
+      { text: aider("  return w * h;", "  return h * w;") },
+    ]);
     expect(run.code).toBe(0);
     expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
-    const request = fake.requests[0]!;
+    const request = requests[0]!;
     expect(request["tools"]).toBeUndefined();
     const messages = request["messages"] as { role: string; content: string }[];
     expect(messages[0]!.content).toContain("<<<<<<< SEARCH");
@@ -148,8 +127,6 @@ describe("a model without tool calling (tools: false)", () => {
   }, 60_000);
 
   it("when a block does not apply, gets one more round with why and the current state, and its ««« EDIT block lands", async () => {
-    const root = await fs.realpath(tempDir("lockstep-toolless-"));
-    await fs.writeFile(path.join(root, "area.ts"), before);
     const edit = [
       "area.ts",
       "««« EDIT",
@@ -158,26 +135,14 @@ describe("a model without tool calling (tools: false)", () => {
       "  return h * w;",
       "»»» EDIT END",
     ].join("\n");
-    fake = await startFakeOpenAi([{ text: aider("  return w*h;", "  return h * w;") }, { text: edit }]);
-    const run = await ask(
-      root,
-      [
-        "--provider",
-        "openai",
-        "--base-url",
-        fake.url,
-        "--model",
-        "small",
-        "--no-tools",
-        "--yes",
-        "swap the factors in @area.ts",
-      ],
-      { ...process.env },
-    );
+    const { root, run, requests } = await askToolless([
+      { text: aider("  return w*h;", "  return h * w;") },
+      { text: edit },
+    ]);
     expect(run.code).toBe(0);
     expect(await fs.readFile(path.join(root, "area.ts"), "utf8")).toBe(after);
-    expect(fake.requests).toHaveLength(2);
-    const followUp = (fake.requests[1]!["messages"] as { role: string; content: string }[]).at(-1)!.content;
+    expect(requests).toHaveLength(2);
+    const followUp = (requests[1]!["messages"] as { role: string; content: string }[]).at(-1)!.content;
     expect(followUp).toContain("did not apply");
     expect(followUp).toContain(sha256Of(before));
   }, 60_000);

@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { A_PY as A, B_PY as B, threeFileTurns } from "../support/three-file-change.js";
 
 const run = promisify(execFile);
 const BIN = path.resolve("bin/lockstep.js");
@@ -16,29 +17,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-const A = "def f():\n    return 1\n";
-const B = "B = 1\n";
-const ENVELOPE = [
-  "*** Begin Patch",
-  "*** Update File: a.py",
-  "@@ def f():",
-  "-    return 1",
-  "+    return 2",
-  "*** Update File: b.py",
-  "@@",
-  "-B = 1",
-  "+B = 2",
-  "*** Add File: c.py",
-  "+c = 3",
-  "*** End Patch",
-].join("\n");
-const SCRIPT = {
-  turns: [
-    { calls: [{ name: "read_many_files", args: { file_paths: ["a.py", "b.py"] } }] },
-    { calls: [{ name: "apply_patch", args: { input: ENVELOPE } }] },
-    { text: ["Done."] },
-  ],
-};
+const SCRIPT = { turns: threeFileTurns("Done.") };
 
 async function ask(input: string): Promise<{ root: string; stdout: string; code: number }> {
   const root = await mkdtemp(path.join(os.tmpdir(), "lockstep-ask-patch-"));

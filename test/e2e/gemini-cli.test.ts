@@ -27,7 +27,14 @@ import { companionFacts } from "../support/companion-client.js";
 import { eventually } from "../support/poll.js";
 import { startFakeGemini, textTurn, type FakeGemini } from "../support/fake-gemini.js";
 import { cleanup, launch } from "../support/lsp-client.js";
-import { FIXTURES, REPO, makeWorkspace, requireBuild, requireEditor, runEditor } from "./fixtures/harness.js";
+import {
+  REPO,
+  makeWorkspace,
+  requireBuild,
+  requireEditor,
+  runEditor,
+  headlessNvim,
+} from "./fixtures/harness.js";
 
 const INSTALLED = path.join(REPO, "node_modules", ".bin", "gemini");
 const GEMINI = process.env["LOCKSTEP_GEMINI_CLI"] ?? (existsSync(INSTALLED) ? INSTALLED : undefined);
@@ -178,19 +185,7 @@ describe.skipIf(!GEMINI)("gemini-cli in IDE mode with lockstep as its companion"
         modified?: boolean;
         discovery_file?: string;
       }>({
-        command: "nvim",
-        args: [
-          "--headless",
-          "-u",
-          "NONE",
-          "-i",
-          "NONE",
-          "-n",
-          "--cmd",
-          `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-          "-c",
-          `luafile ${path.join(FIXTURES, "nvim", "gemini-terminal.lua")}`,
-        ],
+        ...headlessNvim("gemini-terminal.lua"),
         input: {
           repo: REPO,
           node: process.execPath,

@@ -1,9 +1,8 @@
 // lockstep in a real Neovim 0.7.2 (headless) with the plugin in clients/neovim:
 // the driver fixtures/nvim/driver.lua plays each scenario of fixtures/scenarios.ts
 // and reports what the buffers, the disk, the chat and the prompts showed.
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FIXTURES, REPO, once, requireBuild, requireEditor } from "./fixtures/harness.js";
+import { once, requireBuild, requireEditor, headlessNvim, nvimLogs } from "./fixtures/harness.js";
 import {
   TEST_TIMEOUT_MS,
   expectAgentPatchesBuffer,
@@ -44,20 +43,8 @@ async function runNvim(
   ready();
   return playScenario<NvimResult>(
     {
-      command: "nvim",
-      args: [
-        "--headless",
-        "-u",
-        "NONE",
-        "-i",
-        "NONE",
-        "-n",
-        "--cmd",
-        `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-        "-c",
-        `luafile ${path.join(FIXTURES, "nvim", "driver.lua")}`,
-      ],
-      logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+      ...headlessNvim("driver.lua"),
+      logs: nvimLogs,
     },
     input,
     env,

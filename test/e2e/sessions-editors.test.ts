@@ -11,7 +11,6 @@ import { startFakeGemini } from "../support/fake-gemini.js";
 import { stopAllServers } from "../support/lsp-client.js";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
 import {
-  FIXTURES,
   REPO,
   once,
   requireBuild,
@@ -19,6 +18,8 @@ import {
   resultOf,
   runEditor,
   type RunOptions,
+  headlessNvim,
+  nvimLogs,
 } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, type Envelope } from "./fixtures/scenario-checks.js";
 import { FAKE_KEY } from "./fixtures/scenarios.js";
@@ -109,20 +110,8 @@ describe("stored sessions in real editors", { timeout: TEST_TIMEOUT_MS }, () => 
       }
     >(
       {
-        command: "nvim",
-        args: [
-          "--headless",
-          "-u",
-          "NONE",
-          "-i",
-          "NONE",
-          "-n",
-          "--cmd",
-          `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-          "-c",
-          `luafile ${path.join(FIXTURES, "nvim", "sessions-driver.lua")}`,
-        ],
-        logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+        ...headlessNvim("sessions-driver.lua"),
+        logs: nvimLogs,
       },
       {},
     );

@@ -17,6 +17,8 @@ import {
   resultOf,
   runEditor,
   type RunOptions,
+  headlessNvim,
+  nvimLogs,
 } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS } from "./fixtures/scenario-checks.js";
 
@@ -114,20 +116,8 @@ async function neovim(cmd: string[], wrapped: boolean): Promise<SessionResult> {
   nvimReady();
   return play(
     {
-      command: "nvim",
-      args: [
-        "--headless",
-        "-u",
-        "NONE",
-        "-i",
-        "NONE",
-        "-n",
-        "--cmd",
-        `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-        "-c",
-        `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`,
-      ],
-      logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
+      ...headlessNvim("session-driver.lua"),
+      logs: nvimLogs,
     },
     { cmd, wrapped },
   );

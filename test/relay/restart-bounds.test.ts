@@ -4,7 +4,7 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_HELD_REQUESTS } from "../../server/src/relay/held-requests.js";
-import { INITIALIZE_DEADLINE_MS } from "../../server/src/relay/relay.js";
+import { INITIALIZE_DEADLINE_MS } from "../../server/src/relay/child-life.js";
 import { RawEditor, killRawEditors, type Json } from "./raw-editor.js";
 import { pidIn } from "./wrap-support.js";
 

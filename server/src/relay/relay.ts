@@ -6,9 +6,11 @@
 // child and lockstep ask of the editor goes out under ids of the relay's own, so
 // theirs never collide. The child's diagnostics go to lockstep, which publishes
 // them merged with its own; which text each list speaks for is diagnostics/versions.ts's.
+// The child's life (start, restart, held requests, gone) is child-life.ts's; this file routes.
 import type { Readable, Writable } from "node:stream";
 import { Message, type NotificationMessage, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc";
-import { ChildServer, EXIT_GRACE_MS } from "./child-server.js";
+import { EXIT_GRACE_MS } from "./child-server.js";
+import { ChildLife, INITIALIZE_DEADLINE_MS, isObject, requestFailed } from "./child-life.js";
 import { concatActions, mergeCapabilities, mergeServerInfo, type ServerInfo } from "./capabilities.js";
 import { STUCK_MS, TO_CHILD_BOUND, ToEditor, Valve } from "./flow.js";
 import { readFrames, type Frame } from "../jsonrpc/framing.js";
@@ -16,18 +18,9 @@ import { memoryChannel, type MemoryChannel } from "./in-memory.js";
 import type { ChildDiagnostics } from "../diagnostics/types.js";
 import { SentVersions } from "../diagnostics/versions.js";
 import type { OpenDocument, WrapLink, WrapStatus } from "./wrap-link.js";
-import { HeldRequests } from "./held-requests.js";
-import { missingFeatures, reasonLine } from "./wrap-status.js";
 
 type Peer = "child" | "lockstep";
 type Id = number | string;
-type Json = Record<string, unknown>;
-
-/** LSP's RequestFailed: the request was valid, the server that would answer it is not there. */
-const REQUEST_FAILED = -32803;
-/** How long the child has to answer initialize: servers answer at once and index afterwards, with progress. */
-export const INITIALIZE_DEADLINE_MS = 30_000;
-const INTERNAL = "lockstep-relay/";
 
 interface EditorRequest {
   method: string;
@@ -59,40 +52,14 @@ export interface RelayOptions {
   exit: (code: number) => void;
 }
 
-/** The answer to a request the wrapped server is not there to answer. */
-const requestFailed = (id: Id, message: string): ResponseMessage => ({
-  jsonrpc: "2.0",
-  id,
-  error: { code: REQUEST_FAILED, message },
-});
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
 export class Relay implements WrapLink {
   /** lockstep's own server reads and writes this channel. */
   readonly lockstep: MemoryChannel;
   readonly childName: string;
-  private readonly child: ChildServer;
+  private readonly child: ChildLife;
   private readonly pending = new Map<Id, EditorRequest>();
   private readonly outgoing = new Map<number, { peer: Peer; id: Id }>();
   private nextOutgoing = 1;
-  private nextInternal = 1;
-  /**
-   * The relay's own requests to the child (a restarted child's initialize), by id. An editor can send any id,
-   * so these are told apart by being in flight, not by their look: one is in flight only while the editor's
-   * requests are held, and the map is emptied when its child ends.
-   */
-  private readonly internal = new Map<Id, (response: ResponseMessage) => void>();
-  /** Requests held while a restarted child initializes. */
-  private readonly held = new HeldRequests<Wire>();
-  /** Why the child is not there, when it is not and will not come back. */
-  private gone: string | undefined;
-  /** Why the child last ended and was restarted: the session says what happened. */
-  private lastRestart: string | undefined;
-  private initializeParams: Json | undefined;
-  private childInitialized = false;
-  /** What the child announced at its first initialize: what the editor loses if it goes. */
-  private childCapabilities: Json | undefined;
   private shutdown = false;
   /** Which text of a document the child's lists speak for. */
   private readonly versions = new SentVersions();
@@ -104,11 +71,27 @@ export class Relay implements WrapLink {
   private readonly toChildFlow = new Valve();
 
   constructor(private readonly options: RelayOptions) {
-    this.childName = options.command.split(/[\\/]/).pop() ?? options.command;
+    this.child = new ChildLife(options.command, options.args, {
+      message: (frame) => this.fromPeer("child", frame),
+      log: options.log,
+      tellUser: (message) => this.tellUser(message),
+      lost: () => {
+        for (const listener of this.goneListeners) listener();
+        this.toEditorFlow.childGone();
+        this.toChildFlow.open();
+      },
+      unanswered: () => this.forgetChild(),
+      reopened: () => {
+        const documents = this.documents();
+        for (const doc of documents) this.versions.reopened(doc.uri, doc.version);
+        return documents;
+      },
+    });
+    this.childName = this.child.name;
     this.lockstep = memoryChannel((m) => this.fromPeer("lockstep", m));
     this.toEditorFlow = new ToEditor(
       options.editor.output,
-      () => this.child.output,
+      () => this.child.server.output,
       (count, total) =>
         this.toEditor(
           note(
@@ -116,52 +99,17 @@ export class Relay implements WrapLink {
           ),
         ),
     );
-    this.child = new ChildServer(options.command, options.args, {
-      message: (frame) => this.fromPeer("child", frame),
-      ended: (reason, expected) => this.childEnded(reason, expected),
-    });
     // A well-framed message that is not JSON-RPC is answered as JSON-RPC says, and the stream read on.
     readFrames(options.editor.input, (frame) => this.fromEditor(frame), options.editor.broken, {
       invalid: (code, message, id) =>
         this.toEditor({ jsonrpc: "2.0", id, error: { code, message } } as ResponseMessage),
       skipOversized: true,
     });
-    // Nothing outlives lockstep, however it ends: its exit (the end of input, the editor's exit, a broken
-    // frame), the usual signals (turned into an exit, as the companion's handler does too), SIGKILL (the tether).
-    process.on("exit", () => this.child.killNow());
-    for (const [signal, code] of [
-      ["SIGTERM", 143],
-      ["SIGINT", 130],
-      ["SIGHUP", 129],
-    ] as const)
-      process.once(signal, () => process.exit(code));
     this.child.start();
   }
 
   status(): WrapStatus {
-    if (this.gone !== undefined) {
-      const missing = missingFeatures(this.childCapabilities, this.initializeParams);
-      return {
-        server: this.childName,
-        state: "failed",
-        restarts: this.child.restarts,
-        reason: this.gone,
-        missing,
-        ...this.droppedCount(),
-      };
-    }
-    const state = this.held.holding || !this.child.running ? "restarting" : "running";
-    return {
-      server: this.childName,
-      state,
-      restarts: this.child.restarts,
-      ...(this.lastRestart !== undefined ? { reason: `restarted after ${this.lastRestart}` } : {}),
-      ...this.droppedCount(),
-    };
-  }
-
-  private droppedCount(): { dropped?: number } {
-    return this.toEditorFlow.dropped > 0 ? { dropped: this.toEditorFlow.dropped } : {};
+    return this.child.status(this.toEditorFlow.dropped > 0 ? { dropped: this.toEditorFlow.dropped } : {});
   }
 
   onDiagnostics(listener: (published: ChildDiagnostics) => void): void {
@@ -220,14 +168,18 @@ export class Relay implements WrapLink {
     const options = isObject(params["initializationOptions"]) ? params["initializationOptions"] : undefined;
     // initializationOptions.lockstep is lockstep's; the rest is the child's, as if lockstep were not there.
     const { lockstep: own, ...theirs } = options ?? {};
-    this.initializeParams = { ...params, initializationOptions: options === undefined ? undefined : theirs };
-    if (options === undefined) delete this.initializeParams["initializationOptions"];
+    const childParams: Record<string, unknown> = {
+      ...params,
+      initializationOptions: options === undefined ? undefined : theirs,
+    };
+    if (options === undefined) delete childParams["initializationOptions"];
+    this.child.initializing(childParams);
     this.lockstep.deliver({
       ...request,
       params: { ...params, initializationOptions: own },
     } as RequestMessage);
     this.track(request, ["child", "lockstep"], (answers) => this.mergeInitialize(request.id as Id, answers));
-    this.sendToChild({ ...request, params: this.initializeParams } as RequestMessage);
+    this.sendToChild({ ...request, params: childParams } as RequestMessage);
     // A child that never answers must not hold the editor's initialize, and lockstep's features, for ever.
     const id = request.id as Id;
     const timer = setTimeout(
@@ -241,35 +193,18 @@ export class Relay implements WrapLink {
 
   private mergeInitialize(id: Id, answers: Map<Peer, ResponseMessage>): ResponseMessage {
     const own = answers.get("lockstep");
-    const child = answers.get("child");
     const ownResult = isObject(own?.result) ? own.result : {};
-    if (!isObject(child?.result)) {
-      // A child that died on the way was named already, once. One that answered with an error is of no use
-      // (LSP: no request before a successful initialize): it is told to exit, and killed if it does not.
-      if (this.gone === undefined) {
-        this.gone = reasonLine(
-          `it did not initialize: ${child?.error?.message ?? "no answer"}`,
-          this.child.stderrTail(),
-        );
-        this.tellUser(
-          `the wrapped language server ${this.childName} ${this.gone}; lockstep's own features work without it.`,
-        );
-        this.child.send({ jsonrpc: "2.0", method: "exit" } as NotificationMessage);
-        void this.child.stop();
-      }
-      return { jsonrpc: "2.0", id, result: ownResult };
-    }
-    this.childInitialized = true;
-    this.childCapabilities = isObject(child.result["capabilities"]) ? child.result["capabilities"] : {};
+    const child = this.child.initializeAnswered(answers.get("child"));
+    if (child === undefined) return { jsonrpc: "2.0", id, result: ownResult };
     const caps = mergeCapabilities(
-      isObject(child.result["capabilities"]) ? child.result["capabilities"] : {},
+      isObject(child["capabilities"]) ? child["capabilities"] : {},
       isObject(ownResult["capabilities"]) ? ownResult["capabilities"] : {},
     );
     const serverInfo = mergeServerInfo(
-      (child.result["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName },
+      (child["serverInfo"] as ServerInfo | undefined) ?? { name: this.childName },
       (ownResult["serverInfo"] as ServerInfo | undefined) ?? { name: "lockstep" },
     );
-    return { jsonrpc: "2.0", id, result: { ...child.result, capabilities: caps, serverInfo } };
+    return { jsonrpc: "2.0", id, result: { ...child, capabilities: caps, serverInfo } };
   }
 
   private editorResponse(response: ResponseMessage): void {
@@ -293,12 +228,12 @@ export class Relay implements WrapLink {
     // Documents go to both from the one stream, so lockstep's versions are the child's.
     this.lockstep.deliver(notification);
     // A restarting child gets the documents as they are once it is up, not the changes meanwhile.
-    if (!this.held.holding || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
+    if (!this.child.holding || !notification.method.startsWith("textDocument/")) this.sendToChild(frame);
   }
 
   private async exit(): Promise<void> {
     this.sendToChild({ jsonrpc: "2.0", method: "exit" } as NotificationMessage);
-    await this.child.stop();
+    await this.child.server.stop();
     this.options.exit(this.shutdown ? 0 : 1);
   }
 
@@ -334,33 +269,17 @@ export class Relay implements WrapLink {
   private sendToChild(wire: Wire): void {
     const message = messageOf(wire);
     if (Message.isRequest(message)) {
-      if (this.gone !== undefined) return this.answered("child", this.failure(message.id!));
-      if (this.held.holding) {
-        if (!this.held.hold(wire, isFrame(wire) ? wire.raw.length : JSON.stringify(wire).length))
-          this.answered("child", this.busy(message.id!));
-        return;
-      }
+      const size = isFrame(wire) ? wire.raw.length : JSON.stringify(wire).length;
+      const admitted = this.child.admit(message.id!, bytesOf(wire), size);
+      if (admitted === "held") return;
+      if (admitted !== "now") return this.answered("child", admitted);
     }
-    this.child.send(bytesOf(wire));
-    const input = this.child.input;
+    this.child.server.send(bytesOf(wire));
+    const input = this.child.server.input;
     if (input && input.writableLength > TO_CHILD_BOUND) {
       const stuck = `it stopped reading: more than ${TO_CHILD_BOUND / 1024 / 1024} MB sent to it waited ${STUCK_MS / 1000} s`;
-      this.toChildFlow.hold(this.options.editor.input, input, () => this.child.abandon(stuck));
+      this.toChildFlow.hold(this.options.editor.input, input, () => this.child.server.abandon(stuck));
     }
-  }
-
-  private busy(id: Id): ResponseMessage {
-    return requestFailed(
-      id,
-      `The wrapped language server ${this.childName} is restarting and ${this.held.count} requests already wait for it; ask again when it is up.`,
-    );
-  }
-
-  private failure(id: Id): ResponseMessage {
-    return requestFailed(
-      id,
-      `The wrapped language server ${this.childName} is not running (${this.gone ?? "restarting"}); lockstep's own commands still work.`,
-    );
   }
 
   private answered(peer: Peer, wire: Wire): void {
@@ -382,14 +301,7 @@ export class Relay implements WrapLink {
 
   private fromPeer(peer: Peer, wire: Wire): void {
     const message = messageOf(wire);
-    if (Message.isResponse(message)) {
-      const resolve = peer === "child" && message.id !== null ? this.internal.get(message.id) : undefined;
-      if (resolve) {
-        this.internal.delete(message.id!);
-        return resolve(message);
-      }
-      return this.answered(peer, wire);
-    }
+    if (Message.isResponse(message)) return this.answered(peer, wire);
     if (Message.isRequest(message)) {
       const id = this.nextOutgoing++;
       this.outgoing.set(id, { peer, id: message.id! });
@@ -427,68 +339,15 @@ export class Relay implements WrapLink {
     } as NotificationMessage);
   }
 
-  // The child's life.
-
-  private childEnded(reason: string, expected: boolean): void {
-    this.options.log("child ended", { reason, expected });
-    if (expected) return;
-    const tail = this.child.stderrTail();
-    for (const listener of this.goneListeners) listener();
-    this.toEditorFlow.childGone();
-    this.toChildFlow.open();
-    const restart = this.childInitialized && this.child.mayRestart();
-    this.tellUser(
-      `the wrapped language server ${this.childName} stopped: ${reason}.${tail ? ` Its last words: ${tail}` : ""} ${restart ? "Restarting it." : "lockstep's own features keep working; restart the editor's server to try again."}`,
-    );
-    if (restart) {
-      this.held.start();
-      this.lastRestart = reasonLine(reason, tail);
-    } else this.gone = reasonLine(this.childInitialized ? reason : `it did not initialize: ${reason}`, tail);
-    // What the child was asked and will never answer is answered now.
+  /** The child ended unasked, and is named gone or restarting: what it was asked and will never answer is answered now. */
+  private forgetChild(): void {
     for (const [id, request] of [...this.pending])
       if (request.peers.includes("child"))
         this.answered(
           "child",
-          request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.failure(id),
+          request.method === "shutdown" ? { jsonrpc: "2.0", id, result: null } : this.child.failure(id),
         );
     for (const [id, route] of [...this.outgoing]) if (route.peer === "child") this.outgoing.delete(id);
-    this.internal.clear();
-    if (restart) this.restart();
-  }
-
-  private restart(): void {
-    this.child.start();
-    const id = `${INTERNAL}${this.nextInternal++}`;
-    // A restarted child that never answers is a child that failed: the requests held for it must not wait for ever.
-    const deadline = setTimeout(
-      () =>
-        this.internal.has(id) &&
-        this.child.abandon(`it did not initialize again within ${INITIALIZE_DEADLINE_MS / 1000} s`),
-      INITIALIZE_DEADLINE_MS,
-    );
-    deadline.unref();
-    this.internal.set(id, (response) => {
-      clearTimeout(deadline);
-      // Killed, so that its end is reported once (and a next start, if one is left, does not run beside it).
-      if (response.error)
-        return this.child.abandon(`it did not initialize again (${response.error.message})`);
-      this.child.send({ jsonrpc: "2.0", method: "initialized", params: {} } as NotificationMessage);
-      for (const doc of this.documents()) {
-        this.versions.reopened(doc.uri, doc.version);
-        this.child.send({
-          jsonrpc: "2.0",
-          method: "textDocument/didOpen",
-          params: { textDocument: doc },
-        } as NotificationMessage);
-      }
-      for (const request of this.held.release()) this.child.send(bytesOf(request));
-    });
-    this.child.send({
-      jsonrpc: "2.0",
-      id,
-      method: "initialize",
-      params: this.initializeParams ?? {},
-    } as RequestMessage);
   }
 }
 

@@ -10,41 +10,28 @@
 // Once hunks land, the base moves on with them (the pending hunks' places in it
 // shift by what landed before them), so the next decision diffs only the
 // user's own typing, not every hunk taken so far. Long loops yield now and
-// then, so a change of thousands of hunks never holds other requests.
-import { changeHunks, hunkDiff, hunkSummary, type ChangeHunk } from "../edit/merge/hunks.js";
-import { applyLocated, MovedText, type Located } from "../edit/merge/rebase.js";
+// then, so a change of thousands of hunks never holds other requests. How
+// accepted hunks land on the file is land-hunks.ts's; this file stages, shows and
+// queues the decisions.
+import { changeHunks, hunkDiff, hunkSummary } from "../edit/merge/hunks.js";
+import { MovedText } from "../edit/merge/rebase.js";
 import { linesWithEol } from "../edit/shared/text.js";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
-import type { FileState } from "../workspace/file-state.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { Journal } from "./journal.js";
 import type { StagedOutcome } from "./policy.js";
 import type { HunkOutcome, ProposedChange } from "./proposal.js";
+import { landHunks, turn, YIELD_EVERY, type Landing, type StagedHunk } from "./land-hunks.js";
 
 export type ReviewDecision = "apply" | "reject" | "always";
 
-interface StagedHunk {
+interface StagedChange extends Landing {
   id: string;
-  /** As proposed, on the text the change was computed on (what the user is shown). */
-  hunk: ChangeHunk;
-  /** The same hunk on `base` as it is now (its place moves as the hunks before it land). */
-  at: ChangeHunk;
-  outcome?: HunkOutcome;
-}
-
-interface StagedChange {
-  id: string;
-  change: ProposedChange;
-  /** The lines the change was computed on ("" for a file it creates), with the hunks that landed since. */
-  base: readonly string[];
-  hunks: StagedHunk[];
   always: boolean;
   /** Decisions on one change are carried out one after another. */
   queue: Promise<void>;
   /** Decisions not carried out yet: all those waiting when a turn comes are carried out together (one read, one diff, one write). */
   waiting: { decision: ReviewDecision; targets: StagedHunk[]; signal: AbortSignal }[];
-  lastState?: FileState;
-  lastBaseVersion?: number | null;
   finish: () => void;
 }
 
@@ -283,7 +270,8 @@ export class ReviewDesk {
       if (decision === "always") s.always = true;
     }
     if (toApply.size > 0)
-      await this.apply(
+      await landHunks(
+        this.deps,
         s,
         s.hunks.filter((h) => toApply.has(h)),
         signal,
@@ -321,81 +309,6 @@ export class ReviewDesk {
     const read = await ws.read(path.value);
     return read.ok ? read.value.content : read.error.code === "not_found" ? "" : undefined;
   }
-
-  /**
-   * The hunks placed on the file as it is now, in one edit (eglot cannot report one edit before the
-   * next while it waits for our answer): those that fit land, the others are conflicts.
-   */
-  private async apply(s: StagedChange, hunks: StagedHunk[], signal: AbortSignal): Promise<void> {
-    const conflict = (h: StagedHunk, message: string): void =>
-      void (h.outcome = { hunk_id: h.id, status: "conflict", message });
-    const ws = this.deps.workspace();
-    const path = ws ? await ws.resolve(s.change.file_path, "write") : undefined;
-    if (!ws || !path?.ok)
-      return hunks.forEach((h) =>
-        conflict(h, path && !path.ok ? path.error.message : "the server is not initialized"),
-      );
-    const read = await ws.read(path.value);
-    if (!read.ok && !(read.error.code === "not_found" && s.change.before === null))
-      return hunks.forEach((h) => conflict(h, read.ok ? "" : read.error.message));
-    const current = read.ok ? read.value : null;
-    // One diff of base → now for every hunk decided; each is placed on the text as it is, all land in one pass.
-    const moved = new MovedText(s.base, current?.content ?? "");
-    const landing: StagedHunk[] = [];
-    const located: Located[] = [];
-    for (const h of hunks) {
-      if (landing.length % YIELD_EVERY === YIELD_EVERY - 1) await turn();
-      const placed = moved.locate(h.at);
-      if (!placed.ok) conflict(h, placed.error.message);
-      else {
-        landing.push(h);
-        located.push(placed.value);
-      }
-    }
-    if (landing.length === 0) return;
-    const text = applyLocated(moved.now, located).join("");
-    const delivered = await ws.deliver(path.value, current, text, signal);
-    if (!delivered.ok) {
-      const status = delivered.error.code === "rejected" ? "rejected" : "conflict";
-      for (const h of landing) h.outcome = { hunk_id: h.id, status, message: delivered.error.message };
-      return;
-    }
-    for (const h of landing) h.outcome = { hunk_id: h.id, status: "applied" };
-    advanceBase(s, new Set(landing));
-    s.lastState = delivered.value.state;
-    s.lastBaseVersion = current?.version ?? null;
-    this.deps.journal.record({
-      job_id: s.change.job_id ?? null,
-      tool: s.change.tool,
-      file_path: s.change.file_path,
-      uri: s.change.uri,
-      before: current?.content ?? null,
-      after: text,
-    });
-  }
-}
-
-/** Hunks located per turn of the event loop: a change of thousands of hunks lets other requests in between. */
-const YIELD_EVERY = 256;
-
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * The hunks that landed applied to the change's base too, and the pending
- * hunks' places in it moved by what landed before them: the base then differs
- * from the file only by the user's own typing, so the next decision's diff is small.
- */
-function advanceBase(s: StagedChange, landed: ReadonlySet<StagedHunk>): void {
-  const base = applyLocated(
-    s.base,
-    s.hunks.filter((h) => landed.has(h)).map((h) => ({ hunk: h.at, at: h.at.start })),
-  );
-  let shift = 0;
-  for (const h of s.hunks) {
-    if (landed.has(h)) shift += h.at.added.length - h.at.removed.length;
-    else if (!h.outcome && shift !== 0) h.at = { ...h.at, start: h.at.start + shift, end: h.at.end + shift };
-  }
-  s.base = base;
 }
 
 /** Aborts once every one of `signals` has: a decision carried out with others is cancelled only when all of them are. */

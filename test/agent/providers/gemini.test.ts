@@ -3,82 +3,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createGeminiModel, DEFAULT_GEMINI_MODEL } from "../../../server/src/agent/providers/gemini.js";
 import type { GeminiModelOptions } from "../../../server/src/agent/providers/gemini.js";
-import { ModelError } from "../../../server/src/agent/model.js";
-import type { GenerateRequest, Model, ModelEvent } from "../../../server/src/agent/model.js";
-import { callTurn, startFakeGemini, textTurn } from "../../support/fake-gemini.js";
-import type { FakeGemini, FakeScript, FakeTurn } from "../../support/fake-gemini.js";
+import type { GenerateRequest, ModelEvent } from "../../../server/src/agent/model.js";
+import { callTurn, textTurn } from "../../support/fake-gemini.js";
+import type { FakeTurn } from "../../support/fake-gemini.js";
+import { closeGemini, collect, fakeGemini, failure, KEY, never, request, serve, WAIT } from "./gemini-rig.js";
 
-const KEY = "test-key-0123456789-SECRET-wxyz";
-
-const request: GenerateRequest = {
-  system: "Be brief.",
-  history: [{ role: "user", parts: [{ text: "hello" }] }],
-  tools: [
-    {
-      name: "read_file",
-      description: "Read a file.",
-      parametersJsonSchema: {
-        type: "object",
-        properties: { file_path: { type: "string" } },
-        required: ["file_path"],
-      },
-    },
-  ],
-};
-
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  vi.unstubAllEnvs();
-});
-
-async function serve(
-  script: FakeScript,
-  options: GeminiModelOptions = {},
-): Promise<{ fake: FakeGemini; model: Model }> {
-  fake = await startFakeGemini(script);
-  const model = createGeminiModel({
-    apiKey: KEY,
-    baseUrl: fake.baseUrl,
-    retryBaseDelayMs: 1,
-    env: {},
-    ...options,
-  });
-  return { fake, model };
-}
-
-/** Text and calls as streamed; the usage figures are checked on their own. */
-async function collect(model: Model, signal: AbortSignal): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of model.stream(request, signal)) if (event.type !== "usage") events.push(event);
-  return events;
-}
-
-/** The ModelError a promise rejects with (fails the test if it resolves). */
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
-
-const never = (): AbortSignal => new AbortController().signal;
-/** vi.waitFor gives up after 1 s by default: too little for a loaded machine; a wait that never ends still fails. */
-const WAIT = { timeout: 10_000 };
-
-/** Starts a stream, aborts it once its first request has arrived, and expects "cancelled" within a second. */
-async function abortAfterFirstRequest(fake: FakeGemini, model: Model): Promise<void> {
-  const controller = new AbortController();
-  const pending = collect(model, controller.signal);
-  await vi.waitFor(() => expect(fake.requests).toHaveLength(1), WAIT);
-  const started = Date.now();
-  controller.abort();
-  expect((await failure(pending)).code).toBe("cancelled");
-  expect(Date.now() - started).toBeLessThan(1_000);
-}
+afterEach(closeGemini);
 
 describe("stream", () => {
   it("yields text deltas in order, each as it arrives", async () => {
@@ -196,125 +126,6 @@ describe("stream", () => {
   });
 });
 
-describe("retries", () => {
-  const ok = textTurn("ok");
-  it.each<{ name: string; script: FakeTurn[]; requests: number }>([
-    { name: "429 then success", script: [{ status: 429 }, ok], requests: 2 },
-    { name: "500 then success", script: [{ status: 500 }, ok], requests: 2 },
-    { name: "503 twice then success", script: [{ status: 503 }, { status: 503 }, ok], requests: 3 },
-    { name: "dropped connection then success", script: [{ dropConnection: true }, ok], requests: 2 },
-    {
-      name: "error event mid-stream then success",
-      script: [{ chunks: [], failWith: { status: 503, message: "overloaded" } }, ok],
-      requests: 2,
-    },
-    {
-      name: "malformed function call then success",
-      script: [{ chunks: [{ parts: [], finishReason: "MALFORMED_FUNCTION_CALL" }] }, ok],
-      requests: 2,
-    },
-  ])("retries: $name", async ({ script, requests }) => {
-    const { fake, model } = await serve(script, { maxRetries: 3 });
-    expect(await collect(model, never())).toEqual([{ type: "text", text: "ok" }]);
-    expect(fake.requests).toHaveLength(requests);
-  });
-
-  it.each<{ name: string; turn: FakeTurn; code: ModelError["code"]; requests: number }>([
-    {
-      name: "persistent 429",
-      turn: { status: 429, message: "Quota exceeded." },
-      code: "rate_limited",
-      requests: 3,
-    },
-    { name: "persistent 500", turn: { status: 500 }, code: "server", requests: 3 },
-    { name: "persistent drop", turn: { dropConnection: true }, code: "network", requests: 3 },
-    {
-      name: "400 is not retried",
-      turn: { status: 400, message: "Invalid JSON payload." },
-      code: "bad_response",
-      requests: 1,
-    },
-    { name: "403 is not retried", turn: { status: 403 }, code: "bad_response", requests: 1 },
-  ])("gives up: $name", async ({ turn, code, requests }) => {
-    const { fake, model } = await serve(() => turn, { maxRetries: 2 });
-    const error = await failure(collect(model, never()));
-    expect(error.code).toBe(code);
-    expect(fake.requests).toHaveLength(requests);
-  });
-
-  it("says what the server said, and what to do", async () => {
-    const { model } = await serve(() => ({ status: 429, message: "Quota exceeded for metric X." }), {
-      maxRetries: 0,
-    });
-    const error = await failure(collect(model, never()));
-    expect(error.message).toContain("Quota exceeded for metric X.");
-    expect(error.message).toMatch(/429/);
-  });
-
-  it("reads the message of an error event sent mid-stream", async () => {
-    const { model } = await serve(
-      () => ({ chunks: [], failWith: { status: 500, message: "The model is overloaded" } }),
-      { maxRetries: 0 },
-    );
-    const error = await failure(collect(model, never()));
-    expect(error.code).toBe("server");
-    expect(error.message).toBe(
-      "Gemini failed on its side (HTTP 500): The model is overloaded. Try again shortly.",
-    );
-  });
-
-  it("does not retry once part of the answer was yielded", async () => {
-    const { fake, model } = await serve(() => ({ chunks: [{ parts: [{ text: "partial" }] }], drop: true }), {
-      maxRetries: 3,
-    });
-    const events: ModelEvent[] = [];
-    const error = await failure(
-      (async () => {
-        for await (const event of model.stream(request, never())) events.push(event);
-      })(),
-    );
-    expect(events).toEqual([{ type: "text", text: "partial" }]);
-    expect(error.code).toBe("network");
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it("fails at once when the server's retry delay outlasts the deadline", async () => {
-    const { fake, model } = await serve(() => ({ status: 429, retryDelay: "30s" }), { timeoutMs: 2_000 });
-    const started = Date.now();
-    expect((await failure(collect(model, never()))).code).toBe("rate_limited");
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it("honours abort during the backoff wait", async () => {
-    const { fake, model } = await serve(() => ({ status: 503, retryDelay: "10s" }));
-    await abortAfterFirstRequest(fake, model);
-  });
-});
-
-describe("cancellation and timeout", () => {
-  it("abort during a hanging stream rejects with cancelled within a second and closes the request", async () => {
-    const { fake, model } = await serve([{ chunks: [], hang: true }]);
-    await abortAfterFirstRequest(fake, model);
-    await vi.waitFor(() => expect(fake.requests[0]?.closedByClient).toBe(true), WAIT);
-  });
-
-  it("an already aborted signal sends nothing", async () => {
-    const { fake, model } = await serve([textTurn("never")]);
-    const controller = new AbortController();
-    controller.abort();
-    expect((await failure(collect(model, controller.signal))).code).toBe("cancelled");
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it("a stream that outlives the deadline fails with timeout", async () => {
-    const { model } = await serve([{ chunks: [], hang: true }], { timeoutMs: 300 });
-    const error = await failure(collect(model, never()));
-    expect(error.code).toBe("timeout");
-    expect(error.message).toMatch(/did not finish/);
-  });
-});
-
 describe("API key and endpoint", () => {
   it("without a key, creating the model works and the first use fails with no_api_key naming both variables", async () => {
     const model = createGeminiModel({ env: {} });
@@ -346,7 +157,7 @@ describe("API key and endpoint", () => {
       suffix: "CCCC",
     },
   ])("key source: $name", async ({ options, suffix }) => {
-    fake = await startFakeGemini([textTurn("ok")]);
+    const fake = await fakeGemini([textTurn("ok")]);
     const model = createGeminiModel({ baseUrl: fake.baseUrl, ...options });
     await collect(model, never());
     expect(fake.requests[0]?.apiKeySuffix).toBe(suffix);
@@ -354,14 +165,14 @@ describe("API key and endpoint", () => {
   });
 
   it("reads GOOGLE_GEMINI_BASE_URL from an injected environment", async () => {
-    fake = await startFakeGemini([textTurn("ok")]);
+    const fake = await fakeGemini([textTurn("ok")]);
     const model = createGeminiModel({ env: { GEMINI_API_KEY: KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl } });
     expect(await collect(model, never())).toEqual([{ type: "text", text: "ok" }]);
     expect(fake.requests).toHaveLength(1);
   });
 
   it("reads GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL from process.env by default", async () => {
-    fake = await startFakeGemini([textTurn("ok")]);
+    const fake = await fakeGemini([textTurn("ok")]);
     vi.stubEnv("GEMINI_API_KEY", "proc-DDDD");
     vi.stubEnv("GOOGLE_API_KEY", "");
     vi.stubEnv("GOOGLE_GEMINI_BASE_URL", fake.baseUrl);

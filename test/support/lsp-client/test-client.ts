@@ -3,14 +3,15 @@
 // answers the server's requests the way the imitated editor does, and plays
 // the user on the buffers (open, type, save, close). The buffers and their
 // didChange timing are in buffers.ts, the WorkspaceEdit handling in
-// apply-edit.ts; lsp-client.ts documents the whole API.
+// apply-edit.ts, the answers to the server's requests in editor-answers.ts,
+// what was received and the waits on it in inbox.ts; lsp-client.ts documents
+// the whole API.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   createMessageConnection,
-  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
   type MessageConnection,
@@ -20,12 +21,10 @@ import type {
   ApplyWorkspaceEditResult,
   CodeAction,
   Command,
-  ConfigurationParams,
   Diagnostic,
   InitializeParams,
   InitializeResult,
   Range,
-  ShowMessageRequestParams,
   TextEdit,
 } from "vscode-languageserver-protocol";
 import { applyWorkspaceEdit, type ApplyEditRecord } from "./apply-edit.js";
@@ -33,46 +32,14 @@ import { EditorBuffers, languageOf, type BufferView } from "./buffers.js";
 import type { Envelope } from "./envelope.js";
 import { capabilitiesFor, CLIENT_INFO, serverEntry, type EditorStyle, type StartOptions } from "./options.js";
 import { rangeOf, wholeRange } from "./text.js";
+import { answerServerRequest, type AnsweringEditor } from "./editor-answers.js";
+import { Inbox, WAIT_MS, withTimeout, type Message, type RequestRecord } from "./inbox.js";
 
-export interface RequestRecord {
-  method: string;
-  params: unknown;
-  result?: unknown;
-  error?: string;
-}
-
-export interface Message {
-  method: string;
-  params: unknown;
-}
+// The stable names other tests import from this module.
+export { WAIT_MS, type Message, type RequestRecord } from "./inbox.js";
 
 /** Every client whose server may still run (stopAllServers kills them). */
 export const liveClients = new Set<TestClient>();
-
-function lookup(tree: Record<string, unknown> | undefined, section: string | undefined): unknown {
-  if (tree === undefined) return null;
-  if (!section) return tree;
-  let at: unknown = tree;
-  for (const key of section.split(".")) {
-    if (typeof at !== "object" || at === null || !(key in at)) return null;
-    at = (at as Record<string, unknown>)[key];
-  }
-  return at;
-}
-
-/**
- * How long a wait for the server gives it by default: it answers in milliseconds, but CI runs on a loaded
- * 2-core machine; a wait that never ends fails all the same, naming what it waited for.
- */
-export const WAIT_MS = 15_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what()}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 export class TestClient {
   readonly style: EditorStyle;
@@ -94,7 +61,9 @@ export class TestClient {
   configuration: Record<string, unknown> | undefined;
   private stderrText = "";
   private readonly buffers: EditorBuffers;
-  private readonly waiters: (() => void)[] = [];
+  private readonly inbox = new Inbox();
+  /** What the answers to the server's requests need of this client. */
+  private readonly editor: AnsweringEditor;
   private running = true;
 
   constructor(private readonly options: StartOptions) {
@@ -102,6 +71,14 @@ export class TestClient {
     this.root = options.root;
     this.beforeApplyEdit = options.beforeApplyEdit;
     this.configuration = options.configuration;
+    this.editor = {
+      style: options.style,
+      root: options.root,
+      options,
+      configuration: () => this.configuration,
+      applyEdit: (params) => this.onApplyEdit(params),
+      saveUris: (uris) => this.saveUris(uris),
+    };
     this.buffers = new EditorBuffers({
       root: options.root,
       style: options.style,
@@ -132,10 +109,12 @@ export class TestClient {
       new StreamMessageReader(this.process.stdout),
       new StreamMessageWriter(this.process.stdin),
     );
-    this.connection.onNotification((method, params) => this.received(this.notifications, { method, params }));
+    this.connection.onNotification((method, params) =>
+      this.inbox.received(this.notifications, { method, params }),
+    );
     // vscode-jsonrpc routes $/progress apart from other notifications.
     this.connection.onUnhandledProgress((params) =>
-      this.received(this.notifications, { method: "$/progress", params }),
+      this.inbox.received(this.notifications, { method: "$/progress", params }),
     );
     this.connection.onRequest((method, params) => this.answer(method, params));
     this.connection.onError(() => undefined);
@@ -320,7 +299,7 @@ export class TestClient {
     timeoutMs = WAIT_MS,
     from = 0,
   ): Promise<Message> {
-    return this.waitFor(this.notifications, method, predicate, timeoutMs, from, "notification");
+    return this.inbox.waitFor(this.notifications, method, predicate, timeoutMs, from, "notification");
   }
 
   waitForRequest(
@@ -329,7 +308,7 @@ export class TestClient {
     timeoutMs = WAIT_MS,
     from = 0,
   ): Promise<RequestRecord> {
-    return this.waitFor(this.requests, method, predicate, timeoutMs, from, "request");
+    return this.inbox.waitFor(this.requests, method, predicate, timeoutMs, from, "request");
   }
 
   // ------------------------------------------------------------ ending
@@ -372,80 +351,16 @@ export class TestClient {
     liveClients.delete(this);
   }
 
-  private received<T extends { method: string }>(list: T[], entry: T): void {
-    list.push(entry);
-    // Waiters run after the current handler has answered, so a reply is on the wire before the test goes on.
-    setImmediate(() => {
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  private waitFor<T extends { method: string; params: unknown }>(
-    list: T[],
-    method: string,
-    predicate: (params: unknown) => boolean,
-    timeoutMs: number,
-    from: number,
-    what: string,
-  ): Promise<T> {
-    const find = (): T | undefined =>
-      list.slice(from).find((m) => m.method === method && predicate(m.params));
-    const found = new Promise<T>((resolve) => {
-      const check = (): void => {
-        const hit = find();
-        if (hit) resolve(hit);
-        else this.waiters.push(check);
-      };
-      check();
-    });
-    return withTimeout(
-      found,
-      timeoutMs,
-      () => `the ${what} ${method}; received: ${list.map((m) => m.method).join(", ") || "nothing"}`,
-    );
-  }
-
   private async answer(method: string, params: unknown): Promise<unknown> {
     const record: RequestRecord = { method, params };
     try {
-      record.result = await this.handle(method, params);
+      record.result = await answerServerRequest(this.editor, method, params);
       return record.result;
     } catch (error) {
       record.error = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
-      this.received(this.requests, record);
-    }
-  }
-
-  private handle(method: string, params: unknown): unknown {
-    switch (method) {
-      case "workspace/applyEdit":
-        if (this.style === "no-apply-edit")
-          throw new ResponseError(-32601, "Unhandled method workspace/applyEdit");
-        return this.onApplyEdit(params as ApplyWorkspaceEditParams);
-      case "workspace/configuration":
-        return (params as ConfigurationParams).items.map((item) => lookup(this.configuration, item.section));
-      case "lockstep/approve":
-        if (!this.options.approve) throw new ResponseError(-32601, "Unhandled method lockstep/approve");
-        return this.options.approve(params);
-      case "window/showMessageRequest":
-        if (!this.options.showMessageRequest)
-          throw new ResponseError(-32601, "Unhandled method window/showMessageRequest");
-        return this.options.showMessageRequest(params as ShowMessageRequestParams);
-      case "lockstep/saveFiles":
-        if (!this.options.saveFiles) throw new ResponseError(-32601, "Unhandled method lockstep/saveFiles");
-        return this.saveUris((params as { uris: string[] }).uris);
-      case "window/workDoneProgress/create":
-      case "client/registerCapability":
-      case "client/unregisterCapability":
-        return null;
-      case "window/showDocument":
-        return { success: this.style === "helix" };
-      case "workspace/workspaceFolders":
-        return [{ uri: pathToFileURL(this.root).href, name: path.basename(this.root) }];
-      default:
-        throw new ResponseError(-32601, `Unhandled method ${method}`);
+      this.inbox.received(this.requests, record);
     }
   }
 
