@@ -201,6 +201,7 @@ Asynchronous: this runs inside a notification handler."
           (format "%s %s: %s"
                   (if (eq (plist-get params :ok) :json-false) "[failed]" "[ok]")
                   tool (lockstep--first-line (plist-get params :message)))))
+        ("output" (lockstep-command-output (plist-get params :text)))
         ("status"
          (lockstep--chat-line
           (format "[status] %s" (or (plist-get params :message)

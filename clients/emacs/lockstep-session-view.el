@@ -131,8 +131,13 @@ changes, JOB `lockstep.job''s data of the last job (or nil)."
      ;; Provider, baseUrl and model set in different places: said, never shown as fine.
      (and (stringp (plist-get data :model_warning))
           (list (funcall row "" (concat "WARNING: " (plist-get data :model_warning)))))
-     (list (funcall row "approval" (or (plist-get data :approval) "?"))
-           (funcall row "last job" (lockstep--session-job job))
+     (list (funcall row "approval" (or (plist-get data :approval) "?")))
+     ;; run_command: how commands are approved, the sandbox they get or why none.
+     (let ((commands (plist-get data :commands)))
+       (and commands
+            (list (funcall row "commands" (or (plist-get commands :summary) "?"))
+                  (funcall row "sandbox" (or (plist-get commands :sandbox) "?")))))
+     (list (funcall row "last job" (lockstep--session-job job))
            (funcall row "review" (lockstep--session-review pending))
            (funcall row "context" (lockstep--session-join (plist-get data :files_in_context)))
            (funcall row "always allow" (lockstep--session-join (plist-get data :always_allowed)))

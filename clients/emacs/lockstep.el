@@ -127,9 +127,11 @@ asks for approvals only of clients that do."
   (let* ((capabilities (copy-sequence (cl-call-next-method)))
          (window (copy-sequence (plist-get capabilities :window))))
     ;; The approval question with the diffs in it (lockstep-approval.el), and a
-    ;; command's and an MCP call's question with their details.
+    ;; command's and an MCP call's question with their details; buffers saved
+    ;; before the agent runs a command (lockstep-command.el).
     (plist-put capabilities :experimental
-               '(:lockstepApproval t :lockstepApprovalKinds ["command" "call"]))
+               '(:lockstepApproval t :lockstepApprovalKinds ["command" "call"]
+                 :lockstep (:saveFiles t)))
     (plist-put capabilities :window
                (plist-put window :showMessage
                           '(:messageActionItem
@@ -315,7 +317,7 @@ now (else Eglot refuses the edit as made for an older version)."
 
 (let ((directory (file-name-directory (or load-file-name buffer-file-name))))
   (dolist (part '("lockstep-approval" "lockstep-approval-details" "lockstep-wrap" "lockstep-chat" "lockstep-review" "lockstep-revert"
-                  "lockstep-session-view" "lockstep-sessions"))
+                  "lockstep-session-view" "lockstep-sessions" "lockstep-command"))
     (load (expand-file-name part directory) nil t)))
 
 (lockstep-register)

@@ -59,6 +59,55 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
     expect(text).toContain("All ran.");
   }, 120_000);
 
+  it("--allow-command runs its prefix unasked and --sandbox off runs it unsandboxed; --commands off offers no tool", async () => {
+    fake = await startFakeOpenAi([run("echo from the flag"), { text: "Ran it." }, { text: "No commands." }]);
+    const home = tempDir("lockstep-ask-flags-home-");
+    const env = {
+      PATH: process.env["PATH"],
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, ".config"),
+      TERM: "xterm",
+      LANG: "C.UTF-8",
+    };
+    const root = await fs.realpath(tempDir("lockstep-ask-flags-"));
+    const model = ["--provider", "openai", "--base-url", fake.url, "--model", "m"];
+    const flags = ["--allow-command", "echo from", "--allow-command", "npm test", "--sandbox", "off"];
+    const term = onTerminal(process.execPath, [BIN, "ask", ...model, ...flags, "run it"], { cwd: root, env });
+    expect(await term.exited).toBe(0);
+    expect(term.text()).toContain("from the flag\n");
+    expect(term.text()).toContain("Ran it.");
+    expect(term.text()).not.toContain("[y]es / [n]o / [a]lways");
+    const result = (fake.requests[1]!["messages"] as { role: string; content: string }[]).find(
+      (m) => m.role === "tool",
+    )!;
+    expect(JSON.parse(result.content)).toMatchObject({
+      ok: true,
+      data: { sandboxed: false, approved_by_user: false },
+    });
+
+    const off = onTerminal(process.execPath, [BIN, "ask", ...model, "--commands", "off", "hi"], {
+      cwd: root,
+      env,
+    });
+    expect(await off.exited).toBe(0);
+    const tools = (fake.requests[2]!["tools"] ?? []) as { function: { name: string } }[];
+    expect(tools.map((t) => t.function.name)).not.toContain("run_command");
+  }, 120_000);
+
+  it("names a bad command flag and what it takes", () => {
+    const r = spawnSync(
+      process.execPath,
+      [BIN, "config", "--commands", "maybe", "--allow-command", "rm -rf /"],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/--commands[^\n]*ask[^\n]*auto[^\n]*off/);
+    expect(r.stdout + r.stderr).toMatch(/--allow-command[^\n]*one program and at most one argument/);
+  });
+
   it("lockstep config says which sandbox commands get here, or why there is none", () => {
     const r = spawnSync(process.execPath, [BIN, "config", "--json"], { encoding: "utf8", timeout: 60_000 });
     const sandbox = (

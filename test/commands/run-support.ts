@@ -53,3 +53,11 @@ export async function pidIn(root: string, file: string): Promise<number> {
   }, `${file} to name a pid`);
   return pid;
 }
+
+/**
+ * Waits until `pid` has ended: a SIGKILL sent to its group reaches it at once, but on a loaded
+ * machine it may run on for a moment. One that was never killed stays and fails, after 5 s.
+ */
+export function ended(pid: number): Promise<void> {
+  return eventually(() => !running(pid), `process ${pid} to end`, 5_000);
+}

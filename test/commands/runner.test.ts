@@ -4,7 +4,7 @@
 // under a gigabyte of output on one line.
 import { describe, expect, it } from "vitest";
 import { runCommand } from "../../server/src/commands/index.js";
-import { pidIn, request, running, scratchRoot } from "./run-support.js";
+import { ended, pidIn, request, scratchRoot } from "./run-support.js";
 
 describe("runCommand", () => {
   it("keeps stdout and stderr in the order they came, with the exit code", async () => {
@@ -65,7 +65,7 @@ describe("runCommand", () => {
     const grandchild = await pidIn(root, "grandchild.pid");
     expect(r).toMatchObject({ timed_out: true, cancelled: false, exit_code: null, signal: "SIGKILL" });
     expect(r.output).toBe("started\n");
-    expect(running(grandchild)).toBe(false);
+    await ended(grandchild);
   });
 
   it("a cancel kills the group within a second", async () => {
@@ -85,7 +85,7 @@ describe("runCommand", () => {
     expect(r).toMatchObject({ cancelled: true, timed_out: false, signal: "SIGKILL" });
     expect(r.output).toBe("ready\n");
     expect(answeredIn).toBeLessThan(1_000);
-    expect(running(grandchild)).toBe(false);
+    await ended(grandchild);
   });
 
   it("a command that forks a daemon and exits leaves nothing running and does not wait for it", async () => {
@@ -95,7 +95,7 @@ describe("runCommand", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(r).toMatchObject({ exit_code: 0, output: "bye\n" });
     const daemon = await pidIn(root, "daemon.pid");
-    expect(running(daemon)).toBe(false);
+    await ended(daemon);
   });
 
   it("a child that leaves the process group does not hold the result (it survives: no sandbox here)", async () => {

@@ -16,6 +16,7 @@ import {
 import { FAKE_KEY, UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
 import { startFakeGemini } from "../support/fake-gemini.js";
 import { sha256Hex, turn, writeCall } from "../support/agent-scripts.js";
+import { commandRun, expectCommandSawTheEdit } from "./fixtures/command-scenario.js";
 
 /** Eglot runs one server per major mode: lockstep is python-mode's server here. */
 const MODES = ["python-mode"];
@@ -105,6 +106,28 @@ describe("Emacs 28 + Eglot 1.9 + clients/emacs/lockstep.el", { timeout: TEST_TIM
       expect(r.disk).toBe(before);
       expect(r.reverted.map((f) => f.status)).toEqual(["reverted"]);
       expect(r.after_revert.text).toBe(before);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("run_command: the edited buffer is saved before the check runs (lockstep/saveFiles); its output shows in *lockstep*", async () => {
+    const { fake, input, env } = await commandRun();
+    try {
+      // Approval auto: Eglot's own question before the edit is the user's only one (answered yes).
+      const r = (await runEmacs({ ...input, select: { "y-or-n-p": "y" } }, env)) as EmacsResult & {
+        save_answer: { saved: string[]; failed: { uri: string; message: string }[] };
+        other: EmacsBufferView;
+        disk_after_save: string;
+      };
+      expectCommandSawTheEdit(r, fake);
+      // Asked again with a buffer whose save fails: the one saved, the other named with why.
+      expect(r.save_answer.saved).toEqual([expect.stringMatching(/calc\.py$/)]);
+      expect(r.save_answer.failed).toEqual([
+        { uri: expect.stringMatching(/shapes\.py$/), message: "Saving is refused here" },
+      ]);
+      expect(r.disk_after_save).toMatch(/# typed too\n$/);
+      expect(r.other.modified).toBe(true);
     } finally {
       await fake.close();
     }

@@ -14,6 +14,7 @@ import {
   type ScenarioResult,
 } from "./fixtures/scenario-checks.js";
 import { UNSAVED, blocksInput, readInput } from "./fixtures/scenarios.js";
+import { commandRun, expectCommandSawTheEdit } from "./fixtures/command-scenario.js";
 
 type Envelope = { ok: boolean; data?: Record<string, unknown> };
 
@@ -88,6 +89,30 @@ describe("Neovim 0.7.2 + clients/neovim", { timeout: TEST_TIMEOUT_MS }, () => {
   it(":LockstepAsk streams the answer into the chat; the approved safe_patch lands in the buffer", async () => {
     const r = await expectAgentPatchesBuffer(runNvim);
     expect(r.chat_windows).toBe(1);
+  });
+
+  it("run_command: the edited buffer is saved before the check runs (lockstep/saveFiles); its output shows in the chat", async () => {
+    const { fake, input, env } = await commandRun();
+    try {
+      const r = (await runNvim(input, env)) as NvimResult & {
+        save_answer: { saved: string[]; failed: { uri: string; message: string }[] };
+        other: NvimBufferView;
+        disk_after_save: string;
+      };
+      expectCommandSawTheEdit(r, fake);
+      // Asked again with a buffer whose write fails: the one written, the other named with why.
+      expect(r.save_answer.saved).toEqual([expect.stringMatching(/calc\.py$/)]);
+      expect(r.save_answer.failed).toEqual([
+        {
+          uri: expect.stringMatching(/shapes\.py$/),
+          message: expect.stringContaining("Saving is refused here"),
+        },
+      ]);
+      expect(r.disk_after_save).toMatch(/# typed too\n$/);
+      expect(r.other.modified).toBe(true);
+    } finally {
+      await fake.close();
+    }
   });
 
   it(":LockstepTrust records the folder in the user's state directory, and lockstep.session says it is trusted", async () => {

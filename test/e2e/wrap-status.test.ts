@@ -164,6 +164,11 @@ function expectPlain(lines: string[]): void {
     'gemini gemini-2.5-flash · no API key found (a local model needs none: "provider": "ollama" in .lockstep.json)',
   );
   expect(row(lines, "approval")).toBe("review");
+  // run_command's approval and the sandbox commands get here, or why there is none.
+  expect(row(lines, "commands")).toBe("asked before each one");
+  expect(row(lines, "sandbox")).toMatch(
+    /^bubblewrap: only the project writable \(\.git read-only\), no network$|^none: .*; commands run unsandboxed and are always asked$/,
+  );
   expect(row(lines, "review")).toBe("nothing waits");
   expect(row(lines, "usage")).toBe("0 tokens in, 0 out");
   expect(row(lines, "wrapped")).toBe("nothing (lockstep runs alone)");
@@ -182,6 +187,8 @@ describe("Neovim 0.7.2: :LockstepSession and :checkhealth lockstep", { timeout: 
     expect(r.session.join("\n")).not.toContain("{");
     expect(r.session_window).toBe("lockstep://session");
     expect(r.health?.join("\n")).not.toContain("wrapped server");
+    expect(r.health?.join("\n")).toContain("commands: asked before each one");
+    expect(r.health?.join("\n")).toMatch(/sandbox: (bubblewrap: only the project writable|none: )/);
     expect(r.recorded).toEqual(RECORDED_VIEW);
   });
 

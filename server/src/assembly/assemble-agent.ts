@@ -21,6 +21,7 @@ import { Journal } from "../review/journal.js";
 import { sessionApprover, type ApprovalChannels, type ApprovalMode } from "../review/policy.js";
 import type { ProposedChange } from "../review/proposal.js";
 import { SessionRecorder, type SessionStore } from "../sessions/index.js";
+import { redactTokens } from "../sessions/secrets.js";
 import { patchToolCondition } from "../tools/apply-patch-tool.js";
 import type { DiagnosticsView } from "../diagnostics/types.js";
 import { commandAccess, type CommandDoor } from "../tools/command-question.js";
@@ -146,7 +147,7 @@ export function assembleAgent({ settings, store, sessionId, ports }: AgentAssemb
     ...(ports.diagnostics ? { diagnostics: ports.diagnostics } : {}),
     ...(ports.log ? { log: ports.log } : {}),
     ...(ports.commands
-      ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands) }
+      ? { commands: commandAccess(settings, conversation.alwaysAllowed, ports.commands, redactTokens) }
       : {}),
   });
   return { agent, conversation, journal, recorder, conditions, mcp: mcpTools };

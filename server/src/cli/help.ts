@@ -17,6 +17,8 @@ export const USAGE = `lockstep ${VERSION}: a language server with a state-verifi
   lockstep ask "PROMPT" [--root DIR] [--yes] [--provider gemini|openai|anthropic] [--model NAME] [--base-url URL]
                [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
                [--thinking off|adaptive|TOKENS] [--effort low|medium|high|xhigh|max]
+               [--commands ask|auto|off] [--sandbox auto|on|off] [--sandbox-network] [--allow-command PREFIX]...
+               [--test-command CMD]
   lockstep config [--root DIR] [--json] [the settings flags of ask]   the settings in force, and where each came from
   lockstep trust [DIR] | trust --list | trust --remove DIR   let a folder's .lockstep.json apply in full
   lockstep ask --continue|--resume ID "PROMPT" ...   continue a stored session
@@ -73,6 +75,8 @@ Lists the files whose path matches GLOB (relative to --path, else the root), wit
   ask: `lockstep ask "PROMPT" [--continue | --resume ID] [--root DIR] [--yes] [--provider gemini|openai|anthropic] [--model NAME] [--base-url URL]
              [--api-key-env VAR] [--approval ask|auto|review] [--transcript FILE] [--no-tools] [--replay FILE]
              [--thinking off|adaptive|TOKENS] [--effort low|medium|high|xhigh|max]
+             [--commands ask|auto|off] [--sandbox auto|on|off] [--sandbox-network] [--allow-command PREFIX]...
+             [--test-command CMD]
 
 Runs the agent on PROMPT in this directory's files, asking before each change (one key on a
 terminal, one line from a pipe; --yes: no asking). Settings come from ~/.config/lockstep/config.json
@@ -80,13 +84,18 @@ terminal, one line from a pipe; --yes: no asking). Settings come from ~/.config/
 lockstep config shows them. --provider openai talks to any OpenAI-compatible endpoint (Ollama,
 llama.cpp, vLLM, OpenRouter); --provider anthropic to Claude (ANTHROPIC_API_KEY), with --thinking
 and --effort; --api-key-env names the variable holding a key; --no-tools serves
-a model without tool calling: it writes edit blocks, lockstep applies them.
+a model without tool calling: it writes edit blocks, lockstep applies them. The agent runs
+shell commands (tests, builds) asking first (--commands ask; auto: unasked inside the sandbox;
+off: never), in a sandbox where there is one (--sandbox; only the project writable, no network
+unless --sandbox-network); --allow-command "npm test" runs that prefix unasked (repeatable; it
+replaces the settings files' allowedCommands); --test-command names how the tests are run.
 
   lockstep ask "rename the helper in @src/app.ts to parseDate"
   lockstep ask --provider openai --base-url http://localhost:11434/v1 --model qwen2.5-coder:7b "fix @src/app.ts"
   lockstep ask --provider anthropic --thinking adaptive --effort high "fix @src/app.ts"
   lockstep ask --continue "and now the tests"     (the newest stored session of this project)`,
   config: `lockstep config [--root DIR] [--json] [--provider P] [--model NAME] [--base-url URL] [--api-key-env VAR] [--approval A] [--transcript FILE] [--no-tools] [--replay FILE]
+               [--commands C] [--sandbox S] [--sandbox-network] [--allow-command PREFIX]... [--test-command CMD]
 
 Prints the settings lockstep ask would use in DIR and where each came from: default, the user file
 ($XDG_CONFIG_HOME/lockstep/config.json, else ~/.config/lockstep/config.json), the project file

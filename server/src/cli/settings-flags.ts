@@ -14,15 +14,27 @@ export const SETTINGS_OPTIONS = {
   debug: { type: "boolean" },
   thinking: { type: "string" },
   effort: { type: "string" },
+  commands: { type: "string" },
+  sandbox: { type: "string" },
+  "sandbox-network": { type: "boolean" },
+  "allow-command": { type: "string", multiple: true },
+  "test-command": { type: "string" },
 } as const;
 
+type Options = typeof SETTINGS_OPTIONS;
 export type SettingsOptionValues = {
-  [K in keyof typeof SETTINGS_OPTIONS]?: (typeof SETTINGS_OPTIONS)[K]["type"] extends "string"
-    ? string
-    : boolean;
+  [K in keyof Options]?: Options[K] extends { multiple: true }
+    ? string[]
+    : Options[K]["type"] extends "string"
+      ? string
+      : boolean;
 };
 
-const FLAG_NAMES: Partial<Record<SettingKey, string>> = { tools: "--no-tools" };
+const FLAG_NAMES: Partial<Record<SettingKey, string>> = {
+  tools: "--no-tools",
+  allowedCommands: "--allow-command",
+  testCommand: "--test-command",
+};
 
 /** The command line's settings, for loadSettings: only those the user gave. */
 export function settingsFlags(
@@ -41,6 +53,12 @@ export function settingsFlags(
       debug: values.debug === true ? true : undefined,
       thinking: values.thinking,
       effort: values.effort,
+      commands: values.commands,
+      sandbox: values.sandbox,
+      sandboxNetwork: values["sandbox-network"] === true ? true : undefined,
+      // Repeated, one prefix each ("npm test"); like every flag, it replaces the settings files' list.
+      allowedCommands: values["allow-command"],
+      testCommand: values["test-command"],
     },
     flagNames: FLAG_NAMES,
   };

@@ -8,6 +8,7 @@ export { readCommandLine, type CommandLine, type SimpleCommand, type Word } from
 export { coveredBy, prefixOf, reviewCommand, ruleOf, type CommandReview } from "./prefix-rules.js";
 export { DEFAULT_BUDGET, OutputBudget, redact, StreamRedactor, type BudgetSizes } from "./output-budget.js";
 export { commandEnvironment } from "./environment.js";
+export { ShapeStream, trimCutEdges } from "./token-shapes.js";
 export { clientStart, commandArgv, type ClientStart } from "./client-start.js";
 export {
   DEFAULT_TIMEOUT_MS,

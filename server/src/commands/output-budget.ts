@@ -42,11 +42,26 @@ export class OutputBudget {
 
   /** Head, the size of the middle left out, tail. */
   text(): string {
-    const omitted = this.omitted;
-    const tail = this.tail.join("");
-    if (omitted === 0) return this.head + tail;
+    return this.kept().text;
+  }
+
+  /**
+   * The text and what it leaves out; with `edges`, the head's last and the tail's first partial
+   * words at the cut are left out too (`token-shapes.ts`: a cut token is no longer recognisable).
+   */
+  kept(edges?: (head: string, tail: string) => { head: string; tail: string; dropped: number }): {
+    text: string;
+    omitted: number;
+  } {
+    let omitted = this.omitted;
+    let [head, tail] = [this.head, this.tail.join("")];
+    if (omitted === 0) return { text: head + tail, omitted };
+    if (edges) {
+      const trimmed = edges(head, tail);
+      [head, tail, omitted] = [trimmed.head, trimmed.tail, omitted + trimmed.dropped];
+    }
     const marker = `\n[… ${omitted.toLocaleString("en-US")} characters of output left out here …]\n`;
-    return this.head + marker + tail;
+    return { text: head + marker + tail, omitted };
   }
 
   private compact(): void {

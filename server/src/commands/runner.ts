@@ -11,11 +11,15 @@ import { killGroup, WATCHDOG } from "./process-group.js";
 import { commandEnvironment } from "./environment.js";
 import { DEFAULT_BUDGET, OutputBudget, StreamRedactor, type BudgetSizes } from "./output-budget.js";
 import type { SandboxBackend, SandboxPolicy } from "./sandbox/sandbox-backend.js";
+import { ShapeStream, trimCutEdges } from "./token-shapes.js";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
-/** Characters streamed live per command; the result keeps head and tail whatever comes after. */
-const LIVE_LIMIT = 1_000_000;
+/**
+ * Characters streamed live per command (what an editor's chat shows without choking, and what the
+ * server sends without delaying its answers to other requests); the result keeps head and tail.
+ */
+const LIVE_LIMIT = 256_000;
 /** How long the output may stay open after the command ended (a child that left the group holds it). */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -31,6 +35,8 @@ export interface RunRequest {
   /** Values never shown, stored or sent: replaced by their name wherever the output holds them. */
   secrets: readonly { name: string; value: string }[];
   sandbox?: { backend: SandboxBackend; policy: SandboxPolicy };
+  /** Replaces credential-shaped text (the caller's shapes) in what is streamed and in the result. */
+  redact?: (text: string) => string;
   onOutput?: (text: string) => void;
   budget?: BudgetSizes;
 }
@@ -74,17 +80,25 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
   const budget = new OutputBudget(req.budget ?? DEFAULT_BUDGET);
   const redactor = new StreamRedactor(req.secrets);
   const decoders = [new TextDecoder("utf-8"), new TextDecoder("utf-8")] as const;
+  // Shapes are looked for only in what is shown live (bounded) and in what the result keeps: a
+  // search through every character of a gigabyte would cost a minute.
+  const shapes = req.redact ? new ShapeStream(req.redact) : undefined;
   let live = 0;
-  const take = (text: string): void => {
-    const safe = redactor.push(text);
-    if (safe.length === 0) return;
-    budget.push(safe);
-    if (req.onOutput && live < LIVE_LIMIT) {
-      live += safe.length;
-      req.onOutput(
-        live < LIVE_LIMIT ? safe : `${safe}\n[live output stops here; the result keeps its head and tail]\n`,
-      );
+  const show = (text: string, last = false): void => {
+    if (!req.onOutput || live >= LIVE_LIMIT) return;
+    const shown = shapes ? shapes.push(text) + (last ? shapes.end() : "") : text;
+    live += text.length;
+    if (live < LIVE_LIMIT) {
+      if (shown.length > 0) req.onOutput(shown);
+      return;
     }
+    const rest = shapes && !last ? shapes.end() : "";
+    req.onOutput(`${shown}${rest}\n[live output stops here; the result keeps its head and tail]\n`);
+  };
+  const take = (text: string, last = false): void => {
+    const safe = redactor.push(text) + (last ? redactor.end() : "");
+    if (safe.length > 0) budget.push(safe);
+    if (safe.length > 0 || last) show(safe, last);
   };
   stdout.on("data", (d: Buffer) => take(decoders[0].decode(d, { stream: true })));
   stderr.on("data", (d: Buffer) => take(decoders[1].decode(d, { stream: true })));
@@ -114,12 +128,11 @@ export function runCommand(req: RunRequest): Promise<RunResult> {
       req.signal.removeEventListener("abort", onAbort);
       stdout.destroy();
       stderr.destroy();
-      take(decoders[0].decode() + decoders[1].decode());
-      const rest = redactor.end();
-      if (rest) budget.push(rest);
+      take(decoders[0].decode() + decoders[1].decode(), true);
+      const kept = req.redact ? budget.kept(trimCutEdges) : budget.kept();
       const result: RunResult = {
-        output: budget.text(),
-        omitted_characters: budget.omitted,
+        output: req.redact ? req.redact(kept.text) : kept.text,
+        omitted_characters: kept.omitted,
         exit_code: exit?.code ?? null,
         signal: exit?.signal ?? null,
         timed_out: timedOut,

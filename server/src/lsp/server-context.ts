@@ -23,6 +23,7 @@ import { ReviewDesk } from "../review/review-desk.js";
 import { keySecrets, SessionStore, stateDirectory, type SessionRecorder } from "../sessions/index.js";
 import { redact } from "../sessions/format.js";
 import { redactTokens } from "../sessions/secrets.js";
+import { commandTitle } from "../tools/command-question.js";
 import type { ToolConditions } from "../tools/tool.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { commandPrompt, messagePrompt } from "./approval.js";
@@ -35,6 +36,7 @@ import { JobEvents } from "./job-events.js";
 import { LiveSettings } from "./live-settings.js";
 import { scrubUrls } from "../config/shown-url.js";
 import { ReviewView } from "./review-view.js";
+import { PendingCommands } from "./pending-commands.js";
 
 export interface ServerState {
   flags: ClientFlags;
@@ -53,6 +55,8 @@ export interface ServerContext {
   /** The MCP servers of the user's settings, started by the first run that can use them. */
   readonly mcp: () => McpTools;
   readonly diagnostics: DiagnosticsHub<Diagnostic>;
+  /** Commands waiting as code actions, where the editor shows no prompt. */
+  readonly pendingCommands: PendingCommands;
   /** Changes staged for review, hunk by hunk, and how the editor sees them. */
   readonly review: ReviewDesk;
   readonly reviewView: ReviewView;
@@ -114,6 +118,16 @@ export function createServerContext(
     () => state.flags.approvalCommands,
     (jobId) => agent.stop(jobId),
   );
+  const pendingCommands = new PendingCommands(
+    (q) =>
+      q.job_id !== undefined &&
+      events.emit({
+        job_id: q.job_id,
+        kind: "status",
+        status: "running",
+        message: `waiting for you: run \`${commandTitle(q.command)}\`? (code actions: run, always, reject)`,
+      }),
+  );
   // A call's arguments are the model's: a key it quotes is not shown.
   const askCall = callPrompt(
     connection,
@@ -157,9 +171,19 @@ export function createServerContext(
       log: debug,
       warn,
       commands: {
-        prompt: () => (state.flags.messageActions ? askCommand : undefined),
+        // Where the editor shows no prompt, the command waits as code actions (pending-commands.ts).
+        prompt: () => (state.flags.messageActions ? askCommand : pendingCommands.prompt),
         output: (jobId, text) =>
           jobId !== undefined && events.emit({ job_id: jobId, kind: "output", tool: "run_command", text }),
+        // The chat's status line and $/progress name the command, not only the tool.
+        started: (jobId, command) =>
+          jobId !== undefined &&
+          events.emit({
+            job_id: jobId,
+            kind: "status",
+            status: "running",
+            message: `running \`${commandTitle(command)}\``,
+          }),
       },
     },
   });
@@ -197,6 +221,7 @@ export function createServerContext(
     conversation,
     mcp,
     diagnostics,
+    pendingCommands,
     review,
     reviewView,
     journal,

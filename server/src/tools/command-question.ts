@@ -47,6 +47,10 @@ export interface CommandAccess {
   prompt(): CommandPrompt | undefined;
   /** The command's output as it comes (already redacted), for the door to show live. */
   output?(jobId: string | undefined, text: string): void;
+  /** The command, approved, starts now: the door says what runs (LSP's `$/progress`). */
+  started?(jobId: string | undefined, command: string): void;
+  /** Credential-shaped text replaced before output is shown, stored or sent (the assembly gives it). */
+  redact?(text: string): string;
   /** Where the door runs an allowed command itself (an ACP client's terminal); else lockstep runs it. */
   run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
@@ -55,6 +59,7 @@ export interface CommandAccess {
 export interface CommandDoor {
   prompt(): CommandPrompt | undefined;
   output?(jobId: string | undefined, text: string): void;
+  started?(jobId: string | undefined, command: string): void;
   run?(): ((request: RunRequest) => Promise<RunResult>) | undefined;
 }
 
@@ -63,14 +68,23 @@ export function commandAccess(
   settings: () => CommandSettings,
   alwaysAllowed: Set<string>,
   door: CommandDoor,
+  redact?: (text: string) => string,
 ): CommandAccess {
   return {
     settings,
     alwaysAllowed,
     prompt: () => door.prompt(),
     ...(door.output ? { output: (jobId, text) => door.output?.(jobId, text) } : {}),
+    ...(door.started ? { started: (jobId, command) => door.started?.(jobId, command) } : {}),
+    ...(redact ? { redact } : {}),
     ...(door.run ? { run: () => door.run?.() } : {}),
   };
+}
+
+/** A command as one short line, for a progress message or a status line. */
+export function commandTitle(command: string, max = 120): string {
+  const line = command.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export const ALWAYS_KEY = "run_command:";

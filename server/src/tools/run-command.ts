@@ -90,6 +90,7 @@ export const runCommandTool = defineTool({
     const before = await diskHashes(ctx);
     const root = dir.value.root;
     const dotGit = path.join(root, ".git");
+    access.started?.(ctx.jobId, args.command);
     // The door's own runner where it has one (an ACP client's terminal), with the same sandbox and environment.
     const run = access.run?.() ?? runCommand;
     const result = await run({
@@ -100,6 +101,7 @@ export const runCommandTool = defineTool({
       env: process.env,
       remove: keyVariables(settings.apiKeyEnv),
       secrets: namedKeySecrets(settings.apiKeyEnv),
+      ...(access.redact ? { redact: access.redact } : {}),
       ...(sandbox.backend
         ? {
             sandbox: {

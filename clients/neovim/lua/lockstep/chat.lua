@@ -22,6 +22,7 @@ local state = {
   jobs = {}, -- job_id -> { streamed_text = bool, finished = bool }
   current_job = nil, -- the job whose output the buffer's tail belongs to
   line_open = false, -- the last line is answer text that the next text delta continues
+  output_open = false, -- the last line is a command's output that its next output continues
 }
 
 function M.configure(opts)
@@ -117,6 +118,24 @@ end
 local function event_line(text)
   write(text, false)
   state.line_open = false
+  state.output_open = false
+end
+
+-- A running command's output as it comes, each line after a bar so it reads apart from the answer.
+local function output(text)
+  if text == "" then
+    return
+  end
+  local ends = text:sub(-1) == "\n"
+  local lines = vim.split(ends and text:sub(1, -2) or text, "\n", { plain = true })
+  for i, line in ipairs(lines) do
+    if i > 1 or not state.output_open then
+      lines[i] = "│ " .. line
+    end
+  end
+  write(table.concat(lines, "\n"), state.output_open)
+  state.line_open = false
+  state.output_open = not ends
 end
 
 local function job(job_id)
@@ -181,6 +200,9 @@ function M.stream(params)
       state.line_open = true
       entry.streamed_text = true
     end
+    state.output_open = false
+  elseif kind == "output" then
+    output(type(params.text) == "string" and params.text or "")
   elseif kind == "tool_call" then
     local line = string.format("[tool] %s %s", params.tool or "?", params.file_path or "")
     event_line((line:gsub("%s+$", "")))

@@ -118,6 +118,19 @@ function M.check()
           'A local model needs no key: put {"provider": "ollama", "model": "qwen2.5-coder:7b"} in .lockstep.json at the project root (lmstudio and llamacpp work the same way).',
         })
       end
+      -- run_command: how commands are approved, and whether they get a sandbox here.
+      local commands = type(data.commands) == "table" and data.commands or nil
+      if commands then
+        info("commands: " .. tostring(commands.summary))
+        if commands.sandbox_available == true or commands.sandbox_setting == "off" then
+          ok("sandbox: " .. tostring(commands.sandbox))
+        else
+          warn("sandbox: " .. tostring(commands.sandbox), {
+            "On Linux, install bubblewrap (Debian: apt-get install bubblewrap) so commands run sandboxed.",
+            'Or set commands = "off" in the settings: the agent then runs no commands.',
+          })
+        end
+      end
       -- The MCP servers of the user's settings: one that failed is named with why.
       for _, server in ipairs(require("lockstep.session_view").mcp_lines(data.mcp_servers)) do
         if server.ok then

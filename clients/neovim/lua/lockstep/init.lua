@@ -77,21 +77,24 @@ handlers["window/showMessageRequest"] = approval.show_message_request
 handlers["lockstep/approve"] = approval.approve
 
 -- Before the agent runs a command: the buffers of the files it changed are written, so the
--- command sees its text. Answers the uris written; a buffer that cannot be written is left.
+-- command sees its text. Answers the uris written, and those whose write failed with why; a
+-- buffer not loaded or not modified is left (the server reads the disk again).
 handlers["lockstep/saveFiles"] = function(_, params)
-  local saved = {}
+  local saved, failed = {}, {}
   for _, uri in ipairs((type(params) == "table" and params.uris) or {}) do
     local bufnr = vim.uri_to_bufnr(uri)
     if vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
-      local ok = pcall(vim.api.nvim_buf_call, bufnr, function()
+      local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
         vim.cmd("silent write")
       end)
-      if ok then
+      if ok and not vim.bo[bufnr].modified then
         table.insert(saved, uri)
+      else
+        table.insert(failed, { uri = uri, message = ok and "still modified after writing" or tostring(err) })
       end
     end
   end
-  return { saved = saved }
+  return { saved = saved, failed = failed }
 end
 
 -- Neovim's own handler shows the diagnostics; proposed.lua draws the pending hunks' proposed lines.

@@ -148,6 +148,12 @@ function M.lines(data, pending, job)
     add("", "WARNING: " .. tostring(data.model_warning))
   end
   add("approval", tostring(value(data.approval) or "?"))
+  -- run_command: how commands are approved, and the sandbox they get here or why there is none.
+  local commands = list(data.commands)
+  if value(commands.summary) then
+    add("commands", tostring(commands.summary))
+    add("sandbox", tostring(value(commands.sandbox) or "?"))
+  end
   add("last job", job_line(job))
   add("review", review_line(pending))
   add("context", joined(data.files_in_context))

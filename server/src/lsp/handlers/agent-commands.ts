@@ -9,6 +9,7 @@ import { reviewCommands } from "./review-commands.js";
 import { sessionCommands } from "./session-commands.js";
 import { trustFolder } from "../trust-offer.js";
 import { shownUrl } from "../../config/shown-url.js";
+import { commandFacts } from "../../tools/command-facts.js";
 import { searchEngine } from "../../workspace/walk/ripgrep.js";
 
 export function agentCommands(ctx: ServerContext) {
@@ -52,6 +53,7 @@ export function agentCommands(ctx: ServerContext) {
                 ignored_keys: ctx.settings.trust.ignored.map((i) => i.key),
               }
             : null,
+          commands: await commandFacts(s),
           mcp_servers: ctx.mcp().status(),
           ...(ctx.mcp().problems.length > 0 ? { mcp_problems: ctx.mcp().problems } : {}),
         });

@@ -1,4 +1,4 @@
-// textDocument/codeAction: hunks under review to decide, edit blocks and patches in
+// textDocument/codeAction: commands waiting for a decision, hunks under review to decide, edit blocks and patches in
 // the buffer, `lockstep:` instructions and "Fix with lockstep" on diagnostics.
 import type { CodeAction, CodeActionParams } from "vscode-languageserver";
 import { agentActions } from "../agent-actions.js";
@@ -12,6 +12,7 @@ export function codeActionHandler(ctx: ServerContext) {
     if (!doc || !workspace) return [];
     const text = doc.getText();
     const actions: CodeAction[] = [
+      ...ctx.pendingCommands.actions(),
       ...(await ctx.reviewView.actions(params.textDocument.uri, params.range)),
       ...editBlockActions(text),
       ...envelopeActions(text),

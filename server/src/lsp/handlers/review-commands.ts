@@ -61,8 +61,12 @@ export function reviewCommands(ctx: ServerContext, revertStored: StoredRevert) {
         }
         const { decision } = parsed.data;
         let ids: string[];
-        if ("id" in parsed.data) ids = [parsed.data.id];
-        else {
+        if ("id" in parsed.data) {
+          // A command waiting as code actions (pending-commands.ts) is decided here too.
+          const command = ctx.pendingCommands.decide(parsed.data.id, decision);
+          if (command !== undefined) return command;
+          ids = [parsed.data.id];
+        } else {
           const file = await uriOf(parsed.data.file_path);
           if (isEnvelope(file)) return file;
           ids = ctx.review.changesIn(file.uri);
