@@ -55,12 +55,17 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
   let walked = false;
   let counting = true;
   let found = 0;
+  // The next batch is walked while the threads search: with one thread the walk and the search
+  // took turns before (the thread stood idle a quarter of the search, the walk's share).
+  let next: ReturnType<typeof gather> | undefined = gather();
   try {
     for (;;) {
       while (!walked && !truncated && inFlight.length < (request.threads ?? SEARCH_THREADS)) {
-        const batch = await gather();
+        const batch = await next!;
+        next = undefined;
         if (batch.files.length === 0) walked = true;
         else {
+          next = gather();
           const limit = request.maxResults + 1 - matches.length;
           const running = runBatch(
             { items: batch.items, pattern: request.pattern, limit, maxBytes: MAX_FILE_BYTES, stop },
@@ -94,6 +99,9 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
   } finally {
     // Threads still searching stop at their next file and go back to the pool.
     Atomics.store(new Int32Array(stop), 0, 1);
+    // A batch walked ahead and not needed (truncated, cancelled or failed) is let finish first:
+    // the walk takes one request at a time.
+    await next?.catch(() => undefined);
     await files.return(undefined);
   }
   if (signal.aborted) return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
