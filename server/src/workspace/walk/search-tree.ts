@@ -43,7 +43,11 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
       const file = next.value;
       if (request.include && !request.include(file.rel)) continue;
       batch.files.push(file);
-      batch.items.push(await itemOf(workspace, file));
+      const uri = pathToFileURL(file.abs).href;
+      // Most files are not open: no promise made for those (16,000 a search on a large tree).
+      batch.items.push(
+        workspace.heldInMemory(uri) ? await heldItem(workspace, file, uri) : { abs: file.abs },
+      );
     }
     return batch;
   };
@@ -108,10 +112,8 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
   return succeed({ matches, files_searched: searched, truncated });
 }
 
-/** An open buffer (or an edit the editor has not reported) by its text; any other file by its path. */
-async function itemOf(workspace: Workspace, file: WalkedFile): Promise<SearchItem> {
-  const uri = pathToFileURL(file.abs).href;
-  if (!workspace.heldInMemory(uri)) return { abs: file.abs };
+/** An open buffer (or an edit the editor has not reported) by its text; by its path if it cannot be read. */
+async function heldItem(workspace: Workspace, file: WalkedFile, uri: string): Promise<SearchItem> {
   const state = await workspace.read({ abs: file.abs, rel: file.rel, uri, root: file.root, exists: true });
   return state.ok ? { text: state.value.content } : { abs: file.abs };
 }
