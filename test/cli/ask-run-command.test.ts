@@ -49,13 +49,13 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
     expect(term.text()).toMatch(/in the project root/);
     term.write("a");
     await term.waitFor("echo other");
-    await term.waitFor(/\[y\]es \/ \[n\]o \/ \[a\]lways: [^]*\[y\]es \/ \[n\]o \/ \[a\]lways: /);
+    await term.waitFor(/\[a\]lways: [^]*\[a\]lways: /);
     term.write("n");
     await term.exited;
     const text = term.text();
     expect(text).toContain("hello world\n");
     expect(text).toContain("hello again\n");
-    expect(text.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g)).toHaveLength(2);
+    expect(text.match(/\[y\]es \/ \[n\]o \/ \[r\]eason: no, and say why \/ \[a\]lways/g)).toHaveLength(2);
     expect(text).toContain("All ran.");
   }, 120_000);
 
