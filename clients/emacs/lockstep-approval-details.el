@@ -7,7 +7,8 @@
 ;; (kind "call": the server, the tool and its arguments, which the
 ;; server redacted and bounded).  The details are shown in the
 ;; question's buffer beside the minibuffer question; quitting it (C-g)
-;; answers nothing, and the command or the call does not run.
+;; answers nothing, and the command or the call does not run.  "Reject
+;; and say why" asks for the words the model reads, as for a change.
 
 ;;; Code:
 
@@ -53,14 +54,15 @@
                   (list (cons (or (plist-get question :always)
                                   "Always allow this command this session")
                               "always")))
-                '(("Reject" . "reject"))
+                '(("Reject" . "reject") ("Reject and say why" . reason))
                 (when (member "stop" decisions) '(("Stop the run" . "stop"))))
       (append
        (list '("Apply" . "apply")
              (cons (format "Always allow %s this session" (plist-get question :tool)) "always_tool")
              (cons (format "Always allow server %s this session" (plist-get question :server))
                    "always_server")
-             '("Reject" . "reject"))
+             '("Reject" . "reject")
+             '("Reject and say why" . reason))
        (when (member "stop" decisions) '(("Stop the run" . "stop")))))))
 
 (defun lockstep-approval-details--prompt (question)

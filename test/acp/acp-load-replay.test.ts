@@ -1,6 +1,6 @@
 // session/load replays a session's tool calls as they were first sent: the diff of each change
 // that landed (a large one cut as live), each call's final status, title and words. A change
-// that did not land (rejected) is replayed with its outcome; its diff, never applied, is not kept.
+// that did not land (rejected) is replayed with its diff, then its outcome (acp-load-replay-rejected).
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -85,8 +85,8 @@ describe("session/load replays edits as first sent", () => {
     expect(replayed[3]!.slice(1)).toEqual(live[3]!.slice(1));
     expect(JSON.stringify(replayed[3])).toContain("v700 = 7000;");
     expect(JSON.stringify(replayed[3]).length).toBeLessThan(4_000);
-    // The rejected edit: its outcome as live.
-    expect(replayed[2]!.at(-1)).toEqual(live[2]!.at(-1));
+    // The rejected edit: its diff, then its outcome in its place, as live.
+    expect(replayed[2]!.slice(1)).toEqual(live[2]!.slice(1));
     expect(JSON.stringify(replayed[2]!.at(-1))).toContain("Rejected, not applied");
   });
 });

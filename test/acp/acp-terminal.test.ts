@@ -93,6 +93,26 @@ describe("lockstep acp runs commands in the client's terminal when it offers one
     expect(raw).toContain('"sandboxed":true');
   });
 
+  it("a credential-shaped token in the terminal's output is redacted as a local run redacts it", async () => {
+    const token = `ghp_${"A1b2C3d4E5".repeat(4).slice(0, 36)}`;
+    const editor = await startEditor({
+      terminal: true,
+      env,
+      turns: [run(`echo "token: ${token}"`), { text: ["ran"] }],
+      permission: () => "allow_once",
+    });
+    const sessionId = await editor.newSession();
+    await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "run it" }],
+    });
+    expect(editor.terminals.calls[0]?.method).toBe("create");
+    const end = await editor.waitForUpdate(ended);
+    const result = (end.update as { rawOutput?: { data?: { output?: string } } }).rawOutput;
+    expect(result?.data?.output).toContain("token: ");
+    expect(result?.data?.output).not.toContain(token);
+  });
+
   it("a timeout kills the command through terminal/kill, and the result says it timed out", async () => {
     const editor = await startEditor({
       terminal: true,

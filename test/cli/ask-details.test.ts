@@ -56,7 +56,7 @@ describe("lockstep ask: a command's question on a terminal", () => {
   it("shows the line, where it runs, the sandbox and the prefix always allows; s stops the run", async () => {
     const { root, env } = await setUp([run("touch made.txt && echo made", "sub"), { text: "never" }]);
     const term = onTerminal(process.execPath, [BIN, "ask", "make it"], { cwd: root, env });
-    await term.waitFor("[y]es / [n]o / [a]lways: ");
+    await term.waitFor("[a]lways: ");
     const screen = term.text();
     expect(screen).toContain("lockstep wants to run in sub:");
     expect(screen).toContain("    touch made.txt && echo made");
@@ -73,7 +73,7 @@ describe("lockstep ask: a command's question on a terminal", () => {
   it("Ctrl-C at the question is stop too", async () => {
     const { root, env } = await setUp([run("touch made.txt"), { text: "never" }]);
     const term = onTerminal(process.execPath, [BIN, "ask", "make it"], { cwd: root, env });
-    await term.waitFor("[y]es / [n]o / [a]lways: ");
+    await term.waitFor("[a]lways: ");
     expect(term.text()).toContain("in the project root:");
     term.write("\x03");
     await term.exited;
@@ -114,6 +114,45 @@ describe("lockstep ask: an MCP call's question on a terminal", () => {
     await term.exited;
     expect(term.text()).toContain("Stopped: the run ends here; the tool was not called");
     expect(fake!.requests).toHaveLength(1);
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").not.toContain("shout");
+  }, 120_000);
+});
+
+/** What the model was sent back for its tool call, in its next request. */
+function toolResult(request: Record<string, unknown> | undefined): string {
+  const messages = (request?.["messages"] ?? []) as { role: string; content?: unknown }[];
+  return String(messages.filter((m) => m.role === "tool").at(-1)?.content ?? "");
+}
+
+describe("lockstep ask: no, and say why, for a command and an MCP call", () => {
+  it("r then a line rejects the command and the model reads the words", async () => {
+    const { root, env } = await setUp([run("touch made.txt"), { text: "Understood." }]);
+    const term = onTerminal(process.execPath, [BIN, "ask", "make it"], { cwd: root, env });
+    await term.waitFor("[r]eason: no, and say why");
+    term.write("r");
+    await term.waitFor("Why not?");
+    term.write("run the tests with make check instead\r");
+    await term.exited;
+    expect(term.text()).toContain("Rejected: the command did not run; the model is told why.");
+    expect(fake!.requests).toHaveLength(2);
+    expect(toolResult(fake!.requests[1])).toContain("run the tests with make check instead");
+    expect(existsSync(path.join(root, "made.txt"))).toBe(false);
+  }, 120_000);
+
+  it("r then a line rejects the MCP call and the model reads the words", async () => {
+    const log = path.join(tempDir("lockstep-details-log-"), "tools.log");
+    const { root, env } = await setUp(
+      [{ calls: [{ name: "mcp__docs__shout", args: { text: "loud" } }] }, { text: "Understood." }],
+      { docs: { command: process.execPath, args: [TOOLS], env: { TOOLS_LOG: log } } },
+    );
+    const term = onTerminal(process.execPath, [BIN, "ask", "shout"], { cwd: root, env });
+    await term.waitFor("always this [s]erver: ");
+    term.write("r");
+    await term.waitFor("Why not?");
+    term.write("whisper it\r");
+    await term.exited;
+    expect(term.text()).toContain("Rejected: the tool was not called; the model is told why.");
+    expect(toolResult(fake!.requests[1])).toContain("whisper it");
     expect(existsSync(log) ? readFileSync(log, "utf8") : "").not.toContain("shout");
   }, 120_000);
 });

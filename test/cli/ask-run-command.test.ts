@@ -44,18 +44,18 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
       JSON.stringify({ provider: "openai", baseUrl: fake.url, model: "m" }) + "\n",
     );
     const term = onTerminal(process.execPath, [BIN, "ask", "run them"], { cwd: root, env });
-    await term.waitFor("[y]es / [n]o / [a]lways: ");
+    await term.waitFor("[a]lways: ");
     expect(term.text()).toContain("echo hello world");
     expect(term.text()).toMatch(/in the project root/);
     term.write("a");
     await term.waitFor("echo other");
-    await term.waitFor(/\[y\]es \/ \[n\]o \/ \[a\]lways: [^]*\[y\]es \/ \[n\]o \/ \[a\]lways: /);
+    await term.waitFor(/\[a\]lways: [^]*\[a\]lways: /);
     term.write("n");
     await term.exited;
     const text = term.text();
     expect(text).toContain("hello world\n");
     expect(text).toContain("hello again\n");
-    expect(text.match(/\[y\]es \/ \[n\]o \/ \[a\]lways/g)).toHaveLength(2);
+    expect(text.match(/\[y\]es \/ \[n\]o \/ \[r\]eason: no, and say why \/ \[a\]lways/g)).toHaveLength(2);
     expect(text).toContain("All ran.");
   }, 120_000);
 
@@ -76,7 +76,7 @@ describe("lockstep ask runs commands with approval on a terminal", () => {
     expect(await term.exited).toBe(0);
     expect(term.text()).toContain("from the flag\n");
     expect(term.text()).toContain("Ran it.");
-    expect(term.text()).not.toContain("[y]es / [n]o / [a]lways");
+    expect(term.text()).not.toContain("[y]es / [n]o");
     const result = (fake.requests[1]!["messages"] as { role: string; content: string }[]).find(
       (m) => m.role === "tool",
     )!;

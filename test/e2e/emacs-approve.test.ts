@@ -98,6 +98,7 @@ describe("Emacs 28 + Eglot 1.9: a command's and an MCP call's question", { timeo
       "Run once",
       "Always allow `touch made.txt` this session",
       "Reject",
+      "Reject and say why",
       "Stop the run",
     ]);
     expect(q?.prompt).toBe("lockstep wants to run: touch made.txt ");
@@ -128,6 +129,7 @@ describe("Emacs 28 + Eglot 1.9: a command's and an MCP call's question", { timeo
       "Always allow mcp__docs__shout this session",
       "Always allow server docs this session",
       "Reject",
+      "Reject and say why",
       "Stop the run",
     ]);
     expect(q?.prompt).toBe("lockstep wants to call shout on the MCP server docs ");
@@ -137,5 +139,23 @@ describe("Emacs 28 + Eglot 1.9: a command's and an MCP call's question", { timeo
     expect(shown).not.toContain(token);
     expect(shown).not.toContain(FAKE_KEY);
     expect(r.chat?.join("\n")).toContain("Shouted.");
+  });
+
+  it("Reject and say why for an MCP call: the reason reaches the model; the tool is not called", async () => {
+    const reason = "whisper it instead";
+    const { r, fake } = await play(
+      [
+        turn({ calls: [{ name: "mcp__docs__shout", args: { text: "loud" } }] }),
+        turn({ text: ["Understood."] }),
+      ],
+      "Reject and say why",
+      { reason, config: { mcpServers: { docs: { command: process.execPath, args: [TOOLS] } } } },
+    );
+    expect(approvals(r)).toHaveLength(1);
+    expect(fake.requests).toHaveLength(2);
+    const [answer] = lastResponses(fake.requests[1]);
+    expect(answer?.response).toMatchObject({ ok: false, error: { code: "rejected" } });
+    expect(answer?.response.error?.message).toContain(reason);
+    expect(r.chat?.join("\n")).not.toContain("LOUD");
   });
 });

@@ -123,6 +123,7 @@ describe("Neovim 0.7.2: a command's and an MCP call's question", { timeout: TEST
       "Run once",
       "Always allow `touch made.txt` this session",
       "Reject",
+      "Reject and say why",
       "Stop the run",
       "Show it all",
     ]);
@@ -136,6 +137,24 @@ describe("Neovim 0.7.2: a command's and an MCP call's question", { timeout: TEST
     );
     expect(q?.shown?.some((l) => /^(Sandboxed|Not sandboxed)/.test(l))).toBe(true);
     expect(r.made).toBe("");
+  });
+
+  it("Reject and say why for a command: the reason reaches the model; the command does not run", async () => {
+    const reason = "use make check, not touch";
+    const { r, fake } = await play(
+      [
+        turn({ calls: [{ name: "run_command", args: { command: "touch made.txt" } }] }),
+        turn({ text: ["Understood."] }),
+      ],
+      ["Reject and say why"],
+      { reason },
+    );
+    expect(approvals(r)).toHaveLength(1);
+    expect(fake.requests).toHaveLength(2);
+    const [answer] = lastResponses(fake.requests[1]);
+    expect(answer?.response).toMatchObject({ ok: false, error: { code: "rejected" } });
+    expect(answer?.response.error?.message).toContain(reason);
+    expect(r.made ?? null).toBeNull();
   });
 
   it("shows an MCP call's server, tool and arguments, a key redacted", async () => {
@@ -154,6 +173,7 @@ describe("Neovim 0.7.2: a command's and an MCP call's question", { timeout: TEST
       "Always allow mcp__docs__shout this session",
       "Always allow server docs this session",
       "Reject",
+      "Reject and say why",
       "Stop the run",
       "Show it all",
     ]);

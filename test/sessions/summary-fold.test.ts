@@ -62,6 +62,16 @@ const body = fc.oneof(
     }),
   ),
   fc.record({ t: fc.constant("resumed"), pid: fc.nat(), at }),
+  // The diffs a change's call showed: no time of its own, read only when the session is loaded.
+  file.chain((f) =>
+    fc.record({
+      t: fc.constant("shown"),
+      job_id: fc.constant(J),
+      call_id: fc.constant(`${J}:1`),
+      tool: fc.constant("edit"),
+      files: fc.constant([{ file_path: f, old_text: "a", new_text: "b" }]),
+    }),
+  ),
 );
 const run = fc.record({
   run: fc.record({
@@ -89,7 +99,9 @@ const records = fc
   .map((runs) =>
     runs.flatMap((r, i) =>
       [r.run, ...r.body, ...(r.end ? [r.end] : [])].map((x) =>
-        "job_id" in x ? { ...x, job_id: `job-${i}` } : x,
+        "job_id" in x
+          ? { ...x, job_id: `job-${i}`, ...("call_id" in x ? { call_id: `job-${i}:1` } : {}) }
+          : x,
       ),
     ),
   );

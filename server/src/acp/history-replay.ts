@@ -1,13 +1,16 @@
 // A stored conversation as the session/update notifications that showed it live, for
 // session/load: the user's prompts, the model's text, each tool call with its title, kind and
-// locations, a landed change's diff (from the journal: what was applied, sized as live) and
-// the outcome as first sent (a retry after a stale attempt named in the title). A change that
-// did not land shows its outcome, as live; one reverted since has left the journal and shows
-// none. Pure: messages in, updates out.
+// locations, a change's diff as it was shown before its decision (kept by the store; in an
+// older file, a landed change's from the journal, sized as live) and the outcome as first
+// sent (a retry after a stale attempt named in the title). A change that did not land shows
+// its diff, then its outcome in its place, as live. Pure: messages in, updates out.
+import path from "node:path";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Message } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
+import type { ShownCall } from "../sessions/shown-record.js";
 import type { Envelope } from "../tools/envelope.js";
+import { shownUpdate } from "./shown-diffs.js";
 import { findTool } from "../tools/registry.js";
 import { sizedDiffs } from "./diff-content.js";
 import { kindOf, outcomeText, slim, slimArgs, titleOf, type Locations } from "./updates.js";
@@ -21,17 +24,28 @@ export function replayUpdates(
   prompts: readonly string[],
   where: Locations,
   journal: readonly JournalEntry[] = [],
+  /** Each run's job id, in order, and by call id (`job:n`) what each change's call showed. */
+  stored: { jobs: readonly string[]; shown: ReadonlyMap<string, ShownCall> } = { jobs: [], shown: new Map() },
 ): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   let userTurn = 0;
   let callCount = 0;
-  const pending: { id: string; read: boolean; title: string; file: string | undefined }[] = [];
+  /** The n-th call of the run: its id as live named it. */
+  let runCalls = 0;
+  const pending: {
+    id: string;
+    read: boolean;
+    title: string;
+    file: string | undefined;
+    shown: ShownCall | undefined;
+  }[] = [];
   const used = new Set<number>();
   /** Files whose last change was refused as stale: the next one that lands is a retry (as live). */
   const stale = new Set<string>();
   for (const message of history) {
     if (message.role === "user") {
       const typed = prompts[userTurn++];
+      runCalls = 0;
       const text = typed ?? message.parts.map((p) => ("text" in p ? p.text : "")).join("");
       if (text !== "") updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
       continue;
@@ -44,11 +58,15 @@ export function replayUpdates(
         const tool = findTool(part.functionCall.name);
         const event = { kind: tool?.kind ?? "external", call: part.functionCall } as const;
         const file = part.functionCall.args["file_path"];
+        const job = stored.jobs[userTurn - 1];
+        const shown = job === undefined ? undefined : stored.shown.get(`${job}:${++runCalls}`);
         pending.push({
           id,
           read: event.kind === "read",
           title: titleOf(event),
           file: typeof file === "string" ? file : undefined,
+          // Only a record of this very call: its tool, and the file it names first.
+          shown: shown && sameCall(shown, part.functionCall.name, file) ? shown : undefined,
         });
         updates.push({
           sessionUpdate: "tool_call",
@@ -66,7 +84,13 @@ export function replayUpdates(
         const result = part.functionResponse.response as unknown as Envelope;
         const landed = result.ok && result.data["applied"] === true;
         const entries = landed ? takeEntries(journal, used, changedFiles(result)) : [];
-        if (entries.length > 0) {
+        if (call.shown !== undefined) {
+          updates.push({
+            sessionUpdate: "tool_call_update",
+            toolCallId: call.id,
+            ...shownUpdate(call.shown.files, where),
+          });
+        } else if (entries.length > 0) {
           const sized = sizedDiffs(
             entries.map((e) => ({
               file_path: e.file_path,
@@ -87,7 +111,8 @@ export function replayUpdates(
           else if (result.ok) stale.delete(call.file);
         }
         // As live: a read that worked shows no words (the locations say what it read); a change that
-        // landed keeps its diff in view; anything else shows its outcome.
+        // landed keeps its diff in view; anything else shows its outcome (in place of its diff).
+        const kept = result.ok && (call.shown !== undefined || entries.length > 0);
         const words = [
           {
             type: "content" as const,
@@ -99,7 +124,7 @@ export function replayUpdates(
           sessionUpdate: "tool_call_update",
           toolCallId: call.id,
           status: result.ok ? "completed" : "failed",
-          ...(entries.length > 0
+          ...(kept
             ? retried
               ? { title: `${call.title} (applied on the current state, after a stale attempt was refused)` }
               : {}
@@ -111,6 +136,14 @@ export function replayUpdates(
     }
   }
   return updates;
+}
+
+/** Whether a stored record is of this call: the same tool, and the file it names (when it names one) first. */
+function sameCall(shown: ShownCall, tool: string, file: unknown): boolean {
+  if (shown.tool !== tool) return false;
+  if (typeof file !== "string") return true;
+  const first = shown.files[0]?.file_path;
+  return first === undefined || path.posix.normalize(first) === path.posix.normalize(file);
 }
 
 /** The files a change's result names as written (one file, or each file of a change across files). */

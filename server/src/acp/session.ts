@@ -71,7 +71,9 @@ export class AcpSession {
     // Once the user answers a question, the client's text is read again before anything is written.
     const request: AcpPort["requestPermission"] = (params, signal) =>
       port.requestPermission(params, signal).finally(() => link?.decided());
-    this.updates = new TurnUpdates(id, port, new AcpPermissions(id, request), this.where);
+    this.updates = new TurnUpdates(id, port, new AcpPermissions(id, request), this.where, (...shown) =>
+      this.recorder.shown(...shown),
+    );
     const updates = this.updates;
     const assembled = assembleAgent({
       settings: () => this.settings,
@@ -241,6 +243,7 @@ export class AcpSession {
         resumed.value.runs.map((r) => r.prompt),
         this.where,
         resumed.value.journal,
+        { jobs: resumed.value.runs.map((r) => r.job_id), shown: resumed.value.shown },
       ))
         this.updates.send(update);
       await this.updates.sent;

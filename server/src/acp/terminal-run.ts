@@ -2,7 +2,7 @@
 // `terminal`): the command the approval allowed, in the same sandbox and quiet environment
 // (commands/client-start.ts), shown live in the tool call by embedding the terminal, and its
 // end read back for the model: exit code or signal, the output as the client kept it (the last
-// OUTPUT_LIMIT bytes) within the same head-and-tail budget, key values redacted. A timeout or a
+// OUTPUT_LIMIT bytes) within the same head-and-tail budget, key values and token shapes redacted. A timeout or a
 // cancel kills it through `terminal/kill`; the terminal is always released.
 import type { CreateTerminalRequest, TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import {
@@ -10,6 +10,7 @@ import {
   DEFAULT_BUDGET,
   OutputBudget,
   redact,
+  trimCutEdges,
   type RunRequest,
   type RunResult,
 } from "../commands/index.js";
@@ -26,6 +27,12 @@ export interface ClientTerminals {
   waitForExit(terminalId: string): Promise<{ exitCode?: number | null; signal?: string | null }>;
   kill(terminalId: string): Promise<void>;
   release(terminalId: string): Promise<void>;
+}
+
+/** How many characters at the start belong to a word the client's cut may have gone through. */
+function leadingTokenRun(text: string): number {
+  const cut = trimCutEdges("", text);
+  return cut.dropped;
 }
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -102,10 +109,14 @@ export async function runInClientTerminal(
 
   const budget = new OutputBudget(req.budget ?? DEFAULT_BUDGET);
   if (out.truncated) budget.push(`[the client kept only the last ${OUTPUT_LIMIT} bytes of the output]\n`);
-  budget.push(redact(out.output, req.secrets));
+  // A token the client's own cut went through is no longer recognisable: its rest is left out.
+  const output = out.truncated ? out.output.slice(leadingTokenRun(out.output)) : out.output;
+  budget.push(redact(output, req.secrets));
+  // Token shapes as a local run redacts them: the kept head and tail, their cut words left out.
+  const kept = req.redact ? budget.kept(trimCutEdges) : budget.kept();
   return result({
-    output: budget.text(),
-    omitted_characters: budget.omitted,
+    output: req.redact ? req.redact(kept.text) : kept.text,
+    omitted_characters: kept.omitted,
     exit_code: exit.exitCode ?? out.exitStatus?.exitCode ?? null,
     signal: exit.signal ?? out.exitStatus?.signal ?? null,
     timed_out: timedOut,

@@ -16,7 +16,12 @@ import type { CallDecision, CallRequest } from "../review/call-approval.js";
 import type { ClientFiles } from "./editor-link.js";
 import type { AcpPermissions } from "./permission.js";
 import type { ClientTerminals } from "./terminal-run.js";
+import type { ShownDiff } from "../sessions/format.js";
+import { shownOf } from "./shown-diffs.js";
 import { diffsOf, type Locations, locationsOf, toolCallEnded, toolCallStarted } from "./updates.js";
+
+/** Keeps what a change's call showed (the session store), so session/load can show it as sent. */
+export type ShownRecorder = (jobId: string, callId: string, tool: string, files: ShownDiff[]) => void;
 
 /** What a session needs of the connection. */
 export interface AcpPort {
@@ -38,6 +43,8 @@ interface OpenCall {
   kind: ToolKind;
   /** The diffs shown for it (sent once, in the update before the question). */
   diffs: ToolCallContent[];
+  /** The same diffs as the store keeps them (root-relative paths). */
+  shown?: ShownDiff[];
   /** Content that stays in it to its end: the client's terminal the command runs in. */
   embedded: ToolCallContent[];
 }
@@ -58,6 +65,7 @@ export class TurnUpdates {
     private readonly port: AcpPort,
     private readonly permissions: AcpPermissions,
     private readonly where: Locations,
+    private readonly record?: ShownRecorder,
   ) {}
 
   /** Resolves once every update sent so far is out. */
@@ -182,7 +190,9 @@ export class TurnUpdates {
     const sized = diffsOf(change, this.where);
     call.diffs.push(...sized.map((d) => d.content));
     const cuts = sized.flatMap((d) => (d.location?.line !== undefined ? [d.location] : []));
-    if (this.live(change.job_id))
+    if (this.live(change.job_id)) {
+      call.shown = [...(call.shown ?? []), ...shownOf(change, sized)];
+      this.record?.(change.job_id!, call.id, change.tool, call.shown);
       this.send({
         sessionUpdate: "tool_call_update",
         toolCallId: call.id,
@@ -192,6 +202,7 @@ export class TurnUpdates {
           ...locationsOf(change, this.where).filter((l) => !cuts.some((c) => c.path === l.path)),
         ],
       });
+    }
     await this.queue;
   }
 

@@ -92,8 +92,30 @@ export function callLines(c: CallDetails): string[] {
   ];
 }
 
-export type CommandAnswer = { decision: "once" | "always" | "reject" | "stop" };
-export type CallAnswer = { decision: "apply" | "always_tool" | "always_server" | "reject" | "stop" };
+export type CommandAnswer = { decision: "once" | "always" | "reject" | "stop"; reason?: string };
+export type CallAnswer = {
+  decision: "apply" | "always_tool" | "always_server" | "reject" | "stop";
+  reason?: string;
+};
+
+/** `r`: a line of the user's words for the model; `what` says what did not happen. */
+async function rejectWithReason(
+  prompter: Prompter,
+  io: Io,
+  what: string,
+  canStop: boolean,
+): Promise<{ decision: "reject" | "stop"; reason?: string }> {
+  const why = await prompter.line("  Why not? (the model reads this; Enter to send): ");
+  if (!("text" in why)) {
+    if (why.end === "interrupt" && canStop)
+      return (io.stdout(`  Stopped: the run ends here; ${what}.\n`), { decision: "stop" });
+    return (io.stdout(`  Rejected: ${what}.\n`), { decision: "reject" });
+  }
+  const reason = why.text.trim();
+  if (reason === "") return (io.stdout(`  Rejected: ${what}.\n`), { decision: "reject" });
+  io.stdout(`  Rejected: ${what}; the model is told why.\n`);
+  return { decision: "reject", reason };
+}
 
 /** Asks about a command; null when the question is not one. */
 export async function askCommand(
@@ -110,9 +132,9 @@ export async function askCommand(
     return { decision: "reject" };
   }
   io.stdout(shown);
-  const keys = ["y", "n", ...(c.prefixes.length > 0 ? ["a"] : []), ...(c.canStop ? ["s"] : [])];
+  const keys = ["y", "n", "r", ...(c.prefixes.length > 0 ? ["a"] : []), ...(c.canStop ? ["s"] : [])];
   // [s]top is named on the line above: the question line reads as every other question's.
-  const words = `[y]es / [n]o${c.prefixes.length > 0 ? " / [a]lways" : ""}`;
+  const words = `[y]es / [n]o / [r]eason: no, and say why${c.prefixes.length > 0 ? " / [a]lways" : ""}`;
   const answer = await asking.prompter.choose(`  ${words}: `, keys);
   if (!("key" in answer)) {
     // Ctrl-C ends the run where the server offers it; the end of the input only says no.
@@ -134,6 +156,8 @@ export async function askCommand(
       return { decision: "always" };
     case "s":
       return (io.stdout(STOPPED), { decision: "stop" });
+    case "r":
+      return rejectWithReason(asking.prompter, io, "the command did not run", c.canStop);
     default:
       io.stdout("  Rejected: the command did not run; the model is told you said no.\n");
       return { decision: "reject" };
@@ -158,12 +182,10 @@ export async function askCall(
     return { decision: "reject" };
   }
   io.stdout(shown);
-  const answer = await asking.prompter.choose("  [y]es / [n]o / [a]lways / always this [s]erver: ", [
-    "y",
-    "n",
-    "a",
-    "s",
-  ]);
+  const answer = await asking.prompter.choose(
+    "  [y]es / [n]o / [r]eason: no, and say why / [a]lways / always this [s]erver: ",
+    ["y", "n", "r", "a", "s"],
+  );
   if (!("key" in answer)) {
     if (answer.end === "interrupt" && c.canStop) {
       io.stdout(
@@ -179,6 +201,7 @@ export async function askCall(
   if (answer.key === "y") return { decision: "apply" };
   if (answer.key === "a") return { decision: "always_tool" };
   if (answer.key === "s") return { decision: "always_server" };
+  if (answer.key === "r") return rejectWithReason(asking.prompter, io, "the tool was not called", c.canStop);
   io.stdout("  Rejected: the tool was not called; the model is told you said no.\n");
   return { decision: "reject" };
 }

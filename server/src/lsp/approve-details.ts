@@ -4,6 +4,7 @@
 // Sent only to a client that says it shows them (`experimental.lockstepApprovalKinds`); the
 // answer is parsed here, since a client is input. Knows nothing of how a client draws it.
 import * as z from "zod";
+import { REASON_LIMIT } from "../review/question.js";
 import { callMessage, type CallDecision, type CallRequest } from "../review/call-approval.js";
 import {
   alwaysTitleFor,
@@ -109,10 +110,19 @@ export function shownArguments(args: Record<string, unknown>, redact: (text: str
   return `${text.slice(0, ARGUMENTS_LIMIT)}\n… (${text.length - ARGUMENTS_LIMIT} more characters not shown)`;
 }
 
-const commandAnswer = z.object({ decision: z.enum(["once", "always", "reject", "stop"]) });
+// `reason`: the user's words with a "reject", bounded as a change's answer's.
+const reason = z.string().max(REASON_LIMIT).optional();
+const commandAnswer = z.object({ decision: z.enum(["once", "always", "reject", "stop"]), reason });
 const callAnswer = z.object({
   decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
+  reason,
 });
+
+/** A "reject" with words becomes `{ reason }`; blank words are a plain "reject". */
+function withReason<D extends string>(decision: D, words: string | undefined): D | { reason: string } {
+  const said = words?.trim() ?? "";
+  return decision === "reject" && said !== "" ? { reason: said } : decision;
+}
 
 /** A command's answer; anything not offered is no choice (the command does not run). */
 export function parseCommandAnswer(
@@ -121,7 +131,7 @@ export function parseCommandAnswer(
 ): CommandDecision | "stop" | "dismissed" {
   const parsed = commandAnswer.safeParse(raw);
   if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
-  return parsed.data.decision;
+  return withReason(parsed.data.decision, parsed.data.reason);
 }
 
 /** A call's answer; anything not offered is no choice (the call is declined). */
@@ -131,5 +141,5 @@ export function parseCallAnswer(
 ): CallDecision | "stop" | "dismissed" {
   const parsed = callAnswer.safeParse(raw);
   if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
-  return parsed.data.decision;
+  return withReason(parsed.data.decision, parsed.data.reason);
 }

@@ -23,8 +23,11 @@ export interface McpCallRequest {
   trusted: boolean;
 }
 
-/** true: run it; false: the user declined; "undecided": nobody decided (withdrawn, or the door could not ask). */
-export type McpApproval = (request: McpCallRequest, ctx: ToolContext) => Promise<boolean | "undecided">;
+/** true: run it; false or `{ reason }`: the user declined (saying why); "undecided": nobody decided. */
+export type McpApproval = (
+  request: McpCallRequest,
+  ctx: ToolContext,
+) => Promise<boolean | "undecided" | { reason: string }>;
 
 /** A server to connect and where it was configured (a file's path, or `client`). */
 export interface McpSource {
@@ -111,11 +114,16 @@ export class McpTools implements ExternalTools {
         ["Tell the user the call was not decided; offer it again if they still want it."],
       );
     }
-    if (!approved) {
+    if (approved !== true) {
+      const said = typeof approved === "object" ? ` The user said: ${JSON.stringify(approved.reason)}` : "";
       return errorEnvelope(
         "rejected",
-        `Rejected: the user declined the call of ${tool} on the MCP server ${server}. Nothing was run.`,
-        ["Ask the user what they want instead; do not retry the same call."],
+        `Rejected: the user declined the call of ${tool} on the MCP server ${server}. Nothing was run.${said}`,
+        [
+          said === ""
+            ? "Ask the user what they want instead; do not retry the same call."
+            : "Do what the user said instead; do not retry the same call.",
+        ],
       );
     }
     if (ctx.signal.aborted) return errorEnvelope("cancelled", "Cancelled: the tool was not run.");

@@ -17,7 +17,8 @@ export interface CallRequest {
   job_id?: string;
 }
 
-export type CallDecision = "apply" | "always_tool" | "always_server" | "reject";
+/** `{ reason }`: rejected, with the user's words for the model. */
+export type CallDecision = "apply" | "always_tool" | "always_server" | "reject" | { reason: string };
 
 /** Asks the user about one call; `dismissed`: no choice was made (or the door cannot ask). */
 export type CallPrompt = (request: CallRequest, signal: AbortSignal) => Promise<CallDecision | "dismissed">;
@@ -31,7 +32,10 @@ export function callApprover(
   prompt: () => CallPrompt | undefined,
 ) {
   // A question withdrawn (cancel) or never answered is no decision: the model is not told "rejected".
-  return async (request: CallRequest, signal: AbortSignal): Promise<boolean | "undecided"> => {
+  return async (
+    request: CallRequest,
+    signal: AbortSignal,
+  ): Promise<boolean | "undecided" | { reason: string }> => {
     if (mode() === "auto" && request.trusted) return true;
     if (session.alwaysAllowed.has(request.name) || session.alwaysAllowed.has(serverKey(request.server)))
       return true;
@@ -39,6 +43,7 @@ export function callApprover(
     const ask = prompt();
     const decision = ask ? await ask(request, signal) : "dismissed";
     if (signal.aborted || decision === "dismissed") return "undecided";
+    if (typeof decision === "object") return { reason: decision.reason };
     if (decision === "always_tool") session.alwaysAllowed.add(request.name);
     if (decision === "always_server") session.alwaysAllowed.add(serverKey(request.server));
     return decision === "apply" || decision === "always_tool" || decision === "always_server";

@@ -60,9 +60,12 @@ export function approvalQuestion(change: ProposedChange): ApprovalQuestion {
   };
 }
 
+/** The longest "no, because …" a question takes (a change's, a command's, an MCP call's). */
+export const REASON_LIMIT = 4000;
+
 const answerSchema = z.object({
   decision: z.enum(["apply", "always", "reject", "stop"]),
-  reason: z.string().max(4000).optional(),
+  reason: z.string().max(REASON_LIMIT).optional(),
 });
 
 /** The client's answer: a decision; `null`, or anything else, is no choice (the change is staged instead). */

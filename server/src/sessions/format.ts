@@ -42,7 +42,17 @@ export type SessionRecord =
   /** A job's entries for a file were reverted: a later revert finds nothing there. */
   | { t: "forget"; job_id: string; uri: string; at: string }
   | { t: "end"; job_id: string; status: string; usage: Usage; files_changed: string[]; at: string }
-  | { t: "resumed"; pid: number; at: string };
+  | { t: "resumed"; pid: number; at: string }
+  /**
+   * The diffs a change's tool call showed the client before it was decided (sized as sent): what
+   * session/load replays for a change that never landed. No `at`: it never dates the session.
+   */
+  | { t: "shown"; job_id: string; call_id: string; tool: string; files: ShownDiff[] };
+
+/** One file's diff as it was shown: its text (whole or cut, `line` where a cut starts), or the words that named it. */
+export type ShownDiff =
+  | { file_path: string; old_text: string | null; new_text: string; line?: number }
+  | { file_path: string; text: string };
 
 export function blobId(content: string): string {
   return createHash("sha256").update(content).digest("hex");

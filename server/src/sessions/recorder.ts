@@ -8,7 +8,7 @@
 import type { Message, Usage } from "../agent/model.js";
 import type { RunEnd, RunStart, SessionSink } from "../agent/session-sink.js";
 import type { JournalEntry, JournalListener } from "../review/journal.js";
-import { safeEndpoint, titleOf } from "./format.js";
+import { safeEndpoint, titleOf, type ShownDiff } from "./format.js";
 import { changedFilesNote } from "./refresh.js";
 import type { StoredSession } from "./session-reader.js";
 import type { SessionWriter } from "./session-writer.js";
@@ -115,6 +115,14 @@ export class SessionRecorder implements SessionSink, JournalListener {
       });
       w.flush();
     });
+  }
+
+  /**
+   * The diffs a change's call showed the client before its decision, so session/load can show a
+   * change that never landed as it was sent. Written with the turn; redacted as every line is.
+   */
+  shown(jobId: string, callId: string, tool: string, files: ShownDiff[]): void {
+    this.safely((w) => w.add({ t: "shown", job_id: jobId, call_id: callId, tool, files }));
   }
 
   forgot(jobId: string, uri: string): void {

@@ -8,6 +8,8 @@ import { deeperThan, MAX_JSON_DEPTH } from "../jsonrpc/limits.js";
 import { addUsage, type Message, type Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
 import { blobId, decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
+import { readShown, type ShownCall } from "./shown-record.js";
+import { SKIPPED_HEADS } from "./summary-fold.js";
 
 export interface StoredRun {
   job_id: string;
@@ -38,6 +40,8 @@ export interface StoredSession {
   completeBytes: number;
   /** The blobs the file holds, so an append does not write them again. */
   blobIds: Set<string>;
+  /** By tool call id: the diffs each change's call showed live (validated; absent in older files). */
+  shown: Map<string, ShownCall>;
 }
 
 export type ReadResult = { ok: true; session: StoredSession } | { ok: false; reason: string };
@@ -60,7 +64,7 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
       if (!last) completeBytes += 1;
       continue;
     }
-    if (summary && !last && (line.startsWith('{"t":"blob"') || line.startsWith('{"t":"msg"'))) {
+    if (summary && !last && SKIPPED_HEADS.some((head) => line.startsWith(head))) {
       completeBytes += Buffer.byteLength(line) + 1;
       continue;
     }
@@ -117,6 +121,7 @@ function fold(
   let updated = header.started;
   // A run's tokens so far, from its last complete turn: what a run the server stopped during used.
   const turnUsage = new Map<string, Usage>();
+  const shown = new Map<string, ShownCall>();
   for (const r of records) {
     if ("at" in r) updated = r.at;
     switch (r.t) {
@@ -170,6 +175,12 @@ function fold(
       case "forget":
         journal = journal.filter((e) => !(e.job_id === r.job_id && e.uri === r.uri));
         break;
+      case "shown": {
+        // The last record of a call is what it showed (a call shown twice sends its diffs again, all of them).
+        const read = readShown(r as unknown as Record<string, unknown>);
+        if (read) shown.set(read.call_id, read.call);
+        break;
+      }
       default:
         break;
     }
@@ -206,6 +217,7 @@ function fold(
     notes,
     completeBytes,
     blobIds: new Set(blobs.keys()),
+    shown,
   };
 }
 

@@ -25,7 +25,7 @@ export interface FileSummary {
 export type SummaryResult = { ok: true; summary: FileSummary } | { ok: false; reason: string };
 
 /** Line starts passed over unread. */
-export const SKIPPED_HEADS = ['{"t":"blob"', '{"t":"msg"'];
+export const SKIPPED_HEADS = ['{"t":"blob"', '{"t":"msg"', '{"t":"shown"'];
 const TURN = /^\{"t":"turn","job_id":"([^"\\]{1,200})",/;
 const JOURNAL =
   /^\{"t":"journal","job_id":"([^"\\]{1,200})","tool":"[^"\\]{0,200}","file_path":"([^"\\]{1,4096})","uri":"([^"\\]{1,8192})",/;

@@ -53,7 +53,10 @@ export async function chooseSandbox(
   };
 }
 
-export type Verdict = { run: true; asked: boolean } | { run: false; why: "rejected" | "no_prompt" };
+export type Verdict =
+  | { run: true; asked: boolean }
+  | { run: false; why: "rejected"; reason?: string }
+  | { run: false; why: "no_prompt" };
 
 /** Asks where it must; remembers an "always" answer's prefixes for the session. */
 export async function approveCommand(
@@ -71,6 +74,7 @@ export async function approveCommand(
   if (prompt === undefined) return { run: false, why: "no_prompt" };
   const decision = await prompt(question, signal);
   if (signal.aborted || decision === "reject") return { run: false, why: "rejected" };
+  if (typeof decision === "object") return { run: false, why: "rejected", reason: decision.reason };
   if (decision === "dismissed") return { run: false, why: "no_prompt" };
   if (decision === "always" && !review.writesGit)
     for (const p of question.prefixes) access.alwaysAllowed.add(ALWAYS_KEY + p);

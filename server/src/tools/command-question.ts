@@ -20,7 +20,8 @@ export interface CommandQuestion {
   job_id?: string;
 }
 
-export type CommandDecision = "once" | "always" | "reject";
+/** `{ reason }`: rejected, with the user's words for the model. */
+export type CommandDecision = "once" | "always" | "reject" | { reason: string };
 
 /** Asks the user; `dismissed`: closed without a choice, or the door cannot ask now (the command does not run). */
 export type CommandPrompt = (

@@ -76,7 +76,9 @@ export const runCommandTool = defineTool({
       if (verdict.why === "rejected")
         return errorEnvelope(
           "rejected",
-          `The user rejected running \`${args.command}\`. Do not run it again; ask the user, or go on without it.`,
+          verdict.reason !== undefined
+            ? `The user rejected running \`${args.command}\`. The user said: ${JSON.stringify(verdict.reason)} Do what the user said instead; do not run it again.`
+            : `The user rejected running \`${args.command}\`. Do not run it again; ask the user, or go on without it.`,
         );
       return errorEnvelope(
         "permission_denied",

@@ -1,8 +1,9 @@
 -- The approval question with the change in it (`lockstep/approve`): each file's diff in a
 -- floating window while the choices are asked; "Show the whole diff" opens it in a tab and
--- asks again; "Reject and say why" asks for the words the model will read. A command's
--- question shows its line, where it runs, the sandbox and what "always" allows; an MCP call's
--- the server, the tool and the arguments (the server redacted and bounded them).
+-- asks again; "Reject and say why" (for a change, a command or a call) asks for the words the
+-- model will read. A command's question shows its line, where it runs, the sandbox and what
+-- "always" allows; an MCP call's the server, the tool and the arguments (the server redacted
+-- and bounded them).
 -- Neovim 0.7.2 APIs only (nvim_open_win with border, no title).
 
 local M = {}
@@ -144,6 +145,7 @@ local function choices(params)
       table.insert(out, { title = tostring(params.always or "Always allow this command this session"), decision = "always" })
     end
     table.insert(out, { title = "Reject", decision = "reject" })
+    table.insert(out, { title = "Reject and say why", decision = "reject", reason = true })
     if has(params.decisions, "stop") then
       table.insert(out, { title = "Stop the run", decision = "stop" })
     end
@@ -155,6 +157,7 @@ local function choices(params)
       { title = "Always allow " .. tostring(params.tool) .. " this session", decision = "always_tool" },
       { title = "Always allow server " .. tostring(params.server) .. " this session", decision = "always_server" },
       { title = "Reject", decision = "reject" },
+      { title = "Reject and say why", decision = "reject", reason = true },
     }
     if has(params.decisions, "stop") then
       table.insert(out, { title = "Stop the run", decision = "stop" })
