@@ -43,7 +43,11 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
       const file = next.value;
       if (request.include && !request.include(file.rel)) continue;
       batch.files.push(file);
-      batch.items.push(await itemOf(workspace, file));
+      const uri = pathToFileURL(file.abs).href;
+      // Most files are not open: no promise made for those (16,000 a search on a large tree).
+      batch.items.push(
+        workspace.heldInMemory(uri) ? await heldItem(workspace, file, uri) : { abs: file.abs },
+      );
     }
     return batch;
   };
@@ -55,12 +59,17 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
   let walked = false;
   let counting = true;
   let found = 0;
+  // The next batch is walked while the threads search: with one thread the walk and the search
+  // took turns before (the thread stood idle a quarter of the search, the walk's share).
+  let next: ReturnType<typeof gather> | undefined = gather();
   try {
     for (;;) {
       while (!walked && !truncated && inFlight.length < (request.threads ?? SEARCH_THREADS)) {
-        const batch = await gather();
+        const batch = await next!;
+        next = undefined;
         if (batch.files.length === 0) walked = true;
         else {
+          next = gather();
           const limit = request.maxResults + 1 - matches.length;
           const running = runBatch(
             { items: batch.items, pattern: request.pattern, limit, maxBytes: MAX_FILE_BYTES, stop },
@@ -94,16 +103,17 @@ async function searchInJavaScript(workspace: Workspace, request: TreeSearch): Pr
   } finally {
     // Threads still searching stop at their next file and go back to the pool.
     Atomics.store(new Int32Array(stop), 0, 1);
+    // A batch walked ahead and not needed (truncated, cancelled or failed) is let finish first:
+    // the walk takes one request at a time.
+    await next?.catch(() => undefined);
     await files.return(undefined);
   }
   if (signal.aborted) return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
   return succeed({ matches, files_searched: searched, truncated });
 }
 
-/** An open buffer (or an edit the editor has not reported) by its text; any other file by its path. */
-async function itemOf(workspace: Workspace, file: WalkedFile): Promise<SearchItem> {
-  const uri = pathToFileURL(file.abs).href;
-  if (!workspace.heldInMemory(uri)) return { abs: file.abs };
+/** An open buffer (or an edit the editor has not reported) by its text; by its path if it cannot be read. */
+async function heldItem(workspace: Workspace, file: WalkedFile, uri: string): Promise<SearchItem> {
   const state = await workspace.read({ abs: file.abs, rel: file.rel, uri, root: file.root, exists: true });
   return state.ok ? { text: state.value.content } : { abs: file.abs };
 }
