@@ -5,7 +5,6 @@
 // falls back to the JavaScript search). Knows nothing of patterns or results.
 import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { availableParallelism } from "node:os";
 import path from "node:path";
 
 export interface Ripgrep {
@@ -16,15 +15,13 @@ export interface Ripgrep {
 let found: Ripgrep | null | undefined;
 
 /**
- * The search that runs: LOCKSTEP_SEARCH=rg or js chooses; left unset, rg where the machine has
- * four cores or more. On two cores the JavaScript search, which starts matching while it walks
- * and stops at max_results, answered sooner than rg listing and searching beside it (benchmarks.md).
+ * The search that runs: rg only with LOCKSTEP_SEARCH=rg. Left unset, JavaScript: on two cores it
+ * answered as soon as rg listing and searching beside it (benchmarks.md), and below a nested git
+ * repository rg stops applying the outer .gitignore files, so it would search files the walker
+ * leaves out: a different answer, which the default must never give.
  */
 export function ripgrep(): Ripgrep | undefined {
-  const chosen = process.env["LOCKSTEP_SEARCH"];
-  if (chosen === "js") return undefined;
-  if (chosen !== "rg" && availableParallelism() < 4) return undefined;
-  return findRipgrep();
+  return process.env["LOCKSTEP_SEARCH"] === "rg" ? findRipgrep() : undefined;
 }
 
 /** The rg on PATH, whatever the choice (undefined when absent or too old to have --json). */
@@ -52,11 +49,11 @@ export function findRipgrep(): Ripgrep | undefined {
 export function searchEngine(): string {
   const rg = ripgrep();
   if (rg) return `${rg.version} (${rg.path}), JavaScript where rg cannot give the same answer`;
-  const chosen = process.env["LOCKSTEP_SEARCH"];
-  if (chosen === "js") return "JavaScript (LOCKSTEP_SEARCH=js)";
-  const installed = findRipgrep();
-  if (!installed) return "JavaScript (rg not found on PATH)";
-  return `JavaScript (${availableParallelism()} cores: rg is used from 4, or with LOCKSTEP_SEARCH=rg)`;
+  if (process.env["LOCKSTEP_SEARCH"] === "rg")
+    return "JavaScript (LOCKSTEP_SEARCH=rg, but rg not found on PATH)";
+  return findRipgrep()
+    ? "JavaScript (rg is installed; LOCKSTEP_SEARCH=rg uses it)"
+    : "JavaScript (rg not found on PATH)";
 }
 
 /**
