@@ -248,7 +248,7 @@ export async function realTreeRows(): Promise<TimingRow[]> {
   const gitGrep = has("git");
   const tree = await buildTree();
   const rows: TimingRow[] = [];
-  // Both searches, each chosen by LOCKSTEP_SEARCH (unset, rg runs from four cores).
+  // Both searches, each chosen by LOCKSTEP_SEARCH (unset, the JavaScript search runs).
   try {
     for (const engine of rg ? ["rg", "js"] : ["js"]) {
       const client = await startServer({ root: tree.root, style: "helix", env: { LOCKSTEP_SEARCH: engine } });
