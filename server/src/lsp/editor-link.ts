@@ -59,20 +59,23 @@ export class LspEditorLink implements EditorLink {
    * Asks the client to save these buffers (`lockstep/saveFiles`, lockstep's Neovim client), before a
    * command runs on the disk's text. A client without it is not asked; the caller finds them unsaved.
    */
-  async saveFiles(uris: readonly string[], signal: AbortSignal): Promise<void> {
-    if (!this.flags.saveFiles || uris.length === 0) return;
+  async saveFiles(uris: readonly string[], signal: AbortSignal): Promise<ReadonlyMap<string, string>> {
+    if (!this.flags.saveFiles || uris.length === 0) return new Map();
     const source = new CancellationTokenSource();
     const cancel = (): void => source.cancel();
     signal.addEventListener("abort", cancel, { once: true });
     const timer = setTimeout(cancel, this.timeoutMs());
+    const ours = new Map(uris.map((u) => [this.documents.editorUri(u), u]));
     try {
-      await this.connection.sendRequest(
+      const answer: unknown = await this.connection.sendRequest(
         "lockstep/saveFiles",
-        { uris: uris.map((u) => this.documents.editorUri(u)) },
+        { uris: [...ours.keys()] },
         source.token,
       );
+      return saveFailures(answer, ours);
     } catch {
       // Not saved: the caller reads the buffers again and names what is still unsaved.
+      return new Map();
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", cancel);
@@ -141,4 +144,23 @@ export class LspEditorLink implements EditorLink {
       source.dispose();
     }
   }
+}
+
+/**
+ * Why the editor could not save each buffer, from its answer (`{failed: [{uri, message}]}`): input,
+ * so only URIs lockstep asked about, at most 200 characters each, on one line.
+ */
+function saveFailures(answer: unknown, asked: ReadonlyMap<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const failed = (answer as { failed?: unknown } | null)?.failed;
+  if (!Array.isArray(failed)) return out;
+  for (const f of failed.slice(0, asked.size)) {
+    const { uri, message } = (f ?? {}) as { uri?: unknown; message?: unknown };
+    const ours = typeof uri === "string" ? asked.get(uri) : undefined;
+    if (ours === undefined || typeof message !== "string") continue;
+    // eslint-disable-next-line no-control-regex
+    const line = message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    if (line !== "") out.set(ours, line.length > 200 ? `${line.slice(0, 199)}…` : line);
+  }
+  return out;
 }

@@ -123,17 +123,26 @@ export const runCommandTool = defineTool({
   },
 });
 
+/** A file the command will not see as the editor holds it, and why the editor did not save it, where it said. */
+interface Unsaved {
+  rel: string;
+  why?: string;
+}
+
 /** The files the model was shown whose buffer the disk lacks: saved where the editor can, else named. */
-async function saveConversationFiles(ctx: ToolContext): Promise<string[]> {
+async function saveConversationFiles(ctx: ToolContext): Promise<Unsaved[]> {
   const paths: ResolvedPath[] = [];
   for (const rel of conversationFiles(ctx)) {
     const r = await ctx.workspace.resolve(rel, "read");
     if (r.ok) paths.push(r.value);
   }
   let unsaved = await ctx.workspace.unsaved(paths);
-  if (unsaved.length > 0 && (await ctx.workspace.save(unsaved, ctx.signal)))
-    unsaved = await ctx.workspace.unsaved(unsaved);
-  return unsaved.map((p) => p.rel);
+  const saved = unsaved.length > 0 ? await ctx.workspace.save(unsaved, ctx.signal) : false;
+  if (saved !== false) unsaved = await ctx.workspace.unsaved(unsaved);
+  return unsaved.map((p) => {
+    const why = saved === false ? undefined : saved.get(p.rel);
+    return why === undefined ? { rel: p.rel } : { rel: p.rel, why };
+  });
 }
 
 async function diskHashes(ctx: ToolContext): Promise<Map<string, { abs: string; sha: string | null }>> {
@@ -169,7 +178,7 @@ function envelopeOf(
   command: string,
   cwd: string,
   r: RunResult,
-  unsaved: string[],
+  unsaved: Unsaved[],
   changed: string[],
   asked: boolean,
 ): Envelope {
@@ -188,9 +197,10 @@ function envelopeOf(
   };
   const notes: string[] = [];
   if (unsaved.length > 0) {
-    data["unsaved_files"] = unsaved;
+    data["unsaved_files"] = unsaved.map((u) => u.rel);
+    const named = unsaved.map((u) => (u.why === undefined ? u.rel : `${u.rel} (the editor said: ${u.why})`));
     notes.push(
-      `It did not see the unsaved editor text of ${unsaved.join(", ")} (the disk holds an older version).`,
+      `It did not see the unsaved editor text of ${named.join(", ")} (the disk holds an older version).`,
     );
   }
   if (changed.length > 0) {

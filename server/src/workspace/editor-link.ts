@@ -48,6 +48,7 @@ export interface EditorLink {
   /**
    * Saves these (real-path) file URIs' buffers to disk, where the editor takes such a request
    * (lockstep's Neovim and Emacs clients): a command is about to run on the disk's text.
+   * Answers why the editor could not save a buffer, by URI, where it said.
    */
-  saveFiles?(uris: readonly string[], signal: AbortSignal): Promise<void>;
+  saveFiles?(uris: readonly string[], signal: AbortSignal): Promise<ReadonlyMap<string, string>>;
 }

@@ -144,15 +144,18 @@ export class Workspace {
     return out;
   }
 
-  /** Asks the editor to save these files where it can; false when it cannot be asked. */
-  async save(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<boolean> {
+  /**
+   * Asks the editor to save these files where it can: false when it cannot be asked, else why it
+   * could not save some, by root-relative path, where it said.
+   */
+  async save(paths: readonly ResolvedPath[], signal: AbortSignal): Promise<false | Map<string, string>> {
     const editor = this.options.editor;
     if (editor?.saveFiles === undefined || paths.length === 0) return false;
-    await editor.saveFiles(
+    const failed = await editor.saveFiles(
       paths.map((p) => p.uri),
       signal,
     );
-    return true;
+    return new Map(paths.flatMap((p) => (failed.has(p.uri) ? [[p.rel, failed.get(p.uri)!]] : [])));
   }
 
   /** Many files as `read` would give each, small files on disk read in one quick pass (see `readSmallTextFiles`). */

@@ -30,8 +30,11 @@ export interface StartOptions {
   beforeApplyEdit?: (params: ApplyWorkspaceEditParams, client: TestClient) => void | Promise<void>;
   /** Neovim's didChange debounce (ms). */
   debounceMs?: number;
-  /** Answers lockstep/saveFiles by saving the buffers named (lockstep's Neovim client does). */
-  saveFiles?: boolean;
+  /**
+   * Answers lockstep/saveFiles by saving the buffers named (lockstep's Neovim client does), or, with
+   * `{refuse}`, by saving none and saying that as each one's reason (a read-only file, say).
+   */
+  saveFiles?: boolean | { refuse: string };
 }
 
 /** bin/lockstep.js of the project this file lives in (from test/support/lsp-client or its copy under dist/). */

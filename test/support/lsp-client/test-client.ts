@@ -212,8 +212,13 @@ export class TestClient {
     this.notify("textDocument/didSave", { textDocument: { uri: buffer.uri } });
   }
 
-  /** lockstep/saveFiles: each named buffer that is open, saved as `save` does. */
-  private async saveUris(uris: readonly string[]): Promise<{ saved: string[] }> {
+  /** lockstep/saveFiles: each named buffer that is open, saved as `save` does (or refused, by the options). */
+  private async saveUris(
+    uris: readonly string[],
+  ): Promise<{ saved: string[]; failed?: { uri: string; message: string }[] }> {
+    const refuse = this.options.saveFiles;
+    if (typeof refuse === "object")
+      return { saved: [], failed: uris.map((uri) => ({ uri, message: refuse.refuse })) };
     const saved: string[] = [];
     for (const uri of uris) {
       const abs = fileURLToPath(uri);
