@@ -1,29 +1,14 @@
 // session/load replays a change that never landed as it was first sent: the update that showed
 // its diff (a large one cut as live) and the final update whose words replaced it. The store
 // keeps the diff shown before the decision, since the file and the journal never held it.
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { describe, expect, it } from "vitest";
+import { cleanUpAfterEach, edit, tempDir } from "./replay-rig.js";
+import { messageText, startEditor } from "./scripted-editor.js";
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await closeAll();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const tempDir = (prefix: string): string => {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-};
-
-const edit = (file: string, from: string, to: string) => ({
-  name: "edit",
-  args: { file_path: file, old_string: from, new_string: to, base_content_sha256: `{{sha256:${file}}}` },
-});
+cleanUpAfterEach();
 
 /** Each tool call's updates after its start, as the client keeps them: what each shows, and where. */
 function calls(updates: SessionNotification[]): unknown[][] {

@@ -1,29 +1,14 @@
 // session/load replays a session's tool calls as they were first sent: the diff of each change
 // that landed (a large one cut as live), each call's final status, title and words. A change
 // that did not land (rejected) is replayed with its diff, then its outcome (acp-load-replay-rejected).
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { describe, expect, it } from "vitest";
+import { cleanUpAfterEach, edit, tempDir } from "./replay-rig.js";
+import { messageText, startEditor } from "./scripted-editor.js";
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await closeAll();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const tempDir = (prefix: string): string => {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-};
-
-const edit = (file: string, from: string, to: string) => ({
-  name: "edit",
-  args: { file_path: file, old_string: from, new_string: to, base_content_sha256: `{{sha256:${file}}}` },
-});
+cleanUpAfterEach();
 
 /** Each tool call's updates as the client keeps them: the call's order, and what it shows. */
 function calls(updates: SessionNotification[]): unknown[][] {

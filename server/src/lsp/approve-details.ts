@@ -13,22 +13,12 @@ import {
   type CommandQuestion,
 } from "../tools/command-question.js";
 
-export interface CommandApproveQuestion {
+/** The command's question as tools/command-question.ts gives it, with what a client needs to ask it. */
+export interface CommandApproveQuestion extends CommandQuestion {
   kind: "command";
   /** The same words as the plain prompt, for a client that shows only a line. */
   message: string;
-  tool: "run_command";
-  job_id?: string;
-  command: string;
-  /** Root-relative (`.` is the root). */
-  cwd: string;
-  sandboxed: boolean;
-  /** One line on the sandbox: what it keeps the command from, or why there is none. */
-  sandbox: string;
-  reasons: string[];
-  /** What "always" would allow for the session; empty: "always" is not offered. */
-  prefixes: string[];
-  /** The title of "always" as the plain prompt words it, when offered. */
+  /** The title of "always" as the plain prompt words it, when offered (`prefixes` empty: not offered). */
   always?: string;
   /** `stop` is offered when the command belongs to a run (it ends the run). */
   decisions: ("once" | "always" | "reject" | "stop")[];
