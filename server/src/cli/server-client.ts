@@ -9,7 +9,9 @@ import {
   createMessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
+  type Message,
   type MessageConnection,
+  type MessageWriter,
 } from "vscode-jsonrpc/node.js";
 import type { ApplyWorkspaceEditParams, ShowMessageRequestParams } from "vscode-languageserver";
 import type { StreamEvent } from "../agent/events.js";
@@ -87,7 +89,7 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
   });
   const conn: MessageConnection = createMessageConnection(
     new StreamMessageReader(child.stdout),
-    new StreamMessageWriter(child.stdin),
+    unfailingWriter(new StreamMessageWriter(child.stdin)),
   );
   let finish: (event: StreamEvent & { kind: "done" }) => void = () => undefined;
   const done = new Promise<StreamEvent & { kind: "done" }>((resolve) => (finish = resolve));
@@ -175,4 +177,20 @@ export async function askThroughServer(options: AskOptions, io: Io): Promise<Ask
     const kept = await offerUndo(conn, started.data.job_id, (job.data ?? {}) as JobView, asking, io);
     return { status: end.status, job: job.data ?? {}, kept };
   }
+}
+
+/**
+ * A writer whose write never rejects. A request written to a server that has just died fails with
+ * EPIPE, and vscode-jsonrpc 8.2 rethrows that inside a promise nobody awaits: an unhandled
+ * rejection that ended `lockstep ask` with a stack trace. The server's exit is what is reported
+ * (every request races it), so a failed write is left pending instead.
+ */
+function unfailingWriter(writer: MessageWriter): MessageWriter {
+  return {
+    write: (message: Message) => writer.write(message).catch(() => undefined),
+    onError: writer.onError,
+    onClose: writer.onClose,
+    end: () => writer.end(),
+    dispose: () => writer.dispose(),
+  };
 }
