@@ -209,65 +209,44 @@ describe("run_command through the server", () => {
   });
 
   it("has the unsaved agent edit saved by a client that takes lockstep/saveFiles before the command sees the file", async () => {
-    const A = "export const a = 1;\n";
-    const edit = {
-      calls: [
-        {
-          name: "edit",
-          args: {
-            file_path: "a.ts",
-            old_string: "a = 1",
-            new_string: "a = 2",
-            base_content_sha256: sha256(A),
-          },
-        },
-      ],
-    };
-    const { client } = await agent(
-      [edit, run("cat a.ts"), { text: "done" }],
-      { approval: "auto", commands: "auto", sandbox: "off" },
-      () => "Run once",
-      {},
-      true,
-    );
-    await client.open("a.ts");
-    const job = await askUntilDone(client, "edit then run");
-    expect(job["status"]).toBe("done");
-    const results = toolResults(fake!);
+    const { client, results } = await editThenCat(true);
     expect(results[1]).toMatchObject({ ok: true, data: { output: "export const a = 2;\n" } });
     expect(results[1]!.data!["unsaved_files"]).toBeUndefined();
     expect(readFileSync(`${client.root}/a.ts`, "utf8")).toBe("export const a = 2;\n");
   });
 
   it("names why the editor could not save a buffer, in its own words, when it says", async () => {
-    const A = "export const a = 1;\n";
-    const edit = {
-      calls: [
-        {
-          name: "edit",
-          args: {
-            file_path: "a.ts",
-            old_string: "a = 1",
-            new_string: "a = 2",
-            base_content_sha256: sha256(A),
-          },
-        },
-      ],
-    };
-    const { client } = await agent(
-      [edit, run("cat a.ts"), { text: "done" }],
-      { approval: "auto", commands: "auto", sandbox: "off" },
-      () => "Run once",
-      {},
-      { refuse: "E45: 'readonly' option is set\u001b[2J" },
-    );
-    await client.open("a.ts");
-    const job = await askUntilDone(client, "edit then run");
-    expect(job["status"]).toBe("done");
-    const results = toolResults(fake!);
+    const { results } = await editThenCat({ refuse: "E45: 'readonly' option is set\u001b[2J" });
     expect(results[1]).toMatchObject({ ok: true, data: { output: A, unsaved_files: ["a.ts"] } });
     expect(results[1]!.data!["message"]).toContain(
       "unsaved editor text of a.ts (the editor said: E45: 'readonly' option is set [2J)",
     );
   });
 });
+
+const A = "export const a = 1;\n";
+
+/** The model edits the open a.ts (left unsaved), then runs `cat a.ts`; the client saves as `saveFiles` says. */
+async function editThenCat(
+  saveFiles: true | { refuse: string },
+): Promise<{ client: TestClient; results: ReturnType<typeof toolResults> }> {
+  const edit = {
+    calls: [
+      {
+        name: "edit",
+        args: { file_path: "a.ts", old_string: "a = 1", new_string: "a = 2", base_content_sha256: sha256(A) },
+      },
+    ],
+  };
+  const { client } = await agent(
+    [edit, run("cat a.ts"), { text: "done" }],
+    { approval: "auto", commands: "auto", sandbox: "off" },
+    () => "Run once",
+    {},
+    saveFiles,
+  );
+  await client.open("a.ts");
+  const job = await askUntilDone(client, "edit then run");
+  expect(job["status"]).toBe("done");
+  return { client, results: toolResults(fake!) };
+}

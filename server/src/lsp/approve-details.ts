@@ -4,7 +4,7 @@
 // Sent only to a client that says it shows them (`experimental.lockstepApprovalKinds`); the
 // answer is parsed here, since a client is input. Knows nothing of how a client draws it.
 import * as z from "zod";
-import { REASON_LIMIT } from "../review/question.js";
+import { REASON_LIMIT, withReason } from "../review/question.js";
 import { callMessage, type CallDecision, type CallRequest } from "../review/call-approval.js";
 import {
   alwaysTitleFor,
@@ -107,12 +107,6 @@ const callAnswer = z.object({
   decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
   reason,
 });
-
-/** A "reject" with words becomes `{ reason }`; blank words are a plain "reject". */
-function withReason<D extends string>(decision: D, words: string | undefined): D | { reason: string } {
-  const said = words?.trim() ?? "";
-  return decision === "reject" && said !== "" ? { reason: said } : decision;
-}
 
 /** A command's answer; anything not offered is no choice (the command does not run). */
 export function parseCommandAnswer(

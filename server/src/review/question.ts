@@ -72,7 +72,11 @@ const answerSchema = z.object({
 export function parseAnswer(raw: unknown): UserDecision | "dismissed" {
   const parsed = answerSchema.safeParse(raw);
   if (!parsed.success) return "dismissed";
-  const { decision, reason } = parsed.data;
-  if (decision === "reject" && reason !== undefined && reason.trim() !== "") return { reason: reason.trim() };
-  return decision;
+  return withReason(parsed.data.decision, parsed.data.reason);
+}
+
+/** A "reject" with words becomes `{ reason }` (trimmed); blank words are a plain "reject". */
+export function withReason<D extends string>(decision: D, words: string | undefined): D | { reason: string } {
+  const said = words?.trim() ?? "";
+  return decision === "reject" && said !== "" ? { reason: said } : decision;
 }
