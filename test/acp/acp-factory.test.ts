@@ -3,11 +3,16 @@
 // and streams the turn's updates. One full turn: the model reads a file whose buffer has
 // unsaved text, changes it on that text, the user is asked (title and kind named), and the
 // write lands in the buffer, not on disk.
+//
+// The updates are taken as acp-factory's client handler queues them (its Pushable), not from
+// `session.prompt()`'s iterator: that iterator races the prompt's answer against a pending read
+// of the queue, and when the answer wins, the update that read was waiting for is dropped (seen
+// once in CI: the turn's last text, which lockstep had written before the answer).
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AgentFactory, type ExtendedSessionUpdate } from "acp-factory";
-import { afterEach, describe, expect, it } from "vitest";
+import { AgentFactory, type ExtendedSessionUpdate, Pushable } from "acp-factory";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BIN } from "./scripted-editor.js";
 
 const dirs: string[] = [];
@@ -67,7 +72,18 @@ describe("lockstep acp under acp-factory", () => {
     try {
       const session = await agent.createSession(root);
       const updates: ExtendedSessionUpdate[] = [];
-      for await (const update of session.prompt("set retries to 5")) updates.push(update);
+      const push = Pushable.prototype.push;
+      vi.spyOn(Pushable.prototype, "push").mockImplementation(function (
+        this: Pushable<ExtendedSessionUpdate>,
+        update: ExtendedSessionUpdate,
+      ) {
+        updates.push(update);
+        push.call(this, update);
+      });
+      for await (const update of session.prompt("set retries to 5")) void update;
+      // An update read before the answer is queued within that read's microtasks: one turn of
+      // the event loop lets the last of them land.
+      await new Promise((resolve) => setImmediate(resolve));
 
       const text = updates
         .map((u) =>
@@ -93,6 +109,7 @@ describe("lockstep acp under acp-factory", () => {
         updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed"),
       ).toHaveLength(2);
     } finally {
+      vi.restoreAllMocks();
       await agent.close();
     }
   });
