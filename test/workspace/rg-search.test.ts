@@ -1,5 +1,6 @@
 // ripgrep's path and the JavaScript search give the same answer on the same
-// tree: which files are searched (nested .gitignore and .ignore, hidden files,
+// tree: which files are searched (nested .gitignore and .ignore, a .ignore
+// ranked over a deeper .gitignore, nested repositories, hidden files,
 // node_modules and .git, links, files over 64 MB), the binary and UTF-8 rules,
 // open buffers by their unsaved text, Unicode and smart case, the order of the
 // matches, files_searched and truncated. Needs rg on PATH (CI installs it).
@@ -28,6 +29,13 @@ function tree(): FileTree {
   const random = lcg(38);
   const t: FileTree = {
     ".gitignore": "*.log\nbuild/\n",
+    ".ignore": "!deep/kept.tmp\n",
+    "deep/.gitignore": "*.tmp\n",
+    "deep/kept.tmp": "Needle kept by the root's .ignore\n",
+    "deep/dropped.tmp": "Needle dropped\n",
+    "repo/.git/HEAD": "Needle in a nested .git\n",
+    "repo/x.log": "Needle in a nested repository's log\n",
+    "repo/build/out.txt": "Needle in a nested repository's build\n",
     ".env": "needle in a hidden file\n",
     "keep.log": "needle ignored\n",
     "build/out.txt": "Needle ignored\n",
@@ -38,13 +46,14 @@ function tree(): FileTree {
     "node_modules/pkg/index.js": "Needle in node_modules\n",
     ".git/config": "needle in .git\n",
     "sub/.git": "gitdir: needle\n",
+    "sub/y.log": "Needle in a worktree's log\n",
     "a/b.txt": "Needle a/b\n",
     "a.b": "Needle a.b\n",
     "nul-early.txt": Buffer.concat([Buffer.from("Needle\n"), Buffer.from([0])]),
     "nul-late.txt": Buffer.concat([Buffer.from("x\n".repeat(5000) + "Needle late\n"), Buffer.from([0, 10])]),
     "latin1.txt": Buffer.concat([Buffer.from("Needle latin1\n"), Buffer.from([0xe9, 10])]),
     "long.js": "a".repeat(5000) + " Needle " + "b".repeat(5000) + "\r\n",
-    "open.txt": "Needle on disk only\n",
+    "open.txt": "on disk only, where the buffer holds needles\n",
     "crlf.txt": "Needle one\r\nneedle two\r\n\r\nNEEDLE three",
   };
   for (let d = 0; d < 5; d++) {
@@ -120,27 +129,66 @@ const rg = findRipgrep();
 
 describe.skipIf(rg === undefined)("search through ripgrep", () => {
   it("gives what the JavaScript search gives: files, rules, buffers, order, files_searched, truncated", async () => {
-    const { workspace } = await setUp();
-    for (const extra of [{}, { include: "*.txt" }, { path: "d2" }, { path: "src" }]) {
-      for (const pattern of PATTERNS) {
-        for (const max of [1, 3, 20, 1000]) {
-          const r = await request(workspace, pattern, max, extra);
-          const plan = await planRipgrep(workspace, r, rg);
-          expect({ pattern, plan: typeof plan === "string" ? plan : "rg" }).toEqual({ pattern, plan: "rg" });
-          if (typeof plan === "string") continue;
-          const viaRg = await searchWithRipgrep(workspace, r, plan);
-          const viaJs = await searchTree(workspace, { ...r, engine: "js" });
-          const shown = (o: typeof viaJs | undefined): object =>
-            o === undefined ? { fellBack: true } : o.ok ? o.value : o.error;
-          expect({ pattern, max, extra, ...shown(viaRg) }).toEqual({ pattern, max, extra, ...shown(viaJs) });
+    const { workspace, root } = await setUp();
+    const compare = async (
+      extras: { path?: string; include?: string }[],
+      expected: string,
+    ): Promise<void> => {
+      for (const extra of extras) {
+        for (const pattern of PATTERNS) {
+          for (const max of [1, 3, 20, 1000]) {
+            const r = await request(workspace, pattern, max, extra);
+            const plan = await planRipgrep(workspace, r, rg);
+            expect({ pattern, extra, plan: typeof plan === "string" ? plan : "rg" }).toEqual({
+              pattern,
+              extra,
+              plan: expected,
+            });
+            const viaRg = typeof plan === "string" ? undefined : await searchWithRipgrep(workspace, r, plan);
+            const viaJs = await searchTree(workspace, { ...r, engine: "js" });
+            const shown = (o: typeof viaJs | undefined): object =>
+              o === undefined ? { fellBack: true } : o.ok ? o.value : o.error;
+            if (expected === "rg")
+              expect({ pattern, max, extra, ...shown(viaRg) }).toEqual({
+                pattern,
+                max,
+                extra,
+                ...shown(viaJs),
+              });
+            // What a search answers (rg or not) is what JavaScript answers.
+            const chosen = await searchTree(workspace, r);
+            expect({ pattern, max, extra, ...shown(chosen) }).toEqual({
+              pattern,
+              max,
+              extra,
+              ...shown(viaJs),
+            });
+          }
         }
       }
-    }
+    };
+    await compare([{}, { include: "*.txt" }], "rg");
+    // Below the root, the root's ignore files are JavaScript's to read; without them, rg's.
+    await compare([{ path: "d2" }, { path: "src" }], "ignore files above the directory searched");
+    await fs.rename(path.join(root, ".gitignore"), path.join(root, "gitignore.off"));
+    await fs.rename(path.join(root, ".ignore"), path.join(root, "ignore.off"));
+    await compare([{ path: "d2" }, { path: "src" }, { path: "repo" }], "rg");
+    await fs.rename(path.join(root, "gitignore.off"), path.join(root, ".gitignore"));
+    await fs.rename(path.join(root, "ignore.off"), path.join(root, ".ignore"));
     // The tree's traps are there: the unsaved buffer is searched, its disk copy is not.
     const all = await searchTree(workspace, await request(workspace, "Needle", 1000));
     const found = all.ok ? all.value.matches.map((m) => `${m.file_path}:${m.line}`) : [];
     expect(found).toEqual(
-      expect.arrayContaining(["open.txt:1", "open.txt:3", "nul-late.txt:5001", "a/b.txt:1"]),
+      expect.arrayContaining([
+        "open.txt:1",
+        "open.txt:3",
+        "nul-late.txt:5001",
+        "a/b.txt:1",
+        "deep/kept.tmp:1",
+        "repo/x.log:1",
+        "repo/build/out.txt:1",
+        "sub/y.log:1",
+      ]),
     );
     expect(found.indexOf("a/b.txt:1")).toBeLessThan(found.indexOf("a.b:1"));
     for (const absent of [
@@ -151,22 +199,22 @@ describe.skipIf(rg === undefined)("search through ripgrep", () => {
       "keep.log",
       "link.txt",
       "linked-dir",
+      "deep/dropped.tmp",
+      "repo/.git",
     ])
       expect(found.filter((f) => f.startsWith(absent))).toEqual([]);
   });
 
-  it("says which search runs, for lockstep config and the server's status; LOCKSTEP_SEARCH chooses", () => {
+  it("says which search runs, for lockstep config and the server's status; LOCKSTEP_SEARCH=js declines rg", () => {
     const before = process.env["LOCKSTEP_SEARCH"];
     try {
-      process.env["LOCKSTEP_SEARCH"] = "rg";
-      expect(searchEngine()).toMatch(
-        /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/,
-      );
-      // Anything else, and unset, is JavaScript: rg's nested-repository rule would change answers.
-      process.env["LOCKSTEP_SEARCH"] = "js";
-      expect(searchEngine()).toBe("JavaScript (rg is installed; LOCKSTEP_SEARCH=rg uses it)");
       delete process.env["LOCKSTEP_SEARCH"];
-      expect(searchEngine()).toBe("JavaScript (rg is installed; LOCKSTEP_SEARCH=rg uses it)");
+      const used = /^ripgrep \d+\.\d+\S* \(\/.*rg\), JavaScript where rg cannot give the same answer$/;
+      const declined =
+        /^JavaScript \(ripgrep \d+\.\d+\S* is installed, but only ripgrep 13 and 14 read ignore files as lockstep does\)$/;
+      expect(searchEngine()).toMatch(rg!.major === 13 || rg!.major === 14 ? used : declined);
+      process.env["LOCKSTEP_SEARCH"] = "js";
+      expect(searchEngine()).toBe(`JavaScript (LOCKSTEP_SEARCH=js; ${rg!.version} is installed)`);
     } finally {
       if (before === undefined) delete process.env["LOCKSTEP_SEARCH"];
       else process.env["LOCKSTEP_SEARCH"] = before;
@@ -181,7 +229,22 @@ describe.skipIf(rg === undefined)("search through ripgrep", () => {
     expect(await plans("Needle", "a.b")).toBe("one file");
     await fs.mkdir(path.join(root, "src", "x"));
     expect(await plans("Needle", "src/x")).toBe("ignore files above the directory searched");
-    expect(await plans("Needle", "build")).toBe("the directory searched is ignored");
+    expect(await plans("Needle", "d3")).toBe("ignore files above the directory searched");
+    await fs.rm(path.join(root, ".gitignore"));
+    await fs.rm(path.join(root, ".ignore"));
     expect(await plans("Needle", "d3")).toBeTypeOf("object");
+    expect(await plans("Needle", "src/x")).toBe("ignore files above the directory searched");
+    // ripgrep 14 stops a .gitignore at a nested repository only when started in a repository.
+    const fourteen = { ...rg!, version: "ripgrep 14.1.1", major: 14 };
+    const plan14 = async (p?: string) =>
+      planRipgrep(
+        workspace,
+        await request(workspace, "Needle", 10, p === undefined ? {} : { path: p }),
+        fourteen,
+      );
+    expect(await plan14()).toMatchObject({ requireGit: true });
+    await fs.rm(path.join(root, ".git"), { recursive: true });
+    expect(await plan14()).toBe("ripgrep 14.1.1 outside a repository's root");
+    expect(await plan14("d3")).toBe("ripgrep 14.1.1 outside a repository's root");
   });
 });

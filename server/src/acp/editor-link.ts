@@ -57,6 +57,10 @@ export class AcpEditorLink implements EditorLink {
     return this.buffers.get(uri);
   }
 
+  documentUris(): Iterable<string> {
+    return this.buffers.keys();
+  }
+
   async refresh(uri: string): Promise<void> {
     if (this.fresh(uri)) return;
     await this.readNow(uri);

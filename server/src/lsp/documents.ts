@@ -57,6 +57,11 @@ export class OpenDocuments {
     return this.editorUris.get(realUri) ?? realUri;
   }
 
+  /** The real-path URIs of the open documents. */
+  openRealUris(): IterableIterator<string> {
+    return this.editorUris.keys();
+  }
+
   get(realUri: string): TextDocument | undefined {
     const editorUri = this.editorUris.get(realUri);
     return editorUri === undefined ? undefined : this.documents.get(editorUri);

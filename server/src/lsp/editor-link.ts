@@ -88,6 +88,10 @@ export class LspEditorLink implements EditorLink {
     return doc ? { version: doc.version, text: doc.getText() } : undefined;
   }
 
+  documentUris(): Iterable<string> {
+    return this.documents.openRealUris();
+  }
+
   async applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply> {
     const uri = this.documents.editorUri(edit.uri);
     const edits = toLspEdits(edit.before, edit.edits);

@@ -34,6 +34,8 @@ export interface EditReply {
 export interface EditorLink {
   /** The open buffer for a (real-path) file URI. */
   document(uri: string): EditorDocument | undefined;
+  /** The (real-path) URIs `document` answers for, where the editor can list them (a search then asks of these only). */
+  documentUris?(): Iterable<string>;
   applyEdit(edit: FileEdit, signal: AbortSignal): Promise<EditReply>;
   readonly canApplyEdit: boolean;
   readonly createFiles: boolean;

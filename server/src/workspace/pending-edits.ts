@@ -28,6 +28,10 @@ export class PendingEdits {
     return this.claims.get(uri);
   }
 
+  uris(): IterableIterator<string> {
+    return this.claims.keys();
+  }
+
   has(uri: string): boolean {
     return this.claims.has(uri);
   }

@@ -111,6 +111,13 @@ export class Workspace {
     return this.options.editor?.document(uri) !== undefined || this.pending.has(uri);
   }
 
+  /** Every URI `heldInMemory` answers yes for (among others, maybe), or undefined when the editor cannot list its buffers. */
+  heldUris(): string[] | undefined {
+    const editor = this.options.editor;
+    if (editor && !editor.documentUris) return undefined;
+    return [...(editor?.documentUris?.() ?? []), ...this.pending.uris()];
+  }
+
   /**
    * The file a path names when one is there: on disk, open in the editor, or written by us and
    * not yet confirmed. A path that merely resolves inside a root (a name nothing has) is not.

@@ -1,7 +1,10 @@
-// .gitignore and .ignore, nested, with the `ignore` package's matching. Each
-// directory's files hold rules relative to that directory; the deepest file
-// that has a say about a path decides, and `.ignore` overrides `.gitignore` in
-// the same directory (as ripgrep reads them).
+// .gitignore and .ignore, nested, with the `ignore` package's matching, read as
+// ripgrep reads them (so its search and this walk list the same files): each
+// directory's files hold rules relative to that directory; any `.ignore` with a
+// say about a path (the deepest first) decides before any `.gitignore`; and a
+// directory holding `.git` starts a repository, where the `.gitignore` files
+// above it stop applying (as in git, where the outer repository does not reach
+// into a nested one) while the `.ignore` files above it go on applying.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
@@ -11,7 +14,10 @@ export const IGNORE_FILES = [".gitignore", ".ignore"] as const;
 interface Frame {
   /** Root-relative directory the rules are relative to ("" for the root). */
   dir: string;
-  rules: Ignore;
+  git?: Ignore;
+  plain?: Ignore;
+  /** The directory holds `.git`: no `.gitignore` above it has a say below it. */
+  repository: boolean;
 }
 
 /** The rules in force in one directory: its own files' and every ancestor's. */
@@ -20,31 +26,47 @@ export class IgnoreRules {
 
   static readonly none = new IgnoreRules([]);
 
-  /** These rules plus the ones in `dirAbs` (root-relative `dirRel`), when it holds any of `present`. */
-  async enter(dirAbs: string, dirRel: string, present: readonly string[]): Promise<IgnoreRules> {
-    if (present.length === 0) return this;
-    const rules = ignore();
-    let any = false;
+  /**
+   * These rules plus the ones in `dirAbs` (root-relative `dirRel`), when it holds any
+   * of `present`; `repository`: the directory holds `.git` (see `holdsRepository`).
+   */
+  async enter(
+    dirAbs: string,
+    dirRel: string,
+    present: readonly string[],
+    repository = false,
+  ): Promise<IgnoreRules> {
+    const frame: Frame = { dir: dirRel, repository };
     for (const name of IGNORE_FILES) {
       if (!present.includes(name)) continue;
       const text = await fs.readFile(path.join(dirAbs, name), "utf8").catch(() => "");
       if (text.trim() === "") continue;
-      rules.add(text);
-      any = true;
+      if (name === ".gitignore") frame.git = ignore().add(text);
+      else frame.plain = ignore().add(text);
     }
-    return any ? new IgnoreRules([...this.frames, { dir: dirRel, rules }]) : this;
+    return frame.git || frame.plain || repository ? new IgnoreRules([...this.frames, frame]) : this;
   }
 
   /** Whether a root-relative path is ignored; directories are tested with a trailing slash. */
   ignores(rel: string, isDirectory: boolean): boolean {
+    const plain = this.verdict(rel, isDirectory, "plain");
+    return plain ?? this.verdict(rel, isDirectory, "git") ?? false;
+  }
+
+  /** The deepest say of one kind of file (a `.gitignore` only up to the nearest repository). */
+  private verdict(rel: string, isDirectory: boolean, kind: "git" | "plain"): boolean | undefined {
     for (let i = this.frames.length - 1; i >= 0; i--) {
       const frame = this.frames[i]!;
-      const local = frame.dir === "" ? rel : rel.slice(frame.dir.length + 1);
-      const verdict = frame.rules.test(isDirectory ? `${local}/` : local);
-      if (verdict.ignored) return true;
-      if (verdict.unignored) return false;
+      const rules = frame[kind];
+      if (rules !== undefined) {
+        const local = frame.dir === "" ? rel : rel.slice(frame.dir.length + 1);
+        const said = rules.test(isDirectory ? `${local}/` : local);
+        if (said.ignored) return true;
+        if (said.unignored) return false;
+      }
+      if (kind === "git" && frame.repository) return undefined;
     }
-    return false;
+    return undefined;
   }
 
   /**
@@ -60,11 +82,30 @@ export class IgnoreRules {
       const dirRel = names.slice(0, i).join("/");
       const dirAbs = path.join(rootAbs, ...names.slice(0, i));
       const present = await presentIgnoreFiles(dirAbs);
-      rules = await rules.enter(dirAbs, dirRel, present);
+      const repository = await holdsRepository(dirAbs, await lstatOrUndefined(path.join(dirAbs, ".git")));
+      rules = await rules.enter(dirAbs, dirRel, present, repository);
       if (rules.ignores(names.slice(0, i + 1).join("/"), true)) return IgnoreRules.none;
     }
     return rules;
   }
+}
+
+/**
+ * Whether a directory whose `.git` entry is `entry` (undefined when it has none) holds a
+ * repository: a `.git` of any kind, or a link to something that exists (ripgrep asks
+ * whether `.git` exists, following a link; nothing of it is read).
+ */
+export async function holdsRepository(
+  dirAbs: string,
+  entry: { isSymbolicLink(): boolean } | undefined,
+): Promise<boolean> {
+  if (entry === undefined) return false;
+  if (!entry.isSymbolicLink()) return true;
+  return (await fs.stat(path.join(dirAbs, ".git")).catch(() => undefined)) !== undefined;
+}
+
+function lstatOrUndefined(abs: string): Promise<{ isSymbolicLink(): boolean } | undefined> {
+  return fs.lstat(abs).catch(() => undefined);
 }
 
 async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {

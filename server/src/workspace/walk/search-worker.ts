@@ -23,6 +23,8 @@ export interface BatchRequest {
   pattern: ScanPattern;
   /** Matches wanted in all from this batch; the thread stops searching once it has them. */
   limit: number;
+  /** The limit is each file's own (files searched out of walk order, each answer kept whole). */
+  each?: boolean;
   maxBytes: number;
   /** Set (non-zero) by the server when the search needs nothing more: the batch's other files are not reached. */
   stop: SharedArrayBuffer;
@@ -40,6 +42,9 @@ export const READ_WINDOW_BYTES = 1024 * 1024;
 
 /** Threads searching at once: one core is left to the server's thread (on 2 cores, read_file's p90 during a search went from 50 to 21 ms). */
 export const SEARCH_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/** Threads when the server's thread has nothing to do but wait (rg has walked): every core, at most four. */
+export const ALL_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 
 function workerSource(): string {
   return `"use strict";
@@ -59,7 +64,7 @@ parentPort.on("message", (batch) => {
   for (const item of batch.items) {
     const reached = left > 0 && Atomics.load(stop, 0) === 0;
     const answer = reached ? ${searchItem.name}(item, batch.pattern, left, batch.maxBytes, io, ${searchLines.name}) : { matches: [], skipped: "not_reached" };
-    left -= answer.matches.length;
+    if (!batch.each) left -= answer.matches.length;
     answers.push(answer);
     Atomics.add(done, 0, 1);
   }
@@ -74,10 +79,24 @@ interface Thread {
 }
 
 const idle: Thread[] = [];
+/** Threads made and not ended, idle or searching. */
+let live = 0;
+
+/** Starts the threads a search will use, so that they load while it walks (or rg runs). */
+export function warmThreads(count = SEARCH_THREADS): void {
+  while (live < count) {
+    const t = newThread();
+    t.worker.unref();
+    idle.push(t);
+  }
+}
 
 function thread(): Thread {
-  const kept = idle.pop();
-  if (kept) return kept;
+  return idle.pop() ?? newThread();
+}
+
+function newThread(): Thread {
+  live++;
   const buffer = new SharedArrayBuffer(4);
   // A small young generation: what a thread makes (64 KB pieces of text) dies young, and
   // a smaller nursery is collected sooner, which keeps the process's memory down.
@@ -111,10 +130,13 @@ export function runBatch(
       signal.removeEventListener("abort", abort);
       worker.off("message", answered);
       worker.off("error", failed);
-      if (keep && idle.length < SEARCH_THREADS) {
+      if (keep && idle.length < ALL_THREADS) {
         worker.unref();
         idle.push(t);
-      } else void worker.terminate();
+      } else {
+        live--;
+        void worker.terminate();
+      }
       resolve(outcome);
     };
     const answered = (answers: ItemAnswer[]): void => finish({ kind: "done", answers }, true);

@@ -2,10 +2,16 @@
 // each directory's entries by name in code-unit order, files and directories
 // alike (so "a/b" comes before "a.b", where plain string order puts it after).
 
-/** Paths sorted in walk order: as strings whose separator sorts before any character a name can hold. */
-export function walkOrder(paths: string[]): string[] {
-  return paths
-    .map((p) => p.replaceAll("/", "\0"))
-    .sort()
-    .map((k) => k.replaceAll("\0", "/"));
+/** Below zero when `a` comes before `b` in walk order: code units, with the separator before any other. */
+export function walkCompare(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) return -1;
+    if (y === 47) return 1;
+    return x - y;
+  }
+  return a.length - b.length;
 }

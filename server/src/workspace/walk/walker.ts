@@ -7,7 +7,7 @@
 import type { Dirent } from "node:fs";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { IGNORE_FILES, IgnoreRules } from "./ignore-rules.js";
+import { holdsRepository, IGNORE_FILES, IgnoreRules } from "./ignore-rules.js";
 
 export interface WalkStart {
   /** Real path of the root the walk is under. */
@@ -126,7 +126,11 @@ async function frameOf(
   const present = entries
     .filter((e) => e.isFile() && (IGNORE_FILES as readonly string[]).includes(e.name))
     .map((e) => e.name);
-  const rules = await inherited.enter(abs, rel, present);
+  const repository = await holdsRepository(
+    abs,
+    entries.find((e) => e.name === ".git"),
+  );
+  const rules = await inherited.enter(abs, rel, present, repository);
   entries.sort(byName);
   const subdirectories: number[] = [];
   if (depth > 0) {

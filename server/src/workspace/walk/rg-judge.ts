@@ -1,0 +1,190 @@
+// The files rg named, searched as the JavaScript search searches a file (on its
+// watched threads, with its binary, UTF-8 and line rules), and their matches put
+// in walk order. A file is searched as soon as rg names it, while rg goes on
+// walking (its order is not the walk's, so answers wait in a map), up to a
+// budget of files and matches; after rg ends, the rest are searched in walk
+// order only as far as the matches wanted reach. Open buffers are searched by
+// their unsaved text, after rg ends (their disk copies do not count).
+import path from "node:path";
+import { fail, succeed, type Outcome } from "../../shared/outcome.js";
+import { MAX_FILE_BYTES } from "../disk.js";
+import type { Workspace } from "../workspace.js";
+import { displayName, type WalkedFile } from "../walk.js";
+import type { ItemAnswer, SearchItem } from "./file-scan.js";
+import type { Listing } from "./rg-listing.js";
+import { fileUri } from "./file-uri.js";
+import { searchBatches, type Batch } from "./search-batches.js";
+import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
+import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
+import { ALL_THREADS, runBatch, type BatchOutcome } from "./search-worker.js";
+import { walkCompare } from "./walk-order.js";
+
+/** Files a thread is given at once: small, so that a few large files spread over the threads. */
+const BATCH_FILES = 4;
+/** Files searched ahead of the walk order at most (their answers are held until it reaches them). */
+const EAGER_FILES = 256;
+
+export class CandidateJudge {
+  private readonly root: string;
+  private readonly prefix: string;
+  private readonly answers = new Map<string, ItemAnswer>();
+  private readonly running = new Set<Promise<void>>();
+  private queued: WalkedFile[] = [];
+  private eagerFiles = 0;
+  private heldMatches = 0;
+  private failed: { outcome: Exclude<BatchOutcome, { kind: "done" }>; files: WalkedFile[] } | undefined;
+  private readonly stop = new SharedArrayBuffer(4);
+
+  constructor(
+    private readonly workspace: Workspace,
+    private readonly request: TreeSearch,
+    root: string,
+  ) {
+    this.root = root;
+    this.prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  }
+
+  /** A file rg found the required text in (rg still walking): searched now, within the budget. */
+  offer(rel: string): void {
+    if (this.eagerFiles >= EAGER_FILES || this.heldMatches > this.request.maxResults) return;
+    if (this.workspace.heldInMemory(fileUri(this.prefix + rel))) return;
+    this.eagerFiles++;
+    this.queued.push({ root: this.root, rel, abs: this.prefix + rel });
+    this.dispatch(false);
+  }
+
+  /** Sends the queued files to a free thread, a batch at a time (`all`: a short last batch too). */
+  private dispatch(all: boolean): void {
+    while (
+      this.running.size < ALL_THREADS &&
+      (this.queued.length >= BATCH_FILES || (all && this.queued.length > 0))
+    )
+      this.send(this.queued.splice(0, BATCH_FILES), all);
+  }
+
+  private send(files: WalkedFile[], all: boolean): void {
+    const request = this.request;
+    const done = runBatch(
+      {
+        items: files.map((f) => ({ abs: f.abs })),
+        pattern: request.pattern,
+        limit: request.maxResults + 1,
+        each: true,
+        maxBytes: MAX_FILE_BYTES,
+        stop: this.stop,
+      },
+      request.signal,
+      request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+    ).then((outcome) => {
+      if (outcome.kind !== "done") {
+        this.failed ??= { outcome, files };
+        return;
+      }
+      outcome.answers.forEach((answer, i) => {
+        // Past the batch's limit a file is not reached: it is searched in walk order if wanted.
+        if (answer.skipped === "not_reached") return;
+        this.answers.set(files[i]!.rel, answer);
+        this.heldMatches += answer.matches.length;
+      });
+    });
+    const tracked = done.finally(() => {
+      this.running.delete(tracked);
+      this.dispatch(all);
+    });
+    this.running.add(tracked);
+  }
+
+  /** rg did not finish (the caller searches in JavaScript): what was started ahead stops. */
+  async abandon(): Promise<void> {
+    this.eagerFiles = EAGER_FILES;
+    this.queued = [];
+    Atomics.store(new Int32Array(this.stop), 0, 1);
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  /**
+   * The answer once rg has listed the walk (`listed`) and named its `candidates`:
+   * files_searched counts every listed file, or, when matches were left out, those in
+   * walk order up to the file where the first one left out turned up.
+   */
+  async finish(listed: Listing, candidates: readonly string[]): Promise<Outcome<SearchResult>> {
+    const { workspace, request, root, prefix } = this;
+    const sandbox = workspace.sandbox;
+    this.dispatch(true);
+    try {
+      while (this.running.size > 0) await Promise.all(this.running);
+    } finally {
+      // Searched ahead is all that was wanted ahead: nothing more is offered.
+      this.eagerFiles = EAGER_FILES;
+    }
+    if (this.failed) return batchFailure(this.failed.outcome, this.failed.files, sandbox, request);
+    const held = heldAmong(workspace, prefix, listed);
+    const wanted = [...new Set([...candidates, ...held])].sort(walkCompare);
+    const matches: SearchMatch[] = [];
+    let found = 0;
+    let lastCounted: string | undefined;
+    // Files taken in walk order as far as their answers are in (searched ahead, or just now).
+    let taken = 0;
+    const take = (): number => {
+      for (; taken < wanted.length && found <= request.maxResults; taken++) {
+        const rel = wanted[taken]!;
+        const answer = this.answers.get(rel);
+        if (answer === undefined) break;
+        for (const m of answer.matches) {
+          if (found++ === request.maxResults) lastCounted = rel;
+          if (found > request.maxResults) break;
+          matches.push({ file_path: displayName(sandbox, root, rel), line: m.line, text: m.text });
+        }
+      }
+      return request.maxResults + 1 - found;
+    };
+    take();
+    let index = taken;
+    const next = async (): Promise<Batch | undefined> => {
+      const batch: Batch = { files: [], items: [] };
+      for (; index < wanted.length && batch.items.length < BATCH_FILES; index++) {
+        const rel = wanted[index]!;
+        if (this.answers.has(rel)) continue;
+        const file = { root, rel, abs: prefix + rel };
+        const uri = fileUri(file.abs);
+        let item: SearchItem = { abs: file.abs };
+        if (workspace.heldInMemory(uri)) {
+          const state = await workspace.read({ ...file, uri, exists: true });
+          if (state.ok) item = { text: state.value.content };
+        }
+        batch.files.push(file);
+        batch.items.push(item);
+      }
+      return batch.items.length === 0 ? undefined : batch;
+    };
+    const outcome =
+      found > request.maxResults
+        ? succeed(undefined)
+        : await searchBatches(next, { threads: ALL_THREADS, ...request }, sandbox, (batch, answers) => {
+            answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
+            return take();
+          });
+    Atomics.store(new Int32Array(this.stop), 0, 1);
+    if (!outcome.ok) return outcome;
+    if (request.signal.aborted)
+      return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
+    take();
+    const searched =
+      lastCounted === undefined
+        ? listed.count
+        : listed.names().reduce((n, rel) => (walkCompare(rel, lastCounted!) <= 0 ? n + 1 : n), 0);
+    return succeed({ matches, files_searched: searched, truncated: found > request.maxResults });
+  }
+}
+
+/** The listed files the editor holds (by their unsaved text), asked of its buffers where it can list them. */
+function heldAmong(workspace: Workspace, prefix: string, listed: Listing): string[] {
+  const uris = workspace.heldUris();
+  if (uris === undefined)
+    return listed.names().filter((rel) => workspace.heldInMemory(fileUri(prefix + rel)));
+  const base = fileUri(prefix);
+  const inside = uris.filter((u) => u.startsWith(base) && workspace.heldInMemory(u));
+  if (inside.length === 0) return [];
+  const wanted = new Set(inside);
+  return listed.names().filter((rel) => wanted.has(fileUri(prefix + rel)));
+}
