@@ -1,5 +1,5 @@
-// The walker reads ignore files as ripgrep does: a `.ignore` with a say decides
-// before any `.gitignore`, whatever their depths, and a directory holding `.git`
+// The walker reads ignore files as ripgrep does: a `.rgignore` with a say decides
+// first, then a `.ignore`, then a `.gitignore`, whatever their depths, and a directory holding `.git`
 // (a directory, a file, or a link to something that exists) starts a repository
 // where the `.gitignore` files above it stop applying and the `.ignore` files go on.
 import { promises as fs } from "node:fs";
@@ -16,7 +16,7 @@ async function walked(root: string, rel = ""): Promise<string[]> {
 }
 
 describe("ignore files, read as ripgrep reads them", () => {
-  it("stops the outer .gitignore at a nested repository, keeps .ignore, and ranks .ignore first", async () => {
+  it("stops the outer .gitignore at a nested repository, keeps .ignore, and ranks .rgignore, .ignore, .gitignore", async () => {
     const root = await fs.realpath(tempDir("lockstep-ignore-"));
     await writeTree(root, {
       ".gitignore": "*.log\nbuild/\n",
@@ -36,6 +36,12 @@ describe("ignore files, read as ripgrep reads them", () => {
       "worktree/w.log": "",
       "linked/x.log": "",
       "dangling/y.log": "",
+      "rg/.gitignore": "*.txt\n",
+      "rg/.rgignore": "!keep.txt\nsecret.md\n",
+      "rg/keep.txt": "",
+      "rg/other.txt": "",
+      "rg/secret.md": "",
+      "rg/plain.md": "",
     });
     await fs.symlink(path.join(root, "repo", ".git"), path.join(root, "linked", ".git"));
     await fs.symlink(path.join(root, "nowhere"), path.join(root, "dangling", ".git"));
@@ -49,9 +55,19 @@ describe("ignore files, read as ripgrep reads them", () => {
         "worktree/.git",
         "worktree/w.log",
         "linked/x.log",
+        "rg/keep.txt",
+        "rg/plain.md",
       ]),
     );
-    for (const gone of ["top.log", "deep/dropped.tmp", "repo/own.txt", "repo/old.bak", "dangling/y.log"])
+    for (const gone of [
+      "top.log",
+      "deep/dropped.tmp",
+      "repo/own.txt",
+      "repo/old.bak",
+      "dangling/y.log",
+      "rg/other.txt",
+      "rg/secret.md",
+    ])
       expect(files).not.toContain(gone);
     expect(files.some((f) => f.startsWith("repo/.git/"))).toBe(false);
     // A walk that starts inside the nested repository reads the rules above it the same way.

@@ -31,6 +31,7 @@ function tree(): FileTree {
     ".gitignore": "*.log\nbuild/\n",
     ".ignore": "!deep/kept.tmp\n",
     "deep/.gitignore": "*.tmp\n",
+    "d4/.rgignore": "f1*.txt\n",
     "deep/kept.tmp": "Needle kept by the root's .ignore\n",
     "deep/dropped.tmp": "Needle dropped\n",
     "repo/.git/HEAD": "Needle in a nested .git\n",
@@ -94,12 +95,19 @@ async function setUp(): Promise<{ workspace: Workspace; root: string }> {
   const buffers = new Map<string, string>([
     [pathToFileURL(path.join(root, "open.txt")).href, "unsaved Needle 1\nno match\nNeedle 2\n"],
     [pathToFileURL(path.join(root, "d1/f04.txt")).href, "nothing here\n"],
+    // Open, but the walk leaves them out: their unsaved text is not searched either.
+    [pathToFileURL(path.join(root, "keep.log")).href, "Needle in an ignored buffer\n"],
+    [pathToFileURL(path.join(root, "d4/f10.txt")).href, "Needle in a buffer .rgignore leaves out\n"],
+    [pathToFileURL(path.join(root, "node_modules/pkg/index.js")).href, "Needle open in node_modules\n"],
+    // Open and walked: searched by its unsaved text.
+    [pathToFileURL(path.join(root, "repo/x.log")).href, "unsaved Needle in a nested repository\n"],
   ]);
   const editor = {
     document: (uri: string) => {
       const text = buffers.get(uri);
       return text === undefined ? undefined : { version: 1, text };
     },
+    documentUris: () => buffers.keys(),
     applyEdit: () => Promise.resolve({ applied: false }),
     canApplyEdit: false,
     createFiles: false,
@@ -191,6 +199,7 @@ describe.skipIf(rg === undefined)("search through ripgrep", () => {
       ]),
     );
     expect(found.indexOf("a/b.txt:1")).toBeLessThan(found.indexOf("a.b:1"));
+    expect(found.some((f) => f.startsWith("d4/f0"))).toBe(true);
     for (const absent of [
       "src/gen-drop.ts",
       "node_modules",
@@ -201,6 +210,7 @@ describe.skipIf(rg === undefined)("search through ripgrep", () => {
       "linked-dir",
       "deep/dropped.tmp",
       "repo/.git",
+      "d4/f1",
     ])
       expect(found.filter((f) => f.startsWith(absent))).toEqual([]);
   });

@@ -1,21 +1,27 @@
-// .gitignore and .ignore, nested, with the `ignore` package's matching, read as
-// ripgrep reads them (so its search and this walk list the same files): each
-// directory's files hold rules relative to that directory; any `.ignore` with a
-// say about a path (the deepest first) decides before any `.gitignore`; and a
-// directory holding `.git` starts a repository, where the `.gitignore` files
-// above it stop applying (as in git, where the outer repository does not reach
-// into a nested one) while the `.ignore` files above it go on applying.
+// .gitignore, .ignore and .rgignore, nested, with the `ignore` package's
+// matching, read as ripgrep reads them (so its search and this walk list the
+// same files): each directory's files hold rules relative to that directory; any
+// `.rgignore` with a say about a path (the deepest first) decides first, then
+// any `.ignore`, then any `.gitignore`; and a directory holding `.git` starts a
+// repository, where the `.gitignore` files above it stop applying (as in git,
+// where the outer repository does not reach into a nested one) while the others
+// go on applying.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
-export const IGNORE_FILES = [".gitignore", ".ignore"] as const;
+export const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+
+/** Each ignore file's kind, in the order they have a say. */
+const KINDS = { ".rgignore": "custom", ".ignore": "plain", ".gitignore": "git" } as const;
+type Kind = (typeof KINDS)[keyof typeof KINDS];
 
 interface Frame {
   /** Root-relative directory the rules are relative to ("" for the root). */
   dir: string;
   git?: Ignore;
   plain?: Ignore;
+  custom?: Ignore;
   /** The directory holds `.git`: no `.gitignore` above it has a say below it. */
   repository: boolean;
 }
@@ -41,20 +47,25 @@ export class IgnoreRules {
       if (!present.includes(name)) continue;
       const text = await fs.readFile(path.join(dirAbs, name), "utf8").catch(() => "");
       if (text.trim() === "") continue;
-      if (name === ".gitignore") frame.git = ignore().add(text);
-      else frame.plain = ignore().add(text);
+      frame[KINDS[name]] = ignore().add(text);
     }
-    return frame.git || frame.plain || repository ? new IgnoreRules([...this.frames, frame]) : this;
+    return frame.git || frame.plain || frame.custom || repository
+      ? new IgnoreRules([...this.frames, frame])
+      : this;
   }
 
   /** Whether a root-relative path is ignored; directories are tested with a trailing slash. */
   ignores(rel: string, isDirectory: boolean): boolean {
-    const plain = this.verdict(rel, isDirectory, "plain");
-    return plain ?? this.verdict(rel, isDirectory, "git") ?? false;
+    return (
+      this.verdict(rel, isDirectory, "custom") ??
+      this.verdict(rel, isDirectory, "plain") ??
+      this.verdict(rel, isDirectory, "git") ??
+      false
+    );
   }
 
   /** The deepest say of one kind of file (a `.gitignore` only up to the nearest repository). */
-  private verdict(rel: string, isDirectory: boolean, kind: "git" | "plain"): boolean | undefined {
+  private verdict(rel: string, isDirectory: boolean, kind: Kind): boolean | undefined {
     for (let i = this.frames.length - 1; i >= 0; i--) {
       const frame = this.frames[i]!;
       const rules = frame[kind];
@@ -108,7 +119,7 @@ function lstatOrUndefined(abs: string): Promise<{ isSymbolicLink(): boolean } | 
   return fs.lstat(abs).catch(() => undefined);
 }
 
-async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {
+export async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {
   const present: string[] = [];
   for (const name of IGNORE_FILES) {
     const stats = await fs.lstat(path.join(dirAbs, name)).catch(() => undefined);

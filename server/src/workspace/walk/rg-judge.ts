@@ -6,10 +6,12 @@
 // order only as far as the matches wanted reach. Open buffers are searched by
 // their unsaved text, after rg ends (their disk copies do not count).
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
 import { displayName, type WalkedFile } from "../walk.js";
+import { isWalked, type WalkStart } from "./walker.js";
 import type { ItemAnswer, SearchItem } from "./file-scan.js";
 import type { Listing } from "./rg-listing.js";
 import { fileUri } from "./file-uri.js";
@@ -38,10 +40,13 @@ export class CandidateJudge {
   constructor(
     private readonly workspace: Workspace,
     private readonly request: TreeSearch,
-    root: string,
+    private readonly start: WalkStart,
+    private readonly namesSkipped: boolean,
+    /** The walk's listing (rg's), for what needs its names; undefined if rg failed. */
+    private readonly listed: () => Promise<Listing | undefined>,
   ) {
-    this.root = root;
-    this.prefix = root.endsWith(path.sep) ? root : root + path.sep;
+    this.root = start.root;
+    this.prefix = start.root.endsWith(path.sep) ? start.root : start.root + path.sep;
   }
 
   /** A file rg found the required text in (rg still walking): searched now, within the budget. */
@@ -103,11 +108,15 @@ export class CandidateJudge {
   }
 
   /**
-   * The answer once rg has listed the walk (`listed`) and named its `candidates`:
-   * files_searched counts every listed file, or, when matches were left out, those in
-   * walk order up to the file where the first one left out turned up.
+   * The answer once rg has named its `candidates` and counted the files it searched
+   * (`searched`; undefined: count the listing): files_searched counts every file walked,
+   * or, when matches were left out, those in walk order up to the file where the first
+   * one left out turned up. Undefined when the listing was needed and rg could not give it.
    */
-  async finish(listed: Listing, candidates: readonly string[]): Promise<Outcome<SearchResult>> {
+  async finish(
+    candidates: readonly string[],
+    searched: number | undefined,
+  ): Promise<Outcome<SearchResult> | undefined> {
     const { workspace, request, root, prefix } = this;
     const sandbox = workspace.sandbox;
     this.dispatch(true);
@@ -118,7 +127,8 @@ export class CandidateJudge {
       this.eagerFiles = EAGER_FILES;
     }
     if (this.failed) return batchFailure(this.failed.outcome, this.failed.files, sandbox, request);
-    const held = heldAmong(workspace, prefix, listed);
+    const held = await this.heldFiles();
+    if (held === undefined) return undefined;
     const wanted = [...new Set([...candidates, ...held])].sort(walkCompare);
     const matches: SearchMatch[] = [];
     let found = 0;
@@ -169,22 +179,38 @@ export class CandidateJudge {
     if (request.signal.aborted)
       return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
     take();
-    const searched =
-      lastCounted === undefined
-        ? listed.count
-        : listed.names().reduce((n, rel) => (walkCompare(rel, lastCounted!) <= 0 ? n + 1 : n), 0);
-    return succeed({ matches, files_searched: searched, truncated: found > request.maxResults });
+    let counted = lastCounted === undefined ? searched : undefined;
+    if (counted === undefined) {
+      const listed = await this.listed();
+      if (listed === undefined) return undefined;
+      counted =
+        lastCounted === undefined
+          ? listed.count
+          : listed.names().reduce((n, rel) => (walkCompare(rel, lastCounted!) <= 0 ? n + 1 : n), 0);
+    }
+    return succeed({ matches, files_searched: counted, truncated: found > request.maxResults });
   }
-}
 
-/** The listed files the editor holds (by their unsaved text), asked of its buffers where it can list them. */
-function heldAmong(workspace: Workspace, prefix: string, listed: Listing): string[] {
-  const uris = workspace.heldUris();
-  if (uris === undefined)
-    return listed.names().filter((rel) => workspace.heldInMemory(fileUri(prefix + rel)));
-  const base = fileUri(prefix);
-  const inside = uris.filter((u) => u.startsWith(base) && workspace.heldInMemory(u));
-  if (inside.length === 0) return [];
-  const wanted = new Set(inside);
-  return listed.names().filter((rel) => wanted.has(fileUri(prefix + rel)));
+  /**
+   * The walked files the editor holds (searched by their unsaved text): its buffers below the
+   * start, each asked of the walk's rules, or, for an editor that cannot list its buffers, the
+   * listing asked of the editor file by file. Undefined when that listing could not be had.
+   */
+  private async heldFiles(): Promise<string[] | undefined> {
+    const { workspace, request, prefix } = this;
+    const uris = workspace.heldUris();
+    if (uris === undefined) {
+      const listed = await this.listed();
+      return listed?.names().filter((rel) => workspace.heldInMemory(fileUri(prefix + rel)));
+    }
+    const base = fileUri(prefix);
+    const held: string[] = [];
+    for (const uri of new Set(uris)) {
+      if (!uri.startsWith(base) || !workspace.heldInMemory(uri)) continue;
+      const rel = fileURLToPath(uri).slice(prefix.length);
+      if (request.include && !request.include(rel)) continue;
+      if (await isWalked(this.start, rel, this.namesSkipped)) held.push(rel);
+    }
+    return held;
+  }
 }

@@ -21,13 +21,14 @@ import { ripgrep, runOutput, runRecords, walkFlags, type Ripgrep } from "./ripgr
 import { CandidateJudge } from "./rg-judge.js";
 import type { SearchResult, TreeSearch } from "./search-types.js";
 
-/** Files listed at most (past it, the JavaScript walk streams instead of holding every name). */
-const MAX_LISTED = 200_000;
+/** Files rg may name at most (past it, the JavaScript search instead). */
+const MAX_CANDIDATES = 200_000;
 
 interface Plan {
   rg: Ripgrep;
   start: { root: string; rel: string };
   skipNamed: boolean;
+  namesSkipped: boolean;
   needles: string[];
   ignoreCase: boolean;
   requireGit: boolean;
@@ -55,7 +56,7 @@ export async function planRipgrep(
   const names = start.rel === "" ? [] : start.rel.split("/");
   for (let i = 0; i < names.length; i++) {
     const dir = path.join(start.root, ...names.slice(0, i));
-    for (const name of [...IGNORE_FILES, ".rgignore"]) {
+    for (const name of IGNORE_FILES) {
       if (await exists(path.join(dir, name))) return "ignore files above the directory searched";
     }
   }
@@ -68,7 +69,7 @@ export async function planRipgrep(
     requireGit = true;
   }
   const skipNamed = !scope.namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
-  return { rg, start, skipNamed, needles, ignoreCase, requireGit };
+  return { rg, start, skipNamed, namesSkipped: scope.namesSkipped, needles, ignoreCase, requireGit };
 }
 
 function exists(abs: string): Promise<boolean> {
@@ -86,59 +87,58 @@ export async function searchWithRipgrep(
 ): Promise<Outcome<SearchResult> | undefined> {
   const { rg, start } = plan;
   const signal = request.signal;
-  const judge = new CandidateJudge(workspace, request, start.root);
   const flags = walkFlags(plan.skipNamed, MAX_FILE_BYTES, plan.requireGit);
   const where = start.rel === "" ? "." : start.rel;
   const bounds = { maxTotal: 64 * 1024 * 1024, signal };
-  const wanted = (rel: string): boolean => request.include === undefined || request.include(rel);
+  // The walk's listing, only when a search needs the names: to count the files `include`
+  // keeps (started at once), the files up to where a truncated search stopped, or an editor's
+  // open buffers it cannot list. Otherwise rg's own count of the files it searched is enough.
+  let listing: Promise<Listing | undefined> | undefined;
+  const listed = (): Promise<Listing | undefined> =>
+    (listing ??= runOutput(rg, start.root, [...flags, "--files", "--null", "--", where], bounds).then((r) =>
+      r.end === "done" && !signal.aborted ? Listing.of(r.output, request.include) : undefined,
+    ));
+  if (request.include) void listed();
+  const judge = new CandidateJudge(workspace, request, start, plan.namesSkipped, listed);
   const candidates: string[] = [];
-  // Two rg at once: the walk's listing, and the files holding the required text (each named as
-  // soon as rg finds it there, and searched then). One rg counting in every file was slower: a
-  // write per file.
-  const [listing, named] = await Promise.all([
-    runOutput(rg, start.root, [...flags, "--files", "--null", "--", where], bounds),
-    runRecords(
-      rg,
-      start.root,
-      [
-        ...flags,
-        "--files-with-matches",
-        "--null",
-        "--text",
-        "--fixed-strings",
-        plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
-        ...plan.needles.flatMap((n) => ["--regexp", n]),
-        "--",
-        where,
-      ],
-      { ...bounds, separator: 0, maxRecord: 64 * 1024 },
-      (record) => {
-        const rel = relOf(record.toString("utf8"));
-        if (wanted(rel)) {
-          candidates.push(rel);
-          judge.offer(rel);
-        }
-        return candidates.length <= MAX_LISTED;
-      },
-    ),
-  ]);
-  const listed = Listing.of(listing.output, request.include);
-  // rg reads a .rgignore (the walker does not): a different listing.
-  const rgIgnore = listed.holds(".rgignore");
-  const counted = listing.end === "done" ? named : listing.end;
-  if (
-    signal.aborted ||
-    counted !== "done" ||
-    rgIgnore ||
-    listed.count > MAX_LISTED ||
-    candidates.length > MAX_LISTED
-  ) {
+  let searched: number | undefined;
+  const named = await runRecords(
+    rg,
+    start.root,
+    [
+      ...flags,
+      "--files-with-matches",
+      "--stats",
+      "--null",
+      "--text",
+      "--fixed-strings",
+      plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
+      ...plan.needles.flatMap((n) => ["--regexp", n]),
+      "--",
+      where,
+    ],
+    { ...bounds, separator: 0, maxRecord: 64 * 1024 },
+    (record) => {
+      const rel = relOf(record.toString("utf8"));
+      if (request.include === undefined || request.include(rel)) {
+        candidates.push(rel);
+        judge.offer(rel);
+      }
+      return candidates.length <= MAX_CANDIDATES;
+    },
+    (stats) => {
+      const files = /\n(\d+) files searched\n/.exec(stats.toString("utf8"))?.[1];
+      if (files !== undefined) searched = Number(files);
+    },
+  );
+  if (signal.aborted || named !== "done" || candidates.length > MAX_CANDIDATES) {
     await judge.abandon();
-    if (signal.aborted || counted === "aborted")
+    await listing;
+    if (signal.aborted || named === "aborted")
       return fail("cancelled", "Cancelled: the search stopped; nothing else was done.");
     return undefined;
   }
-  return judge.finish(listed, candidates);
+  return judge.finish(candidates, request.include ? undefined : searched);
 }
 
 function relOf(name: string): string {

@@ -90,6 +90,7 @@ export type RecordsEnd = "done" | "too_large" | "failed" | "aborted";
  * name with `separator` 0) to `onRecord` as raw bytes; returning false stops it.
  * A record over `maxRecord` bytes or output over `maxTotal` ends it "too_large".
  * Exit status 1 (nothing found) is "done" like 0; anything else is "failed".
+ * What follows the last separator goes to `onTail` when given (rg's --stats).
  */
 export function runRecords(
   rg: Ripgrep,
@@ -97,12 +98,14 @@ export function runRecords(
   args: string[],
   options: { separator: number; maxRecord: number; maxTotal: number; signal: AbortSignal },
   onRecord: (record: Buffer) => boolean,
+  onTail?: (tail: Buffer) => void,
 ): Promise<RecordsEnd> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   return runRg(rg, cwd, args, options, (chunk) => {
     if (chunk === undefined) {
-      if (heldBytes > 0 && !onRecord(Buffer.concat(held))) return "done";
+      if (onTail) onTail(Buffer.concat(held));
+      else if (heldBytes > 0 && !onRecord(Buffer.concat(held))) return "done";
       return undefined;
     }
     let from = 0;

@@ -7,7 +7,7 @@
 import type { Dirent } from "node:fs";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { holdsRepository, IGNORE_FILES, IgnoreRules } from "./ignore-rules.js";
+import { holdsRepository, IGNORE_FILES, IgnoreRules, presentIgnoreFiles } from "./ignore-rules.js";
 
 export interface WalkStart {
   /** Real path of the root the walk is under. */
@@ -163,4 +163,38 @@ function readAhead(frame: Frame): void {
   if (index === undefined) return;
   frame.started++;
   frame.listings.set(index, list(frame.prefix + frame.entries[index]!.name));
+}
+
+/**
+ * Whether the walk from `start` reaches the file `rel` (root-relative): every directory on
+ * the way a real directory that the rules and the skipped names let in, the file a regular
+ * file the rules keep. For the few files (an editor's open buffers) asked about where the
+ * walk's listing is not at hand.
+ */
+export async function isWalked(start: WalkStart, rel: string, namesSkipped: boolean): Promise<boolean> {
+  const prefix = start.rel === "" ? "" : `${start.rel}/`;
+  if (!rel.startsWith(prefix) || rel === prefix) return false;
+  const skipNamed = !namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
+  let rules = await IgnoreRules.above(start.root, start.rel);
+  let dirRel = start.rel;
+  const names = rel.slice(prefix.length).split("/");
+  for (const [i, name] of names.entries()) {
+    const dirAbs = dirRel === "" ? start.root : path.join(start.root, dirRel);
+    const git = await fs.lstat(path.join(dirAbs, ".git")).catch(() => undefined);
+    rules = await rules.enter(
+      dirAbs,
+      dirRel,
+      await presentIgnoreFiles(dirAbs),
+      await holdsRepository(dirAbs, git),
+    );
+    const childRel = dirRel === "" ? name : `${dirRel}/${name}`;
+    const stats = await fs.lstat(path.join(start.root, childRel)).catch(() => undefined);
+    if (stats === undefined) return false;
+    if (i === names.length - 1) return stats.isFile() && !rules.ignores(childRel, false);
+    // A link is not entered; nor is a name the walk skips, or a directory the rules ignore.
+    if (!stats.isDirectory() || (skipNamed && SKIPPED.has(name)) || rules.ignores(childRel, true))
+      return false;
+    dirRel = childRel;
+  }
+  return false;
 }
