@@ -57,6 +57,30 @@ function tree(): FileTree {
     "open.txt": "on disk only, where the buffer holds needles\n",
     "crlf.txt": "Needle one\r\nneedle two\r\n\r\nNEEDLE three",
   };
+  // Over 1 MB: their lines holding the required text are located by rg (rg-judge.ts), all of
+  // them, or, past the most matches wanted, the file is searched whole.
+  const filler = (n: number): string =>
+    Array.from({ length: n }, (_, i) => `filler line ${i} ${"é".repeat(i % 5)} ${"x".repeat(40)}`).join("\n");
+  t["big/located.txt"] = [
+    "Needle on the first line\r",
+    filler(9000),
+    "needle and Needle, CRLF\r",
+    filler(9000),
+    "naïve needle near the end",
+    "\u212Aey Needle with no final newline",
+  ].join("\n");
+  t["big/bom.txt"] = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from(`Needle after a BOM\n${filler(18000)}\nNeedle last\n`),
+  ]);
+  t["big/invalid-late.txt"] = Buffer.concat([
+    Buffer.from(`Needle early\n${filler(18000)}\n`),
+    Buffer.from([0xff, 10]),
+  ]);
+  t["big/many.txt"] =
+    Array.from({ length: 30000 }, (_, i) =>
+      i % 1000 === 7 ? `Needle ${i} key` : `line ${i} ${"y".repeat(30)}`,
+    ).join("\n") + "\n";
   for (let d = 0; d < 5; d++) {
     for (let f = 0; f < 30; f++) {
       const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, (_, n) => {
@@ -194,12 +218,15 @@ describe.skipIf(rg === undefined)("search through ripgrep", () => {
         "a/b.txt:1",
         "deep/kept.tmp:1",
         "repo/x.log:1",
+        "big/located.txt:1",
+        "big/bom.txt:1",
         "repo/build/out.txt:1",
         "sub/y.log:1",
       ]),
     );
     expect(found.indexOf("a/b.txt:1")).toBeLessThan(found.indexOf("a.b:1"));
     expect(found.some((f) => f.startsWith("d4/f0"))).toBe(true);
+    expect(found.filter((f) => f.startsWith("big/invalid-late"))).toEqual([]);
     for (const absent of [
       "src/gen-drop.ts",
       "node_modules",

@@ -28,6 +28,11 @@ export interface ScanIo {
 export interface SearchItem {
   abs?: string;
   text?: string;
+  /**
+   * Every line of the file holding the required text, as ripgrep located them: line number
+   * and byte offset, pair after pair, in order. Only these lines are decoded and matched.
+   */
+  lines?: number[];
 }
 
 /** One file's answer: its matches, or why it was not searched. */
@@ -58,6 +63,11 @@ export function searchItem(
 ): ItemAnswer {
   if (item.text !== undefined)
     return { matches: searchLines(item.text, pattern.source, pattern.flags, limit) };
+  if (item.lines !== undefined) {
+    // A file changed since it was located is searched whole.
+    const located = searchLocated(item.abs ?? "", item.lines, pattern, limit, maxBytes, io, searchLines);
+    if (located !== undefined) return located;
+  }
   const BINARY_PROBE = 8192;
   const PART = 65536;
   const fs = io.fs;
@@ -137,6 +147,84 @@ export function searchItem(
         }
       }
       if (eof) return { matches };
+      windowStart += end;
+      buffer.copy(buffer, 0, end, filled);
+      filled -= end;
+    }
+  } catch {
+    return { matches: [], skipped: "unreadable" };
+  } finally {
+    if (fd !== -1) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Searches a file whose candidate lines were located (`lines`, see SearchItem): the whole
+ * file is read, window by window, for the binary and UTF-8 rules, and only the located lines
+ * are decoded and matched (no newline counted, no window scanned for the required text).
+ * Undefined when a located offset is not the start of a line: the file changed since.
+ */
+export function searchLocated(
+  abs: string,
+  lines: number[],
+  pattern: ScanPattern,
+  limit: number,
+  maxBytes: number,
+  io: ScanIo,
+  searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[],
+): ItemAnswer | undefined {
+  const BINARY_PROBE = 8192;
+  const fs = io.fs;
+  let fd = -1;
+  let buffer = io.buffer;
+  try {
+    fd = fs.openSync(
+      abs,
+      fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0),
+    );
+    const stats = fs.fstatSync(fd);
+    if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
+    if (stats.size > maxBytes) return { matches: [], skipped: "too_large" };
+    const matches: LineMatch[] = [];
+    let filled = 0;
+    let total = 0;
+    let windowStart = 0;
+    let next = 0;
+    for (;;) {
+      if (filled === buffer.length) {
+        const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(larger, 0, 0, filled);
+        buffer = larger;
+      }
+      const read = fs.readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (
+        total < BINARY_PROBE &&
+        buffer.subarray(filled, filled + Math.min(read, BINARY_PROBE - total)).indexOf(0) !== -1
+      )
+        return { matches: [], skipped: "binary" };
+      total += read;
+      filled += read;
+      if (total > maxBytes) return { matches: [], skipped: "too_large" };
+      const eof = read === 0 || total === stats.size;
+      if (!eof && filled < buffer.length) continue;
+      const end = eof ? filled : buffer.lastIndexOf(10, filled - 1) + 1;
+      if (end === 0) {
+        if (eof) return next < lines.length ? undefined : { matches };
+        continue;
+      }
+      const window = buffer.subarray(0, end);
+      if (!io.isUtf8(window)) return { matches: [], skipped: "binary" };
+      // The located lines that start in this window (a window ends after a newline, so they end in it too).
+      for (; next < lines.length && lines[next + 1]! < windowStart + end; next += 2) {
+        const from = lines[next + 1]! - windowStart;
+        if (from < 0 || (from > 0 && window[from - 1] !== 10)) return undefined;
+        if (matches.length >= limit) continue;
+        const to = window.indexOf(10, from);
+        const text = io.decoder.decode(window.subarray(from, to === -1 ? end : to));
+        const found = searchLines(text, pattern.source, pattern.flags, 1);
+        if (found.length > 0) matches.push({ line: lines[next]!, text: found[0]!.text });
+      }
+      if (eof) return next < lines.length ? undefined : { matches };
       windowStart += end;
       buffer.copy(buffer, 0, end, filled);
       filled -= end;

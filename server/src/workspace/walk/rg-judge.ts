@@ -5,6 +5,7 @@
 // budget of files and matches; after rg ends, the rest are searched in walk
 // order only as far as the matches wanted reach. Open buffers are searched by
 // their unsaved text, after rg ends (their disk copies do not count).
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fail, succeed, type Outcome } from "../../shared/outcome.js";
@@ -25,13 +26,30 @@ import { walkCompare } from "./walk-order.js";
 const BATCH_FILES = 4;
 /** Files searched ahead of the walk order at most (their answers are held until it reaches them). */
 const EAGER_FILES = 256;
+/** From this size a file's lines holding the required text are located by rg, not found and counted here. */
+const LOCATE_BYTES = 1024 * 1024;
+
+/** Where each file's lines holding the required text are (SearchItem.lines), for the files rg named them all in. */
+export type Locate = (rels: string[]) => Promise<Map<string, number[]>>;
+
+interface Queued {
+  file: WalkedFile;
+  lines?: number[];
+}
 
 export class CandidateJudge {
   private readonly root: string;
   private readonly prefix: string;
   private readonly answers = new Map<string, ItemAnswer>();
   private readonly running = new Set<Promise<void>>();
-  private queued: WalkedFile[] = [];
+  private queued: Queued[] = [];
+  /** Files whose size is being asked (before they are queued), and the large ones to locate. */
+  private readonly sizing = new Set<Promise<void>>();
+  private large: WalkedFile[] = [];
+  /** rg locating a group of large files' lines (one at a time; the next group waits). */
+  private locating: Promise<void> | undefined;
+  /** rg did not finish: nothing more is sent to the threads. */
+  private abandoned = false;
   private eagerFiles = 0;
   private heldMatches = 0;
   private failed: { outcome: Exclude<BatchOutcome, { kind: "done" }>; files: WalkedFile[] } | undefined;
@@ -44,6 +62,7 @@ export class CandidateJudge {
     private readonly namesSkipped: boolean,
     /** The walk's listing (rg's), for what needs its names; undefined if rg failed. */
     private readonly listed: () => Promise<Listing | undefined>,
+    private readonly locate?: Locate,
   ) {
     this.root = start.root;
     this.prefix = start.root.endsWith(path.sep) ? start.root : start.root + path.sep;
@@ -54,24 +73,64 @@ export class CandidateJudge {
     if (this.eagerFiles >= EAGER_FILES || this.heldMatches > this.request.maxResults) return;
     if (this.workspace.heldInMemory(fileUri(this.prefix + rel))) return;
     this.eagerFiles++;
-    this.queued.push({ root: this.root, rel, abs: this.prefix + rel });
+    const file = { root: this.root, rel, abs: this.prefix + rel };
+    if (this.locate === undefined) return this.enqueue({ file });
+    const sized = fs.stat(file.abs).then(
+      (stats) => {
+        if (stats.size < LOCATE_BYTES) return this.enqueue({ file });
+        this.large.push(file);
+        this.locateNext();
+      },
+      () => this.enqueue({ file }),
+    );
+    const tracked = sized.finally(() => this.sizing.delete(tracked));
+    this.sizing.add(tracked);
+  }
+
+  private enqueue(queued: Queued): void {
+    this.queued.push(queued);
     this.dispatch(false);
+  }
+
+  /** The large files named so far located by rg, then queued (those rg could not name every line of, without). */
+  private locateNext(): void {
+    if (this.locating !== undefined || this.large.length === 0 || this.locate === undefined) return;
+    const large = this.large;
+    this.large = [];
+    const located = this.locate(large.map((f) => f.rel)).catch(() => new Map<string, number[]>());
+    this.locating = located.then((located) => {
+      for (const file of large) {
+        const lines = located.get(file.rel);
+        this.queued.push(lines === undefined ? { file } : { file, lines });
+      }
+      this.dispatch(false);
+      this.locating = undefined;
+      this.locateNext();
+    });
+  }
+
+  /** Every file named so far sized, and the large ones located. */
+  private async locateLarge(): Promise<void> {
+    while (this.sizing.size > 0) await Promise.all(this.sizing);
+    while (this.locating !== undefined) await this.locating;
   }
 
   /** Sends the queued files to a free thread, a batch at a time (`all`: a short last batch too). */
   private dispatch(all: boolean): void {
     while (
+      !this.abandoned &&
       this.running.size < ALL_THREADS &&
       (this.queued.length >= BATCH_FILES || (all && this.queued.length > 0))
     )
       this.send(this.queued.splice(0, BATCH_FILES), all);
   }
 
-  private send(files: WalkedFile[], all: boolean): void {
+  private send(queued: Queued[], all: boolean): void {
     const request = this.request;
+    const files = queued.map((q) => q.file);
     const done = runBatch(
       {
-        items: files.map((f) => ({ abs: f.abs })),
+        items: queued.map((q) => (q.lines ? { abs: q.file.abs, lines: q.lines } : { abs: q.file.abs })),
         pattern: request.pattern,
         limit: request.maxResults + 1,
         each: true,
@@ -102,8 +161,9 @@ export class CandidateJudge {
   /** rg did not finish (the caller searches in JavaScript): what was started ahead stops. */
   async abandon(): Promise<void> {
     this.eagerFiles = EAGER_FILES;
-    this.queued = [];
+    this.abandoned = true;
     Atomics.store(new Int32Array(this.stop), 0, 1);
+    await this.locateLarge();
     while (this.running.size > 0) await Promise.all(this.running);
   }
 
@@ -119,6 +179,7 @@ export class CandidateJudge {
   ): Promise<Outcome<SearchResult> | undefined> {
     const { workspace, request, root, prefix } = this;
     const sandbox = workspace.sandbox;
+    await this.locateLarge();
     this.dispatch(true);
     try {
       while (this.running.size > 0) await Promise.all(this.running);

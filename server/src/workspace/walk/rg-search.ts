@@ -99,7 +99,9 @@ export async function searchWithRipgrep(
       r.end === "done" && !signal.aborted ? Listing.of(r.output, request.include) : undefined,
     ));
   if (request.include) void listed();
-  const judge = new CandidateJudge(workspace, request, start, plan.namesSkipped, listed);
+  const judge = new CandidateJudge(workspace, request, start, plan.namesSkipped, listed, (rels) =>
+    locateLines(plan, request, rels),
+  );
   const candidates: string[] = [];
   let searched: number | undefined;
   const named = await runRecords(
@@ -139,6 +141,70 @@ export async function searchWithRipgrep(
     return undefined;
   }
   return judge.finish(candidates, request.include ? undefined : searched);
+}
+
+/**
+ * The lines of these files (root-relative) holding the required text, by rg (line number and
+ * byte offset, pair after pair): for each file it named fewer than the most matches wanted
+ * plus one, so none was left out. Raw bytes (no BOM dropped: the offsets are the file's own).
+ */
+async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Promise<Map<string, number[]>> {
+  const most = request.maxResults + 1;
+  const found = new Map<string, number[]>();
+  // Each record is "LINE:OFFSET:[Omitted long matching line]\n" and the next file's name.
+  let name: string | undefined;
+  let malformed = false;
+  for (let i = 0; i < rels.length; i += 64) {
+    const end = await runRecords(
+      plan.rg,
+      plan.start.root,
+      [
+        "--no-config",
+        "--text",
+        "--encoding",
+        "none",
+        "--with-filename",
+        "--line-number",
+        "--byte-offset",
+        "--max-columns",
+        "1",
+        "--max-count",
+        String(most),
+        "--null",
+        "--fixed-strings",
+        plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
+        ...plan.needles.flatMap((n) => ["--regexp", n]),
+        "--",
+        ...rels.slice(i, i + 64),
+      ],
+      { separator: 0, maxRecord: 64 * 1024, maxTotal: 64 * 1024 * 1024, signal: request.signal },
+      (record) => {
+        const text = record.toString("utf8");
+        if (name !== undefined) {
+          const at = /^(\d+):(\d+):[^\n]*\n/.exec(text);
+          if (at === null) return !(malformed = true);
+          const lines = found.get(name) ?? [];
+          if (lines.length === 0) found.set(name, lines);
+          lines.push(Number(at[1]), Number(at[2]));
+          name = text.slice(at[0].length);
+        } else name = text;
+        return true;
+      },
+      (tail) => {
+        // The last record: "LINE:OFFSET:…\n" of the last name.
+        const at = /^(\d+):(\d+):/.exec(tail.toString("utf8"));
+        if (name !== undefined && at !== null) {
+          const lines = found.get(name) ?? [];
+          if (lines.length === 0) found.set(name, lines);
+          lines.push(Number(at[1]), Number(at[2]));
+        }
+        name = undefined;
+      },
+    );
+    if (end !== "done" || malformed) return new Map();
+  }
+  for (const [rel, lines] of found) if (lines.length / 2 >= most) found.delete(rel);
+  return found;
 }
 
 function relOf(name: string): string {

@@ -12,6 +12,7 @@ import {
   candidateTest,
   countLines,
   searchItem,
+  searchLocated,
   type ItemAnswer,
   type ScanPattern,
   type SearchItem,
@@ -56,6 +57,7 @@ const io = { fs, isUtf8, decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
 ${searchLines.toString()}
 ${candidateTest.toString()}
 ${countLines.toString()}
+${searchLocated.toString()}
 ${searchItem.toString()}
 parentPort.on("message", (batch) => {
   const answers = [];
