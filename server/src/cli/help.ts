@@ -63,8 +63,9 @@ Prints each file's {file_path, version, sha256, content}; patterns such as 'src/
   search: `lockstep search PATTERN [--path DIR] [--include GLOB] [--case-sensitive] [--max-results N] [--root DIR]
 
 Searches file contents for a JavaScript regular expression, like grep -n: case-insensitive unless
-PATTERN has an upper-case letter; .gitignore and .ignore honoured; binary files, node_modules and
-.git skipped (unless --path names them); at most 100 matches unless --max-results says more.
+PATTERN has an upper-case letter; .gitignore, .ignore and .rgignore honoured; binary files,
+node_modules and .git skipped (unless --path names them); at most 100 matches unless
+--max-results says more. Through ripgrep where it is installed (LOCKSTEP_SEARCH=js: never).
 
   lockstep search 'function\\s+parseConfig' --include '*.ts'`,
   find: `lockstep find GLOB [--path DIR] [--root DIR]

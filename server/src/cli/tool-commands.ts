@@ -11,6 +11,7 @@ import { invokeTool } from "../tools/registry.js";
 import type { ToolContext } from "../tools/tool.js";
 import { errnoCode } from "../shared/errno.js";
 import { Sandbox } from "../workspace/sandbox.js";
+import { searchAlone } from "../workspace/walk/search-worker.js";
 import { Workspace } from "../workspace/workspace.js";
 import { applyAcrossFiles, finishInterrupted, otherFilesRefusal } from "./apply-patch-cli.js";
 import { commandMessage, isParseArgsError } from "./command-errors.js";
@@ -218,6 +219,8 @@ async function searchCommand(args: string[]): Promise<Envelope> {
   const max = values["max-results"];
   if (max !== undefined && !/^\d+$/.test(max)) throw new UsageError("--max-results takes a whole number");
   const ctx = await toolContext(values.root);
+  // Nothing else is answered while this process searches: every core searches.
+  searchAlone();
   return invokeTool(
     "search_files",
     {

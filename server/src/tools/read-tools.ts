@@ -124,7 +124,7 @@ export const readManyFiles = defineTool({
   description:
     "Read several files at once; paths may be glob patterns (src/**/*.ts). Returns {files: " +
     "[{file_path, version, sha256, content}], errors}: each file versioned and hashed " +
-    "exactly as read_file does. Globs honour .gitignore and .ignore; node_modules and .git " +
+    "exactly as read_file does. Globs honour .gitignore, .ignore and .rgignore; node_modules and .git " +
     "are skipped unless named explicitly.",
   params: z
     .object({

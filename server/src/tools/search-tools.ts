@@ -28,8 +28,8 @@ export const searchFiles = defineTool({
     "Search file contents for a JavaScript regular expression, like grep -n. Returns " +
     "{matches: [{file_path, line, text}], files_searched, truncated}: line is 1-based, " +
     "text is the matching line (cut at 300 characters). Case-insensitive unless the " +
-    "pattern holds an upper-case letter or case_sensitive is set. Honours .gitignore and " +
-    ".ignore, skips binary files, node_modules and .git. Open editor buffers are searched " +
+    "pattern holds an upper-case letter or case_sensitive is set. Honours .gitignore, " +
+    ".ignore and .rgignore, skips binary files, node_modules and .git. Open editor buffers are searched " +
     "by their unsaved text. Use it to find where something is defined or used before " +
     "reading; then read_file with offset/limit around the line.",
   params: z
@@ -87,7 +87,7 @@ export const findFiles = defineTool({
   description:
     "Find files by name with a glob pattern (src/**/*.ts, **/*.test.js, *.md for the top " +
     "level only). Returns {files: [file_path, …], truncated} in path order (depth first, " +
-    "by name), at most 1,000. Same ignore rules as search_files (.gitignore, .ignore, " +
+    "by name), at most 1,000. Same ignore rules as search_files (.gitignore, .ignore, .rgignore, " +
     "node_modules, .git).",
   params: z
     .object({

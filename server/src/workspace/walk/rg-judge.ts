@@ -19,7 +19,7 @@ import { fileUri } from "./file-uri.js";
 import { searchBatches, type Batch } from "./search-batches.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
 import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
-import { ALL_THREADS, runBatch, type BatchOutcome } from "./search-worker.js";
+import { judgeThreads, runBatch, type BatchOutcome } from "./search-worker.js";
 import { walkCompare } from "./walk-order.js";
 
 /** Files a thread is given at once: small, so that a few large files spread over the threads. */
@@ -119,7 +119,7 @@ export class CandidateJudge {
   private dispatch(all: boolean): void {
     while (
       !this.abandoned &&
-      this.running.size < ALL_THREADS &&
+      this.running.size < judgeThreads() &&
       (this.queued.length >= BATCH_FILES || (all && this.queued.length > 0))
     )
       this.send(this.queued.splice(0, BATCH_FILES), all);
@@ -231,7 +231,7 @@ export class CandidateJudge {
     const outcome =
       found > request.maxResults
         ? succeed(undefined)
-        : await searchBatches(next, { threads: ALL_THREADS, ...request }, sandbox, (batch, answers) => {
+        : await searchBatches(next, { threads: judgeThreads(), ...request }, sandbox, (batch, answers) => {
             answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
             return take();
           });

@@ -44,8 +44,23 @@ export const READ_WINDOW_BYTES = 1024 * 1024;
 /** Threads searching at once: one core is left to the server's thread (on 2 cores, read_file's p90 during a search went from 50 to 21 ms). */
 export const SEARCH_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
 
-/** Threads when the server's thread has nothing to do but wait (rg has walked): every core, at most four. */
-export const ALL_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+/** Every core, at most four: for a process with nothing else to answer while it searches. */
+const ALL_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+
+let alone = false;
+
+/**
+ * This process answers nothing else while it searches (`lockstep search`): the files ripgrep
+ * names are searched on every core, not on all but one.
+ */
+export function searchAlone(): void {
+  alone = true;
+}
+
+/** Threads that search the files ripgrep names at once (the server's thread then only waits, or answers). */
+export function judgeThreads(): number {
+  return alone ? ALL_THREADS : SEARCH_THREADS;
+}
 
 function workerSource(): string {
   return `"use strict";
@@ -132,7 +147,7 @@ export function runBatch(
       signal.removeEventListener("abort", abort);
       worker.off("message", answered);
       worker.off("error", failed);
-      if (keep && idle.length < ALL_THREADS) {
+      if (keep && idle.length < judgeThreads()) {
         worker.unref();
         idle.push(t);
       } else {
