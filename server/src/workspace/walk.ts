@@ -129,7 +129,8 @@ export async function expandGlob(
         : undefined;
     const listed = typeof walk === "object" ? await listWithRipgrep(walk, options.signal) : undefined;
     if (listed !== undefined) {
-      const names = listed.names().filter((rel) => glob.match(rel.slice(baseLength)));
+      const names: string[] = [];
+      for (const rel of listed.names()) if (glob.match(rel.slice(baseLength))) names.push(rel);
       for (const rel of names.sort(walkCompare))
         take({ root: start.root, rel, abs: path.join(start.root, rel) });
       continue;

@@ -244,10 +244,7 @@ export class CandidateJudge {
     if (counted === undefined) {
       const listed = await this.listed();
       if (listed === undefined) return undefined;
-      counted =
-        lastCounted === undefined
-          ? listed.count
-          : listed.names().reduce((n, rel) => (walkCompare(rel, lastCounted!) <= 0 ? n + 1 : n), 0);
+      counted = lastCounted === undefined ? listed.count : countUpTo(listed, lastCounted);
     }
     return succeed({ matches, files_searched: counted, truncated: found > request.maxResults });
   }
@@ -262,7 +259,10 @@ export class CandidateJudge {
     const uris = workspace.heldUris();
     if (uris === undefined) {
       const listed = await this.listed();
-      return listed?.names().filter((rel) => workspace.heldInMemory(fileUri(prefix + rel)));
+      if (listed === undefined) return undefined;
+      const held: string[] = [];
+      for (const rel of listed.names()) if (workspace.heldInMemory(fileUri(prefix + rel))) held.push(rel);
+      return held;
     }
     const base = fileUri(prefix);
     const held: string[] = [];
@@ -274,4 +274,11 @@ export class CandidateJudge {
     }
     return held;
   }
+}
+
+/** The listed files up to `last` in walk order, `last` included. */
+function countUpTo(listed: Listing, last: string): number {
+  let n = 0;
+  for (const rel of listed.names()) if (walkCompare(rel, last) <= 0) n++;
+  return n;
 }
