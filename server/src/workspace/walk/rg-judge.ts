@@ -19,7 +19,7 @@ import { fileUri } from "./file-uri.js";
 import { searchBatches, type Batch } from "./search-batches.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
 import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
-import { judgeThreads, runBatch, type BatchOutcome } from "./search-worker.js";
+import { judgeThreads, runBatch, searchesHere, type BatchOutcome } from "./search-worker.js";
 import { walkCompare } from "./walk-order.js";
 
 /** Files a thread is given at once: small, so that a few large files spread over the threads. */
@@ -139,6 +139,7 @@ export class CandidateJudge {
       },
       request.signal,
       request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+      searchesHere(request.pattern),
     ).then((outcome) => {
       if (outcome.kind !== "done") {
         this.failed ??= { outcome, files };
@@ -231,10 +232,16 @@ export class CandidateJudge {
     const outcome =
       found > request.maxResults
         ? succeed(undefined)
-        : await searchBatches(next, { threads: judgeThreads(), ...request }, sandbox, (batch, answers) => {
-            answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
-            return take();
-          });
+        : await searchBatches(
+            next,
+            { threads: judgeThreads(), ...request },
+            sandbox,
+            (batch, answers) => {
+              answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
+              return take();
+            },
+            searchesHere(request.pattern),
+          );
     Atomics.store(new Int32Array(this.stop), 0, 1);
     if (!outcome.ok) return outcome;
     if (request.signal.aborted)
