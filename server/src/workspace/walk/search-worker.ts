@@ -18,7 +18,6 @@ import {
   searchLocated,
   type BatchRequest,
   type ItemAnswer,
-  type ScanPattern,
   type ScanIo,
 } from "./file-scan.js";
 import { searchLines } from "./line-search.js";
