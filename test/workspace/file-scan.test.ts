@@ -3,20 +3,15 @@
 // (line numbers, CRLF, multibyte text, binary and non-UTF-8 files skipped, the
 // limit), with and without the prefilter, however small the read buffer; and
 // a large file is never held whole.
-import { isUtf8 } from "node:buffer";
 import * as nodeFs from "node:fs";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  searchItem,
-  type FileSystem,
-  type ItemAnswer,
-  type ScanIo,
-} from "../../server/src/workspace/walk/file-scan.js";
+import { searchItem, type FileSystem } from "../../server/src/workspace/walk/file-scan.js";
 import { compileSearch, searchLines } from "../../server/src/workspace/walk/line-search.js";
+import { ioWith, reference } from "./scan-reference.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -25,34 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
-
-function ioWith(bufferBytes: number, fsCalls: FileSystem = nodeFs): ScanIo {
-  return {
-    fs: fsCalls,
-    isUtf8,
-    decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
-    buffer: Buffer.allocUnsafe(bufferBytes),
-  };
-}
-
-/** What the search gave before windows and prefilters: the whole file decoded (fatal), then matched. */
-function reference(
-  bytes: Buffer,
-  source: string,
-  flags: string,
-  limit: number,
-  maxBytes: number,
-): ItemAnswer {
-  if (bytes.length > maxBytes) return { matches: [], skipped: "too_large" };
-  if (bytes.subarray(0, 8192).includes(0)) return { matches: [], skipped: "binary" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return { matches: [], skipped: "binary" };
-  }
-  return { matches: searchLines(text, source, flags, limit) };
-}
 
 // Pieces that make lines: words, the patterns' literals in several cases, multibyte
 // characters (K is U+212A, which /k/iu matches; ſ is U+017F, which /s/iu matches).

@@ -3,15 +3,14 @@
 // gave: line numbers, CRLF, a BOM, multibyte text, binary and non-UTF-8 files
 // skipped, the limit, however small the read buffer. Located lines that are not
 // line starts (the file changed since) make it search the file whole.
-import { isUtf8 } from "node:buffer";
-import * as nodeFs from "node:fs";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchItem, type ItemAnswer, type ScanIo } from "../../server/src/workspace/walk/file-scan.js";
+import { searchItem } from "../../server/src/workspace/walk/file-scan.js";
 import { compileSearch, searchLines } from "../../server/src/workspace/walk/line-search.js";
+import { ioWith, reference } from "./scan-reference.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -21,23 +20,7 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const io = (bufferBytes: number): ScanIo => ({
-  fs: nodeFs,
-  isUtf8,
-  decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
-  buffer: Buffer.allocUnsafe(bufferBytes),
-});
-
-function reference(bytes: Buffer, source: string, flags: string, limit: number): ItemAnswer {
-  if (bytes.subarray(0, 8192).includes(0)) return { matches: [], skipped: "binary" };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return { matches: [], skipped: "binary" };
-  }
-  return { matches: searchLines(text, source, flags, limit) };
-}
+const io = ioWith;
 
 /** Every line's number and byte offset, pair after pair (no line after a final newline). */
 function lineStarts(bytes: Buffer): number[] {

@@ -103,28 +103,73 @@ export function searchItem(
     const located = searchLocated(item.abs ?? "", item.lines, pattern, limit, maxBytes, io, searchLines);
     if (located !== undefined) return located;
   }
-  const BINARY_PROBE = 8192;
   const PART = 65536;
+  const hasCandidate = candidateTest(pattern.prefilter);
+  const matches: LineMatch[] = [];
+  // Lines before the window are counted only when it holds a match (most windows of a large file do not).
+  let lineBase = 0;
+  let counted = 0;
+  const end = eachWindow(item.abs ?? "", maxBytes, io, (window, windowStart, fd) => {
+    if (matches.length >= limit || !hasCandidate(window)) return true;
+    if (counted < windowStart) lineBase += countLines(fd, counted, windowStart, io.fs);
+    counted = windowStart;
+    // Decoded a part of whole lines at a time: text that small is collected young.
+    for (let from = 0; from < window.length && matches.length < limit; ) {
+      let to = from + PART >= window.length ? window.length : window.lastIndexOf(10, from + PART - 1) + 1;
+      if (to <= from) to = window.indexOf(10, from + PART) + 1 || window.length;
+      const part = window.subarray(from, to);
+      if (from === 0 && to === window.length ? true : hasCandidate(part)) {
+        for (
+          let i = window.indexOf(10, counted - windowStart);
+          i !== -1 && i < from;
+          i = window.indexOf(10, i + 1)
+        )
+          lineBase++;
+        counted = windowStart + from;
+        const found = searchLines(
+          io.decoder.decode(part),
+          pattern.source,
+          pattern.flags,
+          limit - matches.length,
+        );
+        for (const m of found) matches.push({ line: m.line + lineBase, text: m.text });
+      }
+      from = to;
+    }
+    return true;
+  });
+  return end === "read" ? { matches } : { matches: [], skipped: end === "stopped" ? "unreadable" : end };
+}
+
+/**
+ * Reads a file a window of whole lines at a time into the thread's buffer, by the binary,
+ * UTF-8 and size rules: skipped when over `maxBytes` (sized before reading: never read),
+ * when its first 8 KB hold a NUL byte, or when a window is not valid UTF-8 (as a whole-file
+ * decode would refuse it). `onWindow` sees each window, where it starts in the file, and the
+ * open file (to read back by position); it answers false to stop. A line is matched whole,
+ * and a boundary after a newline is a character boundary, so UTF-8 is checked window by window.
+ */
+export function eachWindow(
+  abs: string,
+  maxBytes: number,
+  io: ScanIo,
+  onWindow: (window: Buffer, windowStart: number, fd: number) => boolean,
+): "read" | "stopped" | "binary" | "unreadable" | "too_large" {
+  const BINARY_PROBE = 8192;
   const fs = io.fs;
   let fd = -1;
   let buffer = io.buffer;
   try {
     // Non-blocking and no link followed: a FIFO or a link swapped in since the walk is refused, not read.
     fd = fs.openSync(
-      item.abs ?? "",
+      abs,
       fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0),
     );
     const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
-    // Sized before reading: a file over the limit is never read.
-    if (stats.size > maxBytes) return { matches: [], skipped: "too_large" };
-    const hasCandidate = candidateTest(pattern.prefilter);
-    const matches: LineMatch[] = [];
+    if (!stats.isFile()) return "unreadable";
+    if (stats.size > maxBytes) return "too_large";
     let filled = 0;
     let total = 0;
-    // Lines before the window are counted only when it holds a match (most windows of a large file do not).
-    let lineBase = 0;
-    let counted = 0;
     let windowStart = 0;
     for (;;) {
       if (filled === buffer.length) {
@@ -138,56 +183,28 @@ export function searchItem(
         total < BINARY_PROBE &&
         buffer.subarray(filled, filled + Math.min(read, BINARY_PROBE - total)).indexOf(0) !== -1
       )
-        return { matches: [], skipped: "binary" };
+        return "binary";
       total += read;
       filled += read;
-      if (total > maxBytes) return { matches: [], skipped: "too_large" };
+      if (total > maxBytes) return "too_large";
       // At the size fstat gave the file is read (no second read to learn it); one that shrank ends early.
       const eof = read === 0 || total === stats.size;
       if (!eof && filled < buffer.length) continue;
-      // A window of whole lines (the rest waits for the next read): a line is matched whole, and
-      // a boundary after a newline is a character boundary, so UTF-8 is checked window by window.
+      // A window of whole lines (the rest waits for the next read).
       const end = eof ? filled : buffer.lastIndexOf(10, filled - 1) + 1;
-      if (end === 0) {
-        if (eof) return { matches };
-        continue;
+      if (end > 0) {
+        const window = buffer.subarray(0, end);
+        if (!io.isUtf8(window)) return "binary";
+        if (!onWindow(window, windowStart, fd)) return "stopped";
       }
-      const window = buffer.subarray(0, end);
-      if (!io.isUtf8(window)) return { matches: [], skipped: "binary" };
-      if (matches.length < limit && hasCandidate(window)) {
-        if (counted < windowStart) lineBase += countLines(fd, counted, windowStart, fs);
-        counted = windowStart;
-        // Decoded a part of whole lines at a time: text that small is collected young.
-        for (let from = 0; from < end && matches.length < limit; ) {
-          let to = from + PART >= end ? end : window.lastIndexOf(10, from + PART - 1) + 1;
-          if (to <= from) to = window.indexOf(10, from + PART) + 1 || end;
-          const part = window.subarray(from, to);
-          if (from === 0 && to === end ? true : hasCandidate(part)) {
-            for (
-              let i = window.indexOf(10, counted - windowStart);
-              i !== -1 && i < from;
-              i = window.indexOf(10, i + 1)
-            )
-              lineBase++;
-            counted = windowStart + from;
-            const found = searchLines(
-              io.decoder.decode(part),
-              pattern.source,
-              pattern.flags,
-              limit - matches.length,
-            );
-            for (const m of found) matches.push({ line: m.line + lineBase, text: m.text });
-          }
-          from = to;
-        }
-      }
-      if (eof) return { matches };
+      if (eof) return "read";
+      if (end === 0) continue;
       windowStart += end;
       buffer.copy(buffer, 0, end, filled);
       filled -= end;
     }
   } catch {
-    return { matches: [], skipped: "unreadable" };
+    return "unreadable";
   } finally {
     if (fd !== -1) fs.closeSync(fd);
   }
@@ -208,67 +225,24 @@ export function searchLocated(
   io: ScanIo,
   searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[],
 ): ItemAnswer | undefined {
-  const BINARY_PROBE = 8192;
-  const fs = io.fs;
-  let fd = -1;
-  let buffer = io.buffer;
-  try {
-    fd = fs.openSync(
-      abs,
-      fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0),
-    );
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) return { matches: [], skipped: "unreadable" };
-    if (stats.size > maxBytes) return { matches: [], skipped: "too_large" };
-    const matches: LineMatch[] = [];
-    let filled = 0;
-    let total = 0;
-    let windowStart = 0;
-    let next = 0;
-    for (;;) {
-      if (filled === buffer.length) {
-        const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-        buffer.copy(larger, 0, 0, filled);
-        buffer = larger;
-      }
-      const read = fs.readSync(fd, buffer, filled, buffer.length - filled, null);
-      if (
-        total < BINARY_PROBE &&
-        buffer.subarray(filled, filled + Math.min(read, BINARY_PROBE - total)).indexOf(0) !== -1
-      )
-        return { matches: [], skipped: "binary" };
-      total += read;
-      filled += read;
-      if (total > maxBytes) return { matches: [], skipped: "too_large" };
-      const eof = read === 0 || total === stats.size;
-      if (!eof && filled < buffer.length) continue;
-      const end = eof ? filled : buffer.lastIndexOf(10, filled - 1) + 1;
-      if (end === 0) {
-        if (eof) return next < lines.length ? undefined : { matches };
-        continue;
-      }
-      const window = buffer.subarray(0, end);
-      if (!io.isUtf8(window)) return { matches: [], skipped: "binary" };
-      // The located lines that start in this window (a window ends after a newline, so they end in it too).
-      for (; next < lines.length && lines[next + 1]! < windowStart + end; next += 2) {
-        const from = lines[next + 1]! - windowStart;
-        if (from < 0 || (from > 0 && window[from - 1] !== 10)) return undefined;
-        if (matches.length >= limit) continue;
-        const to = window.indexOf(10, from);
-        const text = io.decoder.decode(window.subarray(from, to === -1 ? end : to));
-        const found = searchLines(text, pattern.source, pattern.flags, 1);
-        if (found.length > 0) matches.push({ line: lines[next]!, text: found[0]!.text });
-      }
-      if (eof) return next < lines.length ? undefined : { matches };
-      windowStart += end;
-      buffer.copy(buffer, 0, end, filled);
-      filled -= end;
+  const matches: LineMatch[] = [];
+  let next = 0;
+  const end = eachWindow(abs, maxBytes, io, (window, windowStart) => {
+    // The located lines that start in this window (a window ends after a newline, so they end in it too).
+    for (; next < lines.length && lines[next + 1]! < windowStart + window.length; next += 2) {
+      const from = lines[next + 1]! - windowStart;
+      if (from < 0 || (from > 0 && window[from - 1] !== 10)) return false;
+      if (matches.length >= limit) continue;
+      const to = window.indexOf(10, from);
+      const text = io.decoder.decode(window.subarray(from, to === -1 ? window.length : to));
+      const found = searchLines(text, pattern.source, pattern.flags, 1);
+      if (found.length > 0) matches.push({ line: lines[next]!, text: found[0]!.text });
     }
-  } catch {
-    return { matches: [], skipped: "unreadable" };
-  } finally {
-    if (fd !== -1) fs.closeSync(fd);
-  }
+    return true;
+  });
+  // Stopped, or lines located past the end: the file is not what rg read.
+  if (end === "stopped" || (end === "read" && next < lines.length)) return undefined;
+  return end === "read" ? { matches } : { matches: [], skipped: end };
 }
 
 /** Newlines in the file's bytes from `from` to `to`, read again (by position) in pieces. */

@@ -13,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import {
   candidateTest,
   countLines,
+  eachWindow,
   searchBatch,
   searchItem,
   searchLocated,
@@ -65,6 +66,7 @@ const io = { fs, isUtf8, decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
 ${searchLines.toString()}
 ${candidateTest.toString()}
 ${countLines.toString()}
+${eachWindow.toString()}
 ${searchLocated.toString()}
 ${searchItem.toString()}
 ${searchBatch.toString()}
