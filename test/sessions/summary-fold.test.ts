@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseSession } from "../../server/src/sessions/session-reader.js";
 import { summarizeFile, summarizeFileSync } from "../../server/src/sessions/summary-read.js";
+import { parseSessionSummary } from "../support/session-summary-oracle.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "lockstep-summary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -114,7 +114,7 @@ describe("a session's summary folded as it streams", () => {
         if (cut > 0 && cut < 10 && records.length > 0) text = text.slice(0, text.length - cut); // a torn last line
         const f = path.join(dir, "s.jsonl");
         writeFileSync(f, text);
-        const whole = parseSession(text, { summary: true });
+        const whole = parseSessionSummary(text);
         const folded = summarizeFileSync(f);
         expect(await summarizeFile(f)).toEqual(folded);
         expect(folded.ok).toBe(whole.ok);
@@ -188,7 +188,7 @@ describe("a session's summary folded as it streams", () => {
     expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
     const f = path.join(dir, "chunks.jsonl");
     writeFileSync(f, text);
-    const whole = parseSession(text, { summary: true });
+    const whole = parseSessionSummary(text);
     if (!whole.ok) throw new Error(whole.reason);
     const folded = summarizeFileSync(f);
     expect(await summarizeFile(f)).toEqual(folded);
