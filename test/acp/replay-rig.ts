@@ -1,13 +1,12 @@
 // What the session/load replay tests share: temporary folders removed after each test (with the
-// scripted editors closed first), an `edit` call on the file's state as the model was given it,
-// the turn that edits three files (one large) and the session/load that replays it, and each
-// tool call's updates as a client keeps them.
+// scripted editors closed first), the turn that edits three files (one large) and the
+// session/load that replays it, and each tool call's updates as a client keeps them.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { methods, type RequestPermissionRequest, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { closeAll, edit, messageText, startEditor } from "./scripted-editor.js";
 
 const dirs: string[] = [];
 
@@ -24,11 +23,6 @@ export const tempDir = (prefix: string): string => {
   dirs.push(dir);
   return dir;
 };
-
-export const edit = (file: string, from: string, to: string) => ({
-  name: "edit",
-  args: { file_path: file, old_string: from, new_string: to, base_content_sha256: `{{sha256:${file}}}` },
-});
 
 /** A tool call's start, then each of its updates: what the client shows, and where. */
 export interface CallUpdate {
