@@ -9,22 +9,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseSession } from "../../server/src/sessions/session-reader.js";
 import { SessionWriter } from "../../server/src/sessions/session-writer.js";
 import { summarizeFileSync } from "../../server/src/sessions/summary-read.js";
-import { parseSessionSummary } from "../support/session-summary-oracle.js";
+import { HEADER, parseSessionSummary } from "../support/session-files.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "lockstep-shown-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const HEADER = {
-  t: "session",
-  format: 1,
-  id: "20260101-000000-abcdef",
-  root: "/project",
-  provider: "replay",
-  model: null,
-  endpoint: null,
-  started: "2026-01-01T00:00:00.000Z",
-  title: "",
-};
 const run = { t: "run", job_id: "j", prompt: "change it", model: "m", at: "2026-01-01T00:00:01.000Z" };
 const end = {
   t: "end",

@@ -8,22 +8,10 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { summarizeFile, summarizeFileSync } from "../../server/src/sessions/summary-read.js";
-import { parseSessionSummary } from "../support/session-summary-oracle.js";
+import { HEADER, parseSessionSummary } from "../support/session-files.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "lockstep-summary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const HEADER = {
-  t: "session",
-  format: 1,
-  id: "20260101-000000-abcdef",
-  root: "/project",
-  provider: "replay",
-  model: null,
-  endpoint: null,
-  started: "2026-01-01T00:00:00.000Z",
-  title: "",
-};
 
 const at = fc.integer({ min: 0, max: 59 }).map((s) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`);
 const usage = fc.record({ input_tokens: fc.nat({ max: 999 }), output_tokens: fc.nat({ max: 999 }) });
