@@ -66,6 +66,8 @@ describe("the model's settings from different places", { timeout: TEST_TIMEOUT_M
     expect(health).toMatch(/WARNING:? model: openai gemini-2\.5-pro at http:\/\/127\.0\.0\.1:18080\/v1/);
     expect(health).not.toMatch(/OK:? model:/);
     expect(health).toContain("different places");
+    // Which search runs, ripgrep or JavaScript (and why).
+    expect(health).toMatch(/search: (ripgrep \d+\.\d+|JavaScript \()/);
     expect(r.session.join("\n")).toMatch(WARNING);
   });
 

@@ -77,3 +77,32 @@ describe("ignore files, read as ripgrep reads them", () => {
     expect(above.ignores("repo/deeper/x.bak", false)).toBe(true);
   });
 });
+
+describe("an ignore file is the repository's input", () => {
+  it("is not read over 1 MB, nor through a link, nor when it is a FIFO: the walk goes on without it", async () => {
+    const root = await fs.realpath(tempDir("lockstep-ignore-bounds-"));
+    await writeTree(root, {
+      "big/x.log": "",
+      "big/keep.txt": "",
+      "linked/y.log": "",
+      "fifo/z.log": "",
+      "outside/.gitignore": "*.log\n",
+    });
+    // 100 MB of rules (sparse): read, it would be compiled for every path walked.
+    await fs.writeFile(path.join(root, "big", ".gitignore"), "*.log\n");
+    await fs.truncate(path.join(root, "big", ".gitignore"), 100 * 1024 * 1024);
+    await fs.symlink(path.join(root, "outside", ".gitignore"), path.join(root, "linked", ".gitignore"));
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [path.join(root, "fifo", ".gitignore")]);
+    const began = performance.now();
+    const files = await walked(root);
+    expect(performance.now() - began).toBeLessThan(10_000);
+    expect(files).toEqual(
+      expect.arrayContaining(["big/x.log", "big/keep.txt", "linked/y.log", "fifo/z.log"]),
+    );
+    // A file inside the bound is read as before.
+    expect(files).not.toContain("outside/x.log");
+    const above = await IgnoreRules.above(root, "outside/deeper");
+    expect(above.ignores("outside/deeper/a.log", false)).toBe(true);
+  });
+});

@@ -8,6 +8,9 @@ import path from "node:path";
 import { fail, succeed, type Outcome } from "../shared/outcome.js";
 import type { Sandbox } from "./sandbox.js";
 import { checkPattern, compileGlob, isGlob } from "./walk/glob.js";
+import { listWithRipgrep, ripgrepWalk } from "./walk/rg-walk.js";
+import { ripgrep } from "./walk/ripgrep.js";
+import { walkCompare } from "./walk/walk-order.js";
 import { walkFiles, type WalkedFile, type WalkStart } from "./walk/walker.js";
 
 export { isGlob };
@@ -100,7 +103,7 @@ function nestedRoots(roots: readonly string[], root: string): ReadonlySet<string
 export async function expandGlob(
   sandbox: Sandbox,
   pattern: string,
-  options: { limit: number; signal: AbortSignal; base?: string },
+  options: { limit: number; signal: AbortSignal; base?: string; engine?: "auto" | "js" },
 ): Promise<Outcome<Expansion>> {
   const checked = checkPattern(pattern);
   if (!checked.ok) return checked;
@@ -108,21 +111,37 @@ export async function expandGlob(
   if (!starts.ok) return starts;
   const found: WalkedFile[] = [];
   let total = 0;
+  const take = (file: WalkedFile): void => {
+    // Past the limit only the count goes on: a pattern matching a million files holds no million names.
+    if (++total <= options.limit) found.push(file);
+  };
+  const rg = options.engine === "js" ? undefined : ripgrep();
   for (const { start, glob } of starts.value) {
     const walkFrom =
       glob.prefix === ""
         ? start
         : { root: start.root, rel: start.rel === "" ? glob.prefix : `${start.rel}/${glob.prefix}` };
     const baseLength = walkFrom.rel === "" ? 0 : walkFrom.rel.length + 1;
+    // A walk of every level: rg lists it (the walker's rules, as bytes), and the names are matched here.
+    const walk =
+      rg && glob.depth === Infinity
+        ? await ripgrepWalk(sandbox.roots, walkFrom, glob.namesSkipped, rg)
+        : undefined;
+    const listed = typeof walk === "object" ? await listWithRipgrep(walk, options.signal) : undefined;
+    if (listed !== undefined) {
+      const names: string[] = [];
+      for (const rel of listed.names()) if (glob.match(rel.slice(baseLength))) names.push(rel);
+      for (const rel of names.sort(walkCompare))
+        take({ root: start.root, rel, abs: path.join(start.root, rel) });
+      continue;
+    }
     for await (const file of walkFiles(walkFrom, {
       signal: options.signal,
       namesSkipped: glob.namesSkipped,
       depth: glob.depth,
       otherRoots: nestedRoots(sandbox.roots, start.root),
     })) {
-      if (!glob.match(file.rel.slice(baseLength))) continue;
-      // Past the limit only the count goes on: a pattern matching a million files holds no million names.
-      if (++total <= options.limit) found.push(file);
+      if (glob.match(file.rel.slice(baseLength))) take(file);
     }
   }
   if (options.signal.aborted) return fail("cancelled", "Cancelled while expanding the pattern.");

@@ -131,6 +131,10 @@ function M.check()
           })
         end
       end
+      -- What search_files runs on: ripgrep, or JavaScript and why.
+      if type(data.search) == "string" then
+        info("search: " .. data.search)
+      end
       -- The MCP servers of the user's settings: one that failed is named with why.
       for _, server in ipairs(require("lockstep.session_view").mcp_lines(data.mcp_servers)) do
         if server.ok then

@@ -47,6 +47,41 @@ export interface ScanPattern {
   prefilter?: Prefilter | undefined;
 }
 
+/** A batch of files for one search thread (or searched in place, see search-worker.ts). */
+export interface BatchRequest {
+  items: SearchItem[];
+  pattern: ScanPattern;
+  /** Matches wanted in all from this batch; the thread stops searching once it has them. */
+  limit: number;
+  /** The limit is each file's own (files searched out of walk order, each answer kept whole). */
+  each?: boolean;
+  maxBytes: number;
+  /** Set (non-zero) by the server when the search needs nothing more: the batch's other files are not reached. */
+  stop: SharedArrayBuffer;
+}
+
+/** Searches a batch's files in order, calling `searched` after each (the watch's counter). */
+export function searchBatch(
+  batch: BatchRequest,
+  io: ScanIo,
+  searchLines: (text: string, source: string, flags: string, limit: number) => LineMatch[],
+  searched: () => void,
+): ItemAnswer[] {
+  const answers: ItemAnswer[] = [];
+  const stop = new Int32Array(batch.stop);
+  let left = batch.limit;
+  for (const item of batch.items) {
+    const reached = left > 0 && Atomics.load(stop, 0) === 0;
+    const answer: ItemAnswer = reached
+      ? searchItem(item, batch.pattern, left, batch.maxBytes, io, searchLines)
+      : { matches: [], skipped: "not_reached" };
+    if (!batch.each) left -= answer.matches.length;
+    answers.push(answer);
+    searched();
+  }
+  return answers;
+}
+
 /**
  * Searches one item: an open buffer's text as it is; a file on disk window by
  * window, skipped when over `maxBytes`, when its first 8 KB hold a NUL byte, or

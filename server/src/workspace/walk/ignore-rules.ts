@@ -6,7 +6,7 @@
 // repository, where the `.gitignore` files above it stop applying (as in git,
 // where the outer repository does not reach into a nested one) while the others
 // go on applying.
-import { promises as fs } from "node:fs";
+import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -45,7 +45,7 @@ export class IgnoreRules {
     const frame: Frame = { dir: dirRel, repository };
     for (const name of IGNORE_FILES) {
       if (!present.includes(name)) continue;
-      const text = await fs.readFile(path.join(dirAbs, name), "utf8").catch(() => "");
+      const text = await readIgnoreFile(path.join(dirAbs, name));
       if (text.trim() === "") continue;
       frame[KINDS[name]] = ignore().add(text);
     }
@@ -117,6 +117,32 @@ export async function holdsRepository(
 
 function lstatOrUndefined(abs: string): Promise<{ isSymbolicLink(): boolean } | undefined> {
   return fs.lstat(abs).catch(() => undefined);
+}
+
+/** An ignore file's text is read up to this size; a larger one is not read (as if empty). */
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * An ignore file's text: the repository's input, so a regular file only, never through a link
+ * (swapped in since the listing), never waiting on a FIFO, and none over the bound (a 100 MB
+ * .gitignore would make 100 MB of rules for every path walked).
+ */
+async function readIgnoreFile(abs: string): Promise<string> {
+  const flags = fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
+  const file = await fs.open(abs, flags).catch(() => undefined);
+  if (file === undefined) return "";
+  try {
+    const stats = await file.stat();
+    if (!stats.isFile() || stats.size > MAX_IGNORE_FILE_BYTES) return "";
+    // The size fstat gave, and no more (a file still growing is cut there).
+    const bytes = Buffer.alloc(stats.size);
+    const { bytesRead } = await file.read(bytes, 0, stats.size, 0);
+    return bytes.toString("utf8", 0, bytesRead);
+  } catch {
+    return "";
+  } finally {
+    await file.close().catch(() => undefined);
+  }
 }
 
 export async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {

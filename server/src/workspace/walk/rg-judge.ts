@@ -19,7 +19,7 @@ import { fileUri } from "./file-uri.js";
 import { searchBatches, type Batch } from "./search-batches.js";
 import { batchFailure, FILE_TIME_LIMIT_MS } from "./search-failure.js";
 import type { SearchMatch, SearchResult, TreeSearch } from "./search-types.js";
-import { judgeThreads, runBatch, type BatchOutcome } from "./search-worker.js";
+import { judgeThreads, runBatch, searchesHere, type BatchOutcome } from "./search-worker.js";
 import { walkCompare } from "./walk-order.js";
 
 /** Files a thread is given at once: small, so that a few large files spread over the threads. */
@@ -139,6 +139,7 @@ export class CandidateJudge {
       },
       request.signal,
       request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+      searchesHere(request.pattern),
     ).then((outcome) => {
       if (outcome.kind !== "done") {
         this.failed ??= { outcome, files };
@@ -231,10 +232,16 @@ export class CandidateJudge {
     const outcome =
       found > request.maxResults
         ? succeed(undefined)
-        : await searchBatches(next, { threads: judgeThreads(), ...request }, sandbox, (batch, answers) => {
-            answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
-            return take();
-          });
+        : await searchBatches(
+            next,
+            { threads: judgeThreads(), ...request },
+            sandbox,
+            (batch, answers) => {
+              answers.forEach((answer, i) => this.answers.set(batch.files[i]!.rel, answer));
+              return take();
+            },
+            searchesHere(request.pattern),
+          );
     Atomics.store(new Int32Array(this.stop), 0, 1);
     if (!outcome.ok) return outcome;
     if (request.signal.aborted)
@@ -244,10 +251,7 @@ export class CandidateJudge {
     if (counted === undefined) {
       const listed = await this.listed();
       if (listed === undefined) return undefined;
-      counted =
-        lastCounted === undefined
-          ? listed.count
-          : listed.names().reduce((n, rel) => (walkCompare(rel, lastCounted!) <= 0 ? n + 1 : n), 0);
+      counted = lastCounted === undefined ? listed.count : countUpTo(listed, lastCounted);
     }
     return succeed({ matches, files_searched: counted, truncated: found > request.maxResults });
   }
@@ -262,7 +266,10 @@ export class CandidateJudge {
     const uris = workspace.heldUris();
     if (uris === undefined) {
       const listed = await this.listed();
-      return listed?.names().filter((rel) => workspace.heldInMemory(fileUri(prefix + rel)));
+      if (listed === undefined) return undefined;
+      const held: string[] = [];
+      for (const rel of listed.names()) if (workspace.heldInMemory(fileUri(prefix + rel))) held.push(rel);
+      return held;
     }
     const base = fileUri(prefix);
     const held: string[] = [];
@@ -274,4 +281,11 @@ export class CandidateJudge {
     }
     return held;
   }
+}
+
+/** The listed files up to `last` in walk order, `last` included. */
+function countUpTo(listed: Listing, last: string): number {
+  let n = 0;
+  for (const rel of listed.names()) if (walkCompare(rel, last) <= 0) n++;
+  return n;
 }

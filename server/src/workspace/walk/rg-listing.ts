@@ -9,12 +9,12 @@ export class Listing {
     private readonly bytes: Buffer,
     /** Files listed (those `include` keeps, when there is one). */
     readonly count: number,
-    private decoded: string[] | undefined,
+    private readonly kept: string[] | undefined,
   ) {}
 
   static of(output: Buffer, include: ((rel: string) => boolean) | undefined): Listing {
     if (include !== undefined) {
-      const kept = namesIn(output).filter(include);
+      const kept = [...namesIn(output)].filter(include);
       return new Listing(output, kept.length, kept);
     }
     let count = 0;
@@ -22,23 +22,16 @@ export class Listing {
     return new Listing(output, count, undefined);
   }
 
-  /** Whether a name ends in `/name` (rg names every file below "." or a directory). */
-  holds(name: string): boolean {
-    return this.bytes.includes(`/${name}\0`);
-  }
-
-  names(): string[] {
-    this.decoded ??= namesIn(this.bytes);
-    return this.decoded;
+  /** The names, decoded one at a time as they are asked for (none is kept: they die young). */
+  names(): Iterable<string> {
+    return this.kept ?? namesIn(this.bytes);
   }
 }
 
-function namesIn(output: Buffer): string[] {
-  const names: string[] = [];
+function* namesIn(output: Buffer): Generator<string> {
   let from = 0;
   for (let at = output.indexOf(0); at !== -1; from = at + 1, at = output.indexOf(0, from)) {
     const name = output.toString("utf8", from, at);
-    names.push(name.startsWith("./") ? name.slice(2) : name);
+    yield name.startsWith("./") ? name.slice(2) : name;
   }
-  return names;
 }

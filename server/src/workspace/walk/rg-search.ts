@@ -1,37 +1,31 @@
 // search_files through ripgrep, giving what the JavaScript search gives. One rg
-// walks the tree with the walker's rules and counts, in every file it lists
-// (`--count --include-zero`), the lines holding the pattern's required text
-// (`--fixed-strings --text`): the listing and the candidates in one pass, most
-// often a handful of files. Those files are then searched exactly as the
-// JavaScript search searches a file, on its watched threads (so the binary,
-// UTF-8 and line rules are its own, and a catastrophic pattern is still
-// stopped), open buffers by their unsaved text instead of their disk copies, in
-// walk order. Whatever rg cannot do alike gives a reason, and any error rg
-// reports (an unreadable file, say) gives undefined: the caller searches in
-// JavaScript.
-import { promises as fs } from "node:fs";
-import path from "node:path";
+// walks the tree with the walker's rules (rg-walk.ts), names the files holding
+// the pattern's required text (`--files-with-matches --fixed-strings --text`,
+// most often a handful) and counts the files it searched (`--stats`). Those
+// files are then searched exactly as the JavaScript search searches a file, on
+// its watched threads (so the binary, UTF-8 and line rules are its own, and a
+// catastrophic pattern is still stopped), each as soon as rg names it, open
+// buffers by their unsaved text instead of their disk copies, the matches put in
+// walk order (rg-judge.ts). Whatever rg cannot do alike gives a reason, and any
+// error rg reports (an unreadable file, say) gives undefined: the caller
+// searches in JavaScript.
 import { fail, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
-import { holdsRepository, IGNORE_FILES } from "./ignore-rules.js";
 import { requiredLiterals } from "./required-literal.js";
-import { Listing } from "./rg-listing.js";
-import { ripgrep, runOutput, runRecords, walkFlags, type Ripgrep } from "./ripgrep.js";
+import type { Listing } from "./rg-listing.js";
+import { listWithRipgrep, ripgrepWalk, type RgWalk } from "./rg-walk.js";
+import { ripgrep, runRecords, type Ripgrep } from "./ripgrep.js";
 import { CandidateJudge } from "./rg-judge.js";
 import type { SearchResult, TreeSearch } from "./search-types.js";
 
 /** Files rg may name at most (past it, the JavaScript search instead). */
 const MAX_CANDIDATES = 200_000;
 
-interface Plan {
-  rg: Ripgrep;
-  start: { root: string; rel: string };
-  skipNamed: boolean;
+interface Plan extends RgWalk {
   namesSkipped: boolean;
   needles: string[];
   ignoreCase: boolean;
-  requireGit: boolean;
 }
 
 /** Why this search goes to JavaScript, or the plan for rg. */
@@ -45,38 +39,13 @@ export async function planRipgrep(
   if (scope.kind !== "tree") return "one file";
   if (scope.starts.length !== 1) return "several roots";
   const start = scope.starts[0]!;
-  if (workspace.sandbox.roots.some((r) => r !== start.root && r.startsWith(start.root + path.sep)))
-    return "a root nested in another";
   const ignoreCase = request.pattern.flags.includes("i");
   const needles = requiredLiterals(request.pattern.source, ignoreCase);
   if (needles === undefined || needles.some((n) => n === "" || n.includes("\n")))
     return "no required text in the pattern";
-  // rg reads ignore files from the start down; given the ones above as --ignore-file, it would
-  // rank them after every other and apply them inside nested repositories too.
-  const names = start.rel === "" ? [] : start.rel.split("/");
-  for (let i = 0; i < names.length; i++) {
-    const dir = path.join(start.root, ...names.slice(0, i));
-    for (const name of IGNORE_FILES) {
-      if (await exists(path.join(dir, name))) return "ignore files above the directory searched";
-    }
-  }
-  // ripgrep 14 stops a .gitignore at a nested repository only inside a repository it was started in.
-  let requireGit = false;
-  if (rg.major >= 14) {
-    const git = await fs.lstat(path.join(start.root, ".git")).catch(() => undefined);
-    if (start.rel !== "" || !(await holdsRepository(start.root, git)))
-      return `${rg.version} outside a repository's root`;
-    requireGit = true;
-  }
-  const skipNamed = !scope.namesSkipped && !/(^|\/)(node_modules|\.git)(\/|$)/.test(start.rel);
-  return { rg, start, skipNamed, namesSkipped: scope.namesSkipped, needles, ignoreCase, requireGit };
-}
-
-function exists(abs: string): Promise<boolean> {
-  return fs.lstat(abs).then(
-    () => true,
-    () => false,
-  );
+  const walk = await ripgrepWalk(workspace.sandbox.roots, start, scope.namesSkipped, rg, MAX_FILE_BYTES);
+  if (typeof walk === "string") return walk;
+  return { ...walk, namesSkipped: scope.namesSkipped, needles, ignoreCase };
 }
 
 /** The search through rg, or undefined when it cannot give the JavaScript search's answer. */
@@ -85,19 +54,15 @@ export async function searchWithRipgrep(
   request: TreeSearch,
   plan: Plan,
 ): Promise<Outcome<SearchResult> | undefined> {
-  const { rg, start } = plan;
+  const { rg, start, flags, where } = plan;
   const signal = request.signal;
-  const flags = walkFlags(plan.skipNamed, MAX_FILE_BYTES, plan.requireGit);
-  const where = start.rel === "" ? "." : start.rel;
   const bounds = { maxTotal: 64 * 1024 * 1024, signal };
   // The walk's listing, only when a search needs the names: to count the files `include`
   // keeps (started at once), the files up to where a truncated search stopped, or an editor's
   // open buffers it cannot list. Otherwise rg's own count of the files it searched is enough.
   let listing: Promise<Listing | undefined> | undefined;
   const listed = (): Promise<Listing | undefined> =>
-    (listing ??= runOutput(rg, start.root, [...flags, "--files", "--null", "--", where], bounds).then((r) =>
-      r.end === "done" && !signal.aborted ? Listing.of(r.output, request.include) : undefined,
-    ));
+    (listing ??= listWithRipgrep(plan, signal, request.include));
   if (request.include) void listed();
   const judge = new CandidateJudge(workspace, request, start, plan.namesSkipped, listed, (rels) =>
     locateLines(plan, request, rels),

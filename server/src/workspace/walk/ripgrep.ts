@@ -65,11 +65,11 @@ export function searchEngine(): string {
  * The walk's rules as rg flags: hidden files seen, .gitignore and .ignore read
  * in and below the start only (none above it, no global or .git/info/exclude),
  * no config file, links not followed, node_modules and .git skipped unless
- * named, and files over `maxBytes` left out. `requireGit` off: .gitignore read
+ * named, and files over `maxBytes` left out (every file listed without it). `requireGit` off: .gitignore read
  * outside a repository too (ripgrep 13 then still stops it at a nested one;
  * 14 stops it there only when it requires a repository).
  */
-export function walkFlags(skipNamed: boolean, maxBytes: number, requireGit: boolean): string[] {
+export function walkFlags(skipNamed: boolean, maxBytes: number | undefined, requireGit: boolean): string[] {
   return [
     "--no-config",
     "--hidden",
@@ -77,8 +77,7 @@ export function walkFlags(skipNamed: boolean, maxBytes: number, requireGit: bool
     "--no-ignore-global",
     "--no-ignore-exclude",
     ...(requireGit ? [] : ["--no-require-git"]),
-    "--max-filesize",
-    String(maxBytes),
+    ...(maxBytes === undefined ? [] : ["--max-filesize", String(maxBytes)]),
     ...(skipNamed ? ["--glob", "!node_modules/", "--glob", "!.git/"] : []),
   ];
 }

@@ -26,6 +26,8 @@ export async function searchBatches(
   request: TreeSearch,
   sandbox: Workspace["sandbox"],
   take: (batch: Batch, answers: ItemAnswer[]) => number,
+  /** Searched in this thread (search-worker.ts searchesHere). */
+  here = false,
 ): Promise<Outcome<void>> {
   const stop = new SharedArrayBuffer(4);
   const inFlight: { batch: Batch; running: Promise<BatchOutcome> }[] = [];
@@ -44,6 +46,7 @@ export async function searchBatches(
           { items: batch.items, pattern: request.pattern, limit: wanted, maxBytes: MAX_FILE_BYTES, stop },
           request.signal,
           request.fileTimeLimitMs ?? FILE_TIME_LIMIT_MS,
+          here,
         );
         inFlight.push({ batch, running });
       }

@@ -6,30 +6,23 @@
 // server's thread, which walks and answers; at most four) search batches side by side; each is built from the source of
 // file-scan.ts's and line-search.ts's functions (no bundle to load) and kept
 // for the next search.
+import { isUtf8 } from "node:buffer";
+import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import {
   candidateTest,
   countLines,
+  searchBatch,
   searchItem,
   searchLocated,
+  type BatchRequest,
   type ItemAnswer,
-  type ScanPattern,
-  type SearchItem,
+  type ScanIo,
 } from "./file-scan.js";
 import { searchLines } from "./line-search.js";
 
-export interface BatchRequest {
-  items: SearchItem[];
-  pattern: ScanPattern;
-  /** Matches wanted in all from this batch; the thread stops searching once it has them. */
-  limit: number;
-  /** The limit is each file's own (files searched out of walk order, each answer kept whole). */
-  each?: boolean;
-  maxBytes: number;
-  /** Set (non-zero) by the server when the search needs nothing more: the batch's other files are not reached. */
-  stop: SharedArrayBuffer;
-}
+export type { BatchRequest };
 
 export type BatchOutcome =
   | { kind: "done"; answers: ItemAnswer[] }
@@ -74,19 +67,10 @@ ${candidateTest.toString()}
 ${countLines.toString()}
 ${searchLocated.toString()}
 ${searchItem.toString()}
-parentPort.on("message", (batch) => {
-  const answers = [];
-  const stop = new Int32Array(batch.stop);
-  let left = batch.limit;
-  for (const item of batch.items) {
-    const reached = left > 0 && Atomics.load(stop, 0) === 0;
-    const answer = reached ? ${searchItem.name}(item, batch.pattern, left, batch.maxBytes, io, ${searchLines.name}) : { matches: [], skipped: "not_reached" };
-    if (!batch.each) left -= answer.matches.length;
-    answers.push(answer);
-    Atomics.add(done, 0, 1);
-  }
-  parentPort.postMessage(answers);
-});
+${searchBatch.toString()}
+parentPort.on("message", (batch) =>
+  parentPort.postMessage(${searchBatch.name}(batch, io, ${searchLines.name}, () => Atomics.add(done, 0, 1))),
+);
 `;
 }
 
@@ -128,13 +112,34 @@ function newThread(): Thread {
 /** How often the server looks at the thread's counter (ms). */
 const WATCH_EVERY_MS = 50;
 
-/** Searches one batch on a search thread; a file that runs over `fileTimeLimitMs` stops it. */
+/**
+ * Whether a batch is searched in this thread: in a process that answers nothing else, for a
+ * pattern with no regular-expression syntax (its matching cannot spin, so it needs no watched
+ * thread, and no thread need start).
+ */
+export function searchesHere(pattern: { source: string }): boolean {
+  return alone && !/[\\^$.*+?()[\]{}|]/.test(pattern.source);
+}
+
+let hereIo: ScanIo | undefined;
+
+/** Searches one batch on a search thread (or here, see searchesHere); a file that runs over `fileTimeLimitMs` stops it. */
 export function runBatch(
   request: BatchRequest,
   signal: AbortSignal,
   fileTimeLimitMs: number,
+  here = false,
 ): Promise<BatchOutcome> {
   if (signal.aborted) return Promise.resolve({ kind: "cancelled" });
+  if (here) {
+    hereIo ??= {
+      fs,
+      isUtf8,
+      decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
+      buffer: Buffer.allocUnsafe(READ_WINDOW_BYTES),
+    };
+    return Promise.resolve({ kind: "done", answers: searchBatch(request, hereIo, searchLines, () => {}) });
+  }
   const t = thread();
   const { worker, progress } = t;
   worker.ref();
