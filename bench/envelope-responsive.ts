@@ -5,6 +5,7 @@
 // npx tsx bench/envelope-responsive.ts [FILES]; LINES=N each file's lines (40), STYLE=helix an editor
 // that takes workspace/applyEdit instead of the disk, RUNS=N (3), PROF=FILE a script the server preloads.
 import { createWorkspace, removeWorkspace, startServer } from "../test/support/lsp-client.js";
+import { readsDuring, timedRead } from "./reads-during.js";
 
 export interface EnvelopeWaits {
   files: number;
@@ -36,28 +37,15 @@ export async function envelopeWaits(count = 1_000): Promise<EnvelopeWaits> {
     initializationOptions: { approval: "auto" },
     ...(process.env.PROF ? { env: { NODE_OPTIONS: `--require ${process.env.PROF}` } } : {}),
   });
-  const read = async (): Promise<number> => {
-    const began = performance.now();
-    const r = await client.command("read_file", { file_path: "small.ts" });
-    if (!r.ok) throw new Error(`read_file failed: ${JSON.stringify(r.error)}`);
-    return performance.now() - began;
-  };
   try {
     const idle: number[] = [];
-    for (let i = 0; i < 30; i++) idle.push(await read());
-    const during: number[] = [];
-    let done = false;
-    const began = performance.now();
-    const applied = client.command("apply_patch", { input: envelope }).then((r) => {
-      done = true;
-      if (!r.ok) throw new Error(`the envelope failed: ${JSON.stringify(r.error).slice(0, 300)}`);
-      return performance.now() - began;
-    });
-    while (!done) {
-      during.push(await read());
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    const applyMs = await applied;
+    for (let i = 0; i < 30; i++) idle.push(await timedRead(client));
+    const { waits: during, jobMs: applyMs } = await readsDuring(
+      client,
+      () => client.command("apply_patch", { input: envelope }),
+      "the envelope",
+      2,
+    );
     return {
       files: count,
       applyMs,

@@ -6,6 +6,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { CancellationTokenSource } from "vscode-jsonrpc/node.js";
 import { createWorkspace, removeWorkspace, sha256, startServer } from "../test/support/lsp-client.js";
+import { readsDuring, timedRead } from "./reads-during.js";
 import { timingRow, type TimingRow } from "./report.js";
 
 const HUNKS = 20_000;
@@ -25,38 +26,24 @@ export async function responsiveRows(): Promise<TimingRow[]> {
     "lockstep-bench-responsive-",
   );
   const client = await startServer({ root, style: "helix" });
-  const read = async (): Promise<number> => {
-    const began = performance.now();
-    const r = await client.command("read_file", { file_path: "small.ts" });
-    if (!r.ok) throw new Error(`read_file failed: ${JSON.stringify(r.error)}`);
-    return performance.now() - began;
-  };
   try {
     const idle: number[] = [];
-    for (let i = 0; i < 30; i++) idle.push(await read());
-    const during: number[] = [];
+    for (let i = 0; i < 30; i++) idle.push(await timedRead(client));
     // This process is the client: its own stalls (sending 2 MB, parsing the 3 MB answer) count in every read it times.
     const clientStall = monitorEventLoopDelay({ resolution: 1 });
     clientStall.enable();
-    const began = performance.now();
-    let done = false;
-    const patch = client
-      .command("safe_patch", {
-        file_path: "big.ts",
-        unified_diff: diff,
-        base_content_sha256: sha256(text),
-        dry_run: true,
-      })
-      .then((r) => {
-        done = true;
-        if (!r.ok) throw new Error(`the large patch failed: ${JSON.stringify(r.error).slice(0, 300)}`);
-        return performance.now() - began;
-      });
-    while (!done) {
-      during.push(await read());
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const patchMs = await patch;
+    const { waits: during, jobMs: patchMs } = await readsDuring(
+      client,
+      () =>
+        client.command("safe_patch", {
+          file_path: "big.ts",
+          unified_diff: diff,
+          base_content_sha256: sha256(text),
+          dry_run: true,
+        }),
+      "the large patch",
+      5,
+    );
     clientStall.disable();
     const stallMs = clientStall.max / 1e6;
     // The same with edit blocks: each searches the file, so many of them on a large file are long work too.
@@ -65,19 +52,12 @@ export async function responsiveRows(): Promise<TimingRow[]> {
       const at = 1 + k * 39;
       return `blocks.ts\n««« EDIT\n${blockLines[at - 1]}\n${blockLines[at]}\n═══════ REPL\n${blockLines[at - 1]}\n${blockLines[at]} // ${k}\n»»» EDIT END\n`;
     }).join("\n");
-    const blocksDuring: number[] = [];
-    const blocksBegan = performance.now();
-    let blocksDone = false;
-    const applied = client.command("apply_edit_blocks", { text: blocksText, dry_run: true }).then((r) => {
-      blocksDone = true;
-      if (!r.ok) throw new Error(`the edit blocks failed: ${JSON.stringify(r.error).slice(0, 300)}`);
-      return performance.now() - blocksBegan;
-    });
-    while (!blocksDone) {
-      blocksDuring.push(await read());
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const blocksMs = await applied;
+    const { waits: blocksDuring, jobMs: blocksMs } = await readsDuring(
+      client,
+      () => client.command("apply_edit_blocks", { text: blocksText, dry_run: true }),
+      "the edit blocks",
+      5,
+    );
     // Cancelled 100 ms in: the worker is terminated, so the answer comes at once rather than when the patch would end.
     const cancels: number[] = [];
     for (let i = 0; i < 5; i++) {

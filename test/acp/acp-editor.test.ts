@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, contentText, messageText, startEditor } from "./scripted-editor.js";
+import { closeAll, contentText, edit, messageText, startEditor } from "./scripted-editor.js";
 
 afterEach(closeAll);
 
@@ -27,30 +27,10 @@ describe("lockstep acp with an editor that offers its buffers", () => {
           ],
         },
         {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                file_path: "a.ts",
-                old_string: "value = 1",
-                new_string: "value = 2",
-                base_content_sha256: "{{sha256:a.ts}}",
-              },
-            },
-          ],
+          calls: [edit("a.ts", "value = 1", "value = 2")],
         },
         {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                file_path: "a.ts",
-                old_string: "value = 1",
-                new_string: "value = 2",
-                base_content_sha256: "{{sha256:a.ts}}",
-              },
-            },
-          ],
+          calls: [edit("a.ts", "value = 1", "value = 2")],
         },
         { text: ["Done."] },
       ],
@@ -168,30 +148,10 @@ describe("lockstep acp with an editor that offers its buffers", () => {
       turns: [
         { calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
         {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                file_path: "a.ts",
-                old_string: "value = 1",
-                new_string: "value = 2",
-                base_content_sha256: "{{sha256:a.ts}}",
-              },
-            },
-          ],
+          calls: [edit("a.ts", "value = 1", "value = 2")],
         },
         {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                file_path: "a.ts",
-                old_string: "value = 1",
-                new_string: "value = 2",
-                base_content_sha256: "{{sha256:a.ts}}",
-              },
-            },
-          ],
+          calls: [edit("a.ts", "value = 1", "value = 2")],
         },
         { text: ["Done."] },
       ],

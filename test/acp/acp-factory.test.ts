@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { AgentFactory, type ExtendedSessionUpdate, Pushable } from "acp-factory";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BIN } from "./scripted-editor.js";
+import { BIN, edit } from "./scripted-editor.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -37,17 +37,7 @@ describe("lockstep acp under acp-factory", () => {
         turns: [
           { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
           {
-            calls: [
-              {
-                name: "edit",
-                args: {
-                  file_path: "a.ts",
-                  old_string: "retries = 3",
-                  new_string: "retries = 5",
-                  base_content_sha256: "{{sha256:a.ts}}",
-                },
-              },
-            ],
+            calls: [edit("a.ts", "retries = 3", "retries = 5")],
           },
           { text: ["Set retries to 5."] },
         ],

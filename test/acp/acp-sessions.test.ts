@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, messageText, startEditor } from "./scripted-editor.js";
+import { closeAll, edit, messageText, startEditor } from "./scripted-editor.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -32,17 +32,7 @@ describe("lockstep acp keeps sessions across processes", () => {
       turns: [
         { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
         {
-          calls: [
-            {
-              name: "edit",
-              args: {
-                file_path: "a.ts",
-                old_string: "n = 1",
-                new_string: "n = 2",
-                base_content_sha256: "{{sha256:a.ts}}",
-              },
-            },
-          ],
+          calls: [edit("a.ts", "n = 1", "n = 2")],
         },
         { text: ["Changed n to 2."] },
       ],

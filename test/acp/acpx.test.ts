@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN } from "./scripted-editor.js";
+import { BIN, edit } from "./scripted-editor.js";
 
 const ACPX = path.resolve("node_modules/.bin/acpx");
 const dirs: string[] = [];
@@ -28,17 +28,7 @@ describe("lockstep acp under acpx", () => {
         turns: [
           { text: ["Reading a.ts."], calls: [{ name: "read_file", args: { file_path: "a.ts" } }] },
           {
-            calls: [
-              {
-                name: "edit",
-                args: {
-                  file_path: "a.ts",
-                  old_string: "retries = 3",
-                  new_string: "retries = 5",
-                  base_content_sha256: "{{sha256:a.ts}}",
-                },
-              },
-            ],
+            calls: [edit("a.ts", "retries = 3", "retries = 5")],
           },
           { text: ["Raised to 5."] },
         ],

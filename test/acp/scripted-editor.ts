@@ -243,3 +243,9 @@ export function messageText(updates: SessionNotification[]): string {
 export function contentText(u: SessionNotification): string {
   return JSON.stringify((u.update as { content?: unknown }).content ?? null);
 }
+
+/** The model's `edit` of `file`, on the file's state as the model was given it (the replay fills the hash in). */
+export const edit = (file: string, from: string, to: string) => ({
+  name: "edit",
+  args: { file_path: file, old_string: from, new_string: to, base_content_sha256: `{{sha256:${file}}}` },
+});

@@ -3,13 +3,12 @@
 // buffer beside the minibuffer question; an MCP call's shows the server, the tool and the
 // arguments, a key redacted; "Reject and say why" reaches the model; "Stop the run" ends it.
 // fixtures/emacs/approve-driver.el plays them.
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastResponses, patchCall, replaceLineDiff, turn } from "../support/agent-scripts.js";
-import { startFakeGemini, type FakeGemini, type FakeScript } from "../support/fake-gemini.js";
-import { tempDir } from "../support/workspace-fixture.js";
+import type { FakeGemini, FakeScript } from "../support/fake-gemini.js";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
+import { withFakeModel } from "./fixtures/fake-model-env.js";
 import { REPO } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, playScenario, type ScenarioResult } from "./fixtures/scenario-checks.js";
 import { CALC, FAKE_KEY, NEW_LINE, OLD_LINE, sha256Hex } from "./fixtures/scenarios.js";
@@ -28,16 +27,8 @@ async function play(
   extra: { reason?: string; config?: Record<string, unknown> } = {},
 ): Promise<{ r: Result; fake: FakeGemini }> {
   requireEmacs();
-  const fake = await startFakeGemini(script);
-  try {
-    const env: Record<string, string> = { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl };
-    if (extra.config) {
-      const config = tempDir("lockstep-e2e-approve-config-");
-      mkdirSync(path.join(config, "lockstep"));
-      writeFileSync(path.join(config, "lockstep", "config.json"), JSON.stringify(extra.config));
-      env["XDG_CONFIG_HOME"] = config;
-    }
-    const r = await playScenario<Result>(
+  const { result: r, fake } = await withFakeModel(script, extra.config, (env) =>
+    playScenario<Result>(
       emacsCommand("approve-driver.el"),
       {
         scenario: "approve",
@@ -49,11 +40,9 @@ async function play(
         ...(extra.reason ? { reason: extra.reason } : {}),
       },
       env,
-    );
-    return { r, fake };
-  } finally {
-    await fake.close();
-  }
+    ),
+  );
+  return { r, fake };
 }
 
 const swap = () =>

@@ -9,9 +9,10 @@ import { addTrust } from "../../server/src/config/trust.js";
 import { tempDir } from "../support/workspace-fixture.js";
 import { emacsCommand, requireEmacs } from "./fixtures/emacs.js";
 import {
-  FIXTURES,
   REPO,
+  headlessNvim,
   makeWorkspace,
+  nvimLogs,
   once,
   requireBuild,
   requireEditor,
@@ -60,25 +61,7 @@ const WARNING =
 describe("the model's settings from different places", { timeout: TEST_TIMEOUT_MS }, () => {
   it("Neovim 0.7.2: :checkhealth lockstep warns and reports no OK model; :LockstepSession says it", async () => {
     nvimReady();
-    const r = await play(
-      {
-        command: "nvim",
-        args: [
-          "--headless",
-          "-u",
-          "NONE",
-          "-i",
-          "NONE",
-          "-n",
-          "--cmd",
-          `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-          "-c",
-          `luafile ${path.join(FIXTURES, "nvim", "session-driver.lua")}`,
-        ],
-        logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-      },
-      { cmd: LOCKSTEP },
-    );
+    const r = await play({ ...headlessNvim("session-driver.lua"), logs: nvimLogs }, { cmd: LOCKSTEP });
     const health = (r.health ?? []).join("\n");
     expect(health).toMatch(/WARNING:? model: openai gemini-2\.5-pro at http:\/\/127\.0\.0\.1:18080\/v1/);
     expect(health).not.toMatch(/OK:? model:/);

@@ -3,13 +3,12 @@
 // ends the run with no further model request; a command's question shows its line, where it
 // runs, the sandbox and what "always" allows in the floating window; an MCP call's shows the
 // server, the tool and the arguments, a key redacted. fixtures/nvim/approve-driver.lua plays them.
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastResponses, patchCall, replaceLineDiff, turn } from "../support/agent-scripts.js";
-import { startFakeGemini, type FakeScript } from "../support/fake-gemini.js";
-import { tempDir } from "../support/workspace-fixture.js";
-import { FIXTURES, REPO, once, requireBuild, requireEditor } from "./fixtures/harness.js";
+import type { FakeGemini, FakeScript } from "../support/fake-gemini.js";
+import { withFakeModel } from "./fixtures/fake-model-env.js";
+import { REPO, headlessNvim, nvimLogs, once, requireBuild, requireEditor } from "./fixtures/harness.js";
 import { TEST_TIMEOUT_MS, playScenario, type ScenarioResult } from "./fixtures/scenario-checks.js";
 import { CALC, FAKE_KEY, NEW_LINE, OLD_LINE, sha256Hex } from "./fixtures/scenarios.js";
 
@@ -32,34 +31,11 @@ async function play(
   script: FakeScript,
   picks: string[],
   extra: { reason?: string; config?: Record<string, unknown> } = {},
-): Promise<{ r: Result; requests: number; fake: Awaited<ReturnType<typeof startFakeGemini>> }> {
+): Promise<{ r: Result; requests: number; fake: FakeGemini }> {
   ready();
-  const fake = await startFakeGemini(script);
-  try {
-    const env: Record<string, string> = { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: fake.baseUrl };
-    if (extra.config) {
-      const config = tempDir("lockstep-e2e-approve-config-");
-      mkdirSync(path.join(config, "lockstep"));
-      writeFileSync(path.join(config, "lockstep", "config.json"), JSON.stringify(extra.config));
-      env["XDG_CONFIG_HOME"] = config;
-    }
+  const { result, fake } = await withFakeModel(script, extra.config, async (env, fake) => {
     const r = await playScenario<Result>(
-      {
-        command: "nvim",
-        args: [
-          "--headless",
-          "-u",
-          "NONE",
-          "-i",
-          "NONE",
-          "-n",
-          "--cmd",
-          `set rtp+=${path.join(REPO, "clients", "neovim")}`,
-          "-c",
-          `luafile ${path.join(FIXTURES, "nvim", "approve-driver.lua")}`,
-        ],
-        logs: (home) => [path.join(home, "cache", "nvim", "lsp.log")],
-      },
+      { ...headlessNvim("approve-driver.lua"), logs: nvimLogs },
       {
         scenario: "approve",
         settings: { approval: "ask" },
@@ -70,10 +46,9 @@ async function play(
       },
       env,
     );
-    return { r, requests: fake.requests.length, fake };
-  } finally {
-    await fake.close();
-  }
+    return { r, requests: fake.requests.length };
+  });
+  return { ...result, fake };
 }
 
 const swap = () =>

@@ -7,23 +7,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseSession } from "../../server/src/sessions/session-reader.js";
 import { summarizeFile, summarizeFileSync } from "../../server/src/sessions/summary-read.js";
+import { HEADER, parseSessionSummary } from "../support/session-files.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "lockstep-summary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const HEADER = {
-  t: "session",
-  format: 1,
-  id: "20260101-000000-abcdef",
-  root: "/project",
-  provider: "replay",
-  model: null,
-  endpoint: null,
-  started: "2026-01-01T00:00:00.000Z",
-  title: "",
-};
 
 const at = fc.integer({ min: 0, max: 59 }).map((s) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`);
 const usage = fc.record({ input_tokens: fc.nat({ max: 999 }), output_tokens: fc.nat({ max: 999 }) });
@@ -114,7 +102,7 @@ describe("a session's summary folded as it streams", () => {
         if (cut > 0 && cut < 10 && records.length > 0) text = text.slice(0, text.length - cut); // a torn last line
         const f = path.join(dir, "s.jsonl");
         writeFileSync(f, text);
-        const whole = parseSession(text, { summary: true });
+        const whole = parseSessionSummary(text);
         const folded = summarizeFileSync(f);
         expect(await summarizeFile(f)).toEqual(folded);
         expect(folded.ok).toBe(whole.ok);
@@ -188,7 +176,7 @@ describe("a session's summary folded as it streams", () => {
     expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
     const f = path.join(dir, "chunks.jsonl");
     writeFileSync(f, text);
-    const whole = parseSession(text, { summary: true });
+    const whole = parseSessionSummary(text);
     if (!whole.ok) throw new Error(whole.reason);
     const folded = summarizeFileSync(f);
     expect(await summarizeFile(f)).toEqual(folded);

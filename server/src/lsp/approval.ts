@@ -11,7 +11,7 @@ import type { Connection } from "vscode-languageserver";
 import { CancellationTokenSource, MessageType, RequestType, ShowMessageRequest } from "vscode-languageserver";
 import { approvalMessage, type ApprovalPrompt, type UserDecision } from "../review/policy.js";
 import { approvalQuestion, parseAnswer } from "../review/question.js";
-import { commandApproveQuestion, parseCommandAnswer } from "./approve-details.js";
+import { commandApproveQuestion, parseApproveAnswer } from "./approve-details.js";
 import {
   alwaysTitleFor,
   commandQuestionText,
@@ -102,12 +102,12 @@ export function commandPrompt(
   return async (question: CommandQuestion, signal: AbortSignal): Promise<CommandDecision | "dismissed"> => {
     if (withDetails()) {
       const shown = commandApproveQuestion(question);
-      const answer = await asked<ReturnType<typeof parseCommandAnswer>>(
+      const answer = await asked<CommandDecision | "stop" | "dismissed">(
         signal,
         "reject",
         "dismissed",
         async (token) =>
-          parseCommandAnswer(await connection.sendRequest(approveRequest, shown, token), shown),
+          parseApproveAnswer(await connection.sendRequest(approveRequest, shown, token), shown),
       );
       if (answer !== "stop") return answer;
       if (question.job_id !== undefined) stop(question.job_id);

@@ -5,13 +5,8 @@
 // answer is parsed here, since a client is input. Knows nothing of how a client draws it.
 import * as z from "zod";
 import { REASON_LIMIT, withReason } from "../review/question.js";
-import { callMessage, type CallDecision, type CallRequest } from "../review/call-approval.js";
-import {
-  alwaysTitleFor,
-  commandQuestionText,
-  type CommandDecision,
-  type CommandQuestion,
-} from "../tools/command-question.js";
+import { callMessage, type CallRequest } from "../review/call-approval.js";
+import { alwaysTitleFor, commandQuestionText, type CommandQuestion } from "../tools/command-question.js";
 
 /** The command's question as tools/command-question.ts gives it, with what a client needs to ask it. */
 export interface CommandApproveQuestion extends CommandQuestion {
@@ -102,28 +97,28 @@ export function shownArguments(args: Record<string, unknown>, redact: (text: str
 
 // `reason`: the user's words with a "reject", bounded as a change's answer's.
 const reason = z.string().max(REASON_LIMIT).optional();
-const commandAnswer = z.object({ decision: z.enum(["once", "always", "reject", "stop"]), reason });
-const callAnswer = z.object({
-  decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
-  reason,
-});
+/** What a client may answer to each kind of question: any decision that kind can offer, and a reason. */
+const answers = {
+  command: z.object({ decision: z.enum(["once", "always", "reject", "stop"]), reason }),
+  call: z.object({
+    decision: z.enum(["apply", "always_tool", "always_server", "reject", "stop"]),
+    reason,
+  }),
+} satisfies Record<ApproveQuestion["kind"], z.ZodType>;
 
-/** A command's answer; anything not offered is no choice (the command does not run). */
-export function parseCommandAnswer(
-  raw: unknown,
-  asked: CommandApproveQuestion,
-): CommandDecision | "stop" | "dismissed" {
-  const parsed = commandAnswer.safeParse(raw);
-  if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
-  return withReason(parsed.data.decision, parsed.data.reason);
-}
+type ApproveQuestion = CommandApproveQuestion | CallApproveQuestion;
 
-/** A call's answer; anything not offered is no choice (the call is declined). */
-export function parseCallAnswer(
+/**
+ * The answer to a command's or a call's question (its `kind` picks the schema); anything not offered
+ * is no choice: the command does not run, the call is declined.
+ */
+export function parseApproveAnswer<Q extends ApproveQuestion>(
   raw: unknown,
-  asked: CallApproveQuestion,
-): CallDecision | "stop" | "dismissed" {
-  const parsed = callAnswer.safeParse(raw);
-  if (!parsed.success || !asked.decisions.includes(parsed.data.decision)) return "dismissed";
-  return withReason(parsed.data.decision, parsed.data.reason);
+  asked: Q,
+): Q["decisions"][number] | { reason: string } | "dismissed" {
+  const parsed = answers[asked.kind].safeParse(raw);
+  const offered: readonly string[] = asked.decisions;
+  if (!parsed.success || !offered.includes(parsed.data.decision)) return "dismissed";
+  // Offered, so one of this question's decisions.
+  return withReason(parsed.data.decision as Q["decisions"][number], parsed.data.reason);
 }

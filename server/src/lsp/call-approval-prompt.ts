@@ -12,7 +12,7 @@ import {
   type CallRequest,
 } from "../review/call-approval.js";
 import { approveRequest, asked } from "./approval.js";
-import { callApproveQuestion, parseCallAnswer } from "./approve-details.js";
+import { callApproveQuestion, parseApproveAnswer } from "./approve-details.js";
 
 const ALLOW = "Apply";
 const REJECT = "Reject";
@@ -34,7 +34,7 @@ export function callPrompt(
     asked<CallDecision | "dismissed">(signal, "reject", "dismissed", async (token) => {
       if (withDetails()) {
         const shown = callApproveQuestion(request, redact);
-        const answer = parseCallAnswer(await connection.sendRequest(approveRequest, shown, token), shown);
+        const answer = parseApproveAnswer(await connection.sendRequest(approveRequest, shown, token), shown);
         if (answer !== "stop") return answer;
         if (request.job_id !== undefined) stop(request.job_id);
         return "reject";

@@ -8,6 +8,7 @@ import type {
   WorkspaceEdit,
 } from "vscode-languageserver";
 import { ApplyWorkspaceEditRequest, CancellationTokenSource } from "vscode-languageserver";
+import { withoutControls } from "../shared/control-characters.js";
 import type { EditorDocument, EditorLink, EditReply, FileEdit } from "../workspace/editor-link.js";
 import type { ClientFlags } from "./capabilities.js";
 import type { OpenDocuments } from "./documents.js";
@@ -162,8 +163,9 @@ function saveFailures(answer: unknown, asked: ReadonlyMap<string, string>): Map<
     const { uri, message } = (f ?? {}) as { uri?: unknown; message?: unknown };
     const ours = typeof uri === "string" ? asked.get(uri) : undefined;
     if (ours === undefined || typeof message !== "string") continue;
-    // eslint-disable-next-line no-control-regex
-    const line = message.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    // One line: a newline or tab is a control here too. An escape sequence's ESC becomes a space like
+    // any control; the text after it stays.
+    const line = withoutControls(message, { replaceWith: " " }).trim();
     if (line !== "") out.set(ours, line.length > 200 ? `${line.slice(0, 199)}…` : line);
   }
   return out;

@@ -9,7 +9,6 @@ import { addUsage, type Message, type Usage } from "../agent/model.js";
 import type { JournalEntry } from "../review/journal.js";
 import { blobId, decodeMessage, FORMAT, type SessionHeader, type SessionRecord } from "./format.js";
 import { readShown, type ShownCall } from "./shown-record.js";
-import { SKIPPED_HEADS } from "./summary-fold.js";
 
 export interface StoredRun {
   job_id: string;
@@ -46,13 +45,8 @@ export interface StoredSession {
 
 export type ReadResult = { ok: true; session: StoredSession } | { ok: false; reason: string };
 
-/**
- * `summary`: for a list, the runs, turns, usage and files without the conversation: the
- * messages and the blobs (nearly all of the bytes) are passed over unparsed, and the history
- * and journal come back empty.
- */
-export function parseSession(text: string, options: { summary?: boolean } = {}): ReadResult {
-  const summary = options.summary === true;
+/** The whole file, as a resume needs it (a list reads a summary through summary-fold.ts instead). */
+export function parseSession(text: string): ReadResult {
   const lines = text.split("\n");
   const notes: string[] = [];
   const records: SessionRecord[] = [];
@@ -62,10 +56,6 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
     const last = i === lines.length - 1;
     if (line === "") {
       if (!last) completeBytes += 1;
-      continue;
-    }
-    if (summary && !last && SKIPPED_HEADS.some((head) => line.startsWith(head))) {
-      completeBytes += Buffer.byteLength(line) + 1;
       continue;
     }
     let record: SessionRecord;
@@ -97,12 +87,7 @@ export function parseSession(text: string, options: { summary?: boolean } = {}):
       ok: false,
       reason: `it was written in format ${String(header.format)} by a newer lockstep (this one reads format ${FORMAT})`,
     };
-  const session = fold(header, records.slice(1), notes, completeBytes);
-  if (summary) {
-    session.history = [];
-    session.journal = [];
-  }
-  return { ok: true, session };
+  return { ok: true, session: fold(header, records.slice(1), notes, completeBytes) };
 }
 
 function fold(
