@@ -2,7 +2,7 @@
 // search: nested .gitignore, .ignore and .rgignore (a re-include, a .ignore over a
 // deeper .gitignore), nested repositories (a .git directory, a .git file), hidden
 // files, node_modules and .git, links to a file and a directory, binary and
-// non-UTF-8 files, files over 1 MB (located lines) and over 64 MB, CRLF, a long
+// non-UTF-8 files, files over 256 KB (located lines) and over 64 MB, CRLF, a long
 // line, Unicode; and an editor holding some of its files with unsaved text.
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -50,7 +50,7 @@ function tree(): FileTree {
     "open.txt": "on disk only, where the buffer holds needles\n",
     "crlf.txt": "Needle one\r\nneedle two\r\n\r\nNEEDLE three",
   };
-  // Over 1 MB: their lines holding the required text are located by rg (rg-judge.ts), all of
+  // Over 256 KB: their lines holding the required text are located by rg (rg-judge.ts), all of
   // them, or, past the most matches wanted, the file is searched whole.
   const filler = (n: number): string =>
     Array.from({ length: n }, (_, i) => `filler line ${i} ${"é".repeat(i % 5)} ${"x".repeat(40)}`).join("\n");
