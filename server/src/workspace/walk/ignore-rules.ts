@@ -54,6 +54,12 @@ export class IgnoreRules {
       : this;
   }
 
+  /** These rules plus those of `dirAbs` as the disk has it: its ignore files, and whether it holds `.git`. */
+  async enterFromDisk(dirAbs: string, dirRel: string): Promise<IgnoreRules> {
+    const git = await fs.lstat(path.join(dirAbs, ".git")).catch(() => undefined);
+    return this.enter(dirAbs, dirRel, await presentIgnoreFiles(dirAbs), await holdsRepository(dirAbs, git));
+  }
+
   /** Whether a root-relative path is ignored; directories are tested with a trailing slash. */
   ignores(rel: string, isDirectory: boolean): boolean {
     return (
@@ -92,9 +98,7 @@ export class IgnoreRules {
     for (let i = 0; i < names.length; i++) {
       const dirRel = names.slice(0, i).join("/");
       const dirAbs = path.join(rootAbs, ...names.slice(0, i));
-      const present = await presentIgnoreFiles(dirAbs);
-      const repository = await holdsRepository(dirAbs, await lstatOrUndefined(path.join(dirAbs, ".git")));
-      rules = await rules.enter(dirAbs, dirRel, present, repository);
+      rules = await rules.enterFromDisk(dirAbs, dirRel);
       if (rules.ignores(names.slice(0, i + 1).join("/"), true)) return IgnoreRules.none;
     }
     return rules;
@@ -113,10 +117,6 @@ export async function holdsRepository(
   if (entry === undefined) return false;
   if (!entry.isSymbolicLink()) return true;
   return (await fs.stat(path.join(dirAbs, ".git")).catch(() => undefined)) !== undefined;
-}
-
-function lstatOrUndefined(abs: string): Promise<{ isSymbolicLink(): boolean } | undefined> {
-  return fs.lstat(abs).catch(() => undefined);
 }
 
 /** An ignore file's text is read up to this size; a larger one is not read (as if empty). */
@@ -145,7 +145,7 @@ async function readIgnoreFile(abs: string): Promise<string> {
   }
 }
 
-export async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {
+async function presentIgnoreFiles(dirAbs: string): Promise<string[]> {
   const present: string[] = [];
   for (const name of IGNORE_FILES) {
     const stats = await fs.lstat(path.join(dirAbs, name)).catch(() => undefined);

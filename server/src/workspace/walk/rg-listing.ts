@@ -31,7 +31,11 @@ export class Listing {
 function* namesIn(output: Buffer): Generator<string> {
   let from = 0;
   for (let at = output.indexOf(0); at !== -1; from = at + 1, at = output.indexOf(0, from)) {
-    const name = output.toString("utf8", from, at);
-    yield name.startsWith("./") ? name.slice(2) : name;
+    yield relOf(output.toString("utf8", from, at));
   }
+}
+
+/** A name as rg prints it, root-relative (rg names the files below "." as "./…"). */
+export function relOf(name: string): string {
+  return name.startsWith("./") ? name.slice(2) : name;
 }

@@ -13,7 +13,7 @@ import { fail, type Outcome } from "../../shared/outcome.js";
 import { MAX_FILE_BYTES } from "../disk.js";
 import type { Workspace } from "../workspace.js";
 import { requiredLiterals } from "./required-literal.js";
-import type { Listing } from "./rg-listing.js";
+import { relOf, type Listing } from "./rg-listing.js";
 import { listWithRipgrep, ripgrepWalk, type RgWalk } from "./rg-walk.js";
 import { ripgrep, runRecords, type Ripgrep } from "./ripgrep.js";
 import { CandidateJudge } from "./rg-judge.js";
@@ -72,18 +72,7 @@ export async function searchWithRipgrep(
   const named = await runRecords(
     rg,
     start.root,
-    [
-      ...flags,
-      "--files-with-matches",
-      "--stats",
-      "--null",
-      "--text",
-      "--fixed-strings",
-      plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
-      ...plan.needles.flatMap((n) => ["--regexp", n]),
-      "--",
-      where,
-    ],
+    [...flags, "--files-with-matches", "--stats", "--null", "--text", ...needleFlags(plan), "--", where],
     { ...bounds, separator: 0, maxRecord: 64 * 1024 },
     (record) => {
       const rel = relOf(record.toString("utf8"));
@@ -119,6 +108,11 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
   // Each record is "LINE:OFFSET:[Omitted long matching line]\n" and the next file's name.
   let name: string | undefined;
   let malformed = false;
+  const note = (at: RegExpExecArray): void => {
+    const lines = found.get(name!) ?? [];
+    if (lines.length === 0) found.set(name!, lines);
+    lines.push(Number(at[1]), Number(at[2]));
+  };
   for (let i = 0; i < rels.length; i += 64) {
     const end = await runRecords(
       plan.rg,
@@ -136,9 +130,7 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
         "--max-count",
         String(most),
         "--null",
-        "--fixed-strings",
-        plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
-        ...plan.needles.flatMap((n) => ["--regexp", n]),
+        ...needleFlags(plan),
         "--",
         ...rels.slice(i, i + 64),
       ],
@@ -148,9 +140,7 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
         if (name !== undefined) {
           const at = /^(\d+):(\d+):[^\n]*\n/.exec(text);
           if (at === null) return !(malformed = true);
-          const lines = found.get(name) ?? [];
-          if (lines.length === 0) found.set(name, lines);
-          lines.push(Number(at[1]), Number(at[2]));
+          note(at);
           name = text.slice(at[0].length);
         } else name = text;
         return true;
@@ -158,11 +148,7 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
       (tail) => {
         // The last record: "LINE:OFFSET:…\n" of the last name.
         const at = /^(\d+):(\d+):/.exec(tail.toString("utf8"));
-        if (name !== undefined && at !== null) {
-          const lines = found.get(name) ?? [];
-          if (lines.length === 0) found.set(name, lines);
-          lines.push(Number(at[1]), Number(at[2]));
-        }
+        if (name !== undefined && at !== null) note(at);
         name = undefined;
       },
     );
@@ -172,6 +158,11 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
   return found;
 }
 
-function relOf(name: string): string {
-  return name.startsWith("./") ? name.slice(2) : name;
+/** The required text as rg's flags: fixed strings, folded as the pattern is. */
+function needleFlags(plan: Plan): string[] {
+  return [
+    "--fixed-strings",
+    plan.ignoreCase ? "--ignore-case" : "--case-sensitive",
+    ...plan.needles.flatMap((n) => ["--regexp", n]),
+  ];
 }

@@ -85,9 +85,9 @@ const idle: Thread[] = [];
 /** Threads made and not ended, idle or searching. */
 let live = 0;
 
-/** Starts the threads a search will use, so that they load while it walks (or rg runs). */
-export function warmThreads(count = SEARCH_THREADS): void {
-  while (live < count) {
+/** Starts the threads a search will use, so that they load while it walks. */
+export function warmThreads(): void {
+  while (live < SEARCH_THREADS) {
     const t = newThread();
     t.worker.unref();
     idle.push(t);

@@ -7,7 +7,7 @@
 import type { Dirent } from "node:fs";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { holdsRepository, IGNORE_FILES, IgnoreRules, presentIgnoreFiles } from "./ignore-rules.js";
+import { holdsRepository, IGNORE_FILES, IgnoreRules } from "./ignore-rules.js";
 
 export interface WalkStart {
   /** Real path of the root the walk is under. */
@@ -179,14 +179,7 @@ export async function isWalked(start: WalkStart, rel: string, namesSkipped: bool
   let dirRel = start.rel;
   const names = rel.slice(prefix.length).split("/");
   for (const [i, name] of names.entries()) {
-    const dirAbs = dirRel === "" ? start.root : path.join(start.root, dirRel);
-    const git = await fs.lstat(path.join(dirAbs, ".git")).catch(() => undefined);
-    rules = await rules.enter(
-      dirAbs,
-      dirRel,
-      await presentIgnoreFiles(dirAbs),
-      await holdsRepository(dirAbs, git),
-    );
+    rules = await rules.enterFromDisk(dirRel === "" ? start.root : path.join(start.root, dirRel), dirRel);
     const childRel = dirRel === "" ? name : `${dirRel}/${name}`;
     const stats = await fs.lstat(path.join(start.root, childRel)).catch(() => undefined);
     if (stats === undefined) return false;
