@@ -119,6 +119,8 @@ async function locateLines(plan: Plan, request: TreeSearch, rels: string[]): Pro
       plan.start.root,
       [
         "--no-config",
+        // Named files are searched whatever the rules; no ignore file need be opened.
+        "--no-ignore",
         "--text",
         "--encoding",
         "none",
