@@ -4,8 +4,9 @@
 // size or a line of any length costs bounded memory (past a bound the caller
 // falls back to the JavaScript search). Knows nothing of patterns or results.
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import path from "node:path";
+import { watchRipgrep } from "./rg-watch.js";
 
 export interface Ripgrep {
   path: string;
@@ -82,7 +83,8 @@ export function walkFlags(skipNamed: boolean, maxBytes: number | undefined, requ
   ];
 }
 
-export type RecordsEnd = "done" | "too_large" | "failed" | "aborted" | "stalled";
+/** How rg ended: "stalled" and "overgrown" are rg-watch.ts's (a FIFO, an endless or huge ignore file). */
+export type RecordsEnd = "done" | "too_large" | "failed" | "aborted" | "stalled" | "overgrown";
 
 /**
  * Runs rg in `cwd`, handing each record (a line of its output, or a NUL-ended
@@ -158,7 +160,7 @@ function runRg(
     };
     const abort = (): void => stop("aborted");
     options.signal.addEventListener("abort", abort, { once: true });
-    const unwatch = child.pid === undefined ? () => {} : watchStall(child.pid, () => stop("stalled"));
+    const unwatch = child.pid === undefined ? () => {} : watchRipgrep(child.pid, stop);
     let total = 0;
     child.stdout.on("data", (chunk: Buffer) => {
       if (end !== undefined) return;
@@ -175,53 +177,4 @@ function runRg(
       resolve(end ?? (code === 0 || code === 1 ? "done" : "failed"));
     });
   });
-}
-
-/** How long rg may use next to no CPU (under 5% of a core) before it is taken to be blocked. */
-export const STALL_MS = 3000;
-
-/**
- * Calls `onStall` when the process used under 5% of a core for STALL_MS while this thread kept
- * its turns: rg waiting for ever to open a FIFO the repository named `.gitignore`, say (it opens
- * ignore files as it walks, and a FIFO's open waits for a writer; its idle threads still wake
- * now and then, so "no CPU at all" never comes). Read from /proc (Linux); elsewhere nothing is
- * watched. A late turn of this thread (busy, or rg waiting on a full pipe meanwhile) starts the
- * count again. A false alarm costs only speed: the walker answers instead. Answers the function
- * that stops watching.
- */
-export function watchStall(pid: number, onStall: () => void): () => void {
-  const EVERY_MS = 250;
-  // /proc counts CPU in clock ticks, 100 a second on Linux.
-  const mostTicks = (STALL_MS / 1000) * 100 * 0.05;
-  const cpu = (): number | undefined => {
-    try {
-      // Fields after the command's name (which may hold spaces, in parentheses): utime is 14th, stime 15th.
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ");
-      return fields === undefined ? undefined : Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return undefined;
-    }
-  };
-  let since = cpu();
-  if (since === undefined) return () => {};
-  let tick = performance.now();
-  let from = tick;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    const used = cpu();
-    const late = now - tick > 2 * EVERY_MS;
-    tick = now;
-    if (used === undefined) return;
-    if (late) {
-      [since, from] = [used, now];
-    } else if (now - from >= STALL_MS) {
-      if (used - since! <= mostTicks) {
-        clearInterval(timer);
-        return onStall();
-      }
-      [since, from] = [used, now];
-    }
-  }, EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }
